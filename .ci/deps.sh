@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Install everything pktsample needs to build, test and run its demo on
+# Debian 12. Idempotent; run as root.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends \
+	build-essential cmake pkg-config clang llvm \
+	libbpf-dev libxdp-dev bpftool libelf-dev zlib1g-dev libpcap-dev \
+	libcmocka-dev tshark tcpdump iproute2 iputils-ping xdp-tools \
+	>/dev/null

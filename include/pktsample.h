@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The kernel/user ABI of pktsample: everything the BPF programs and the
+ * collector must agree on. Fixed-width types and explicit padding only, so
+ * the layout is the same for clang -target bpf and for the host compiler.
+ */
+#ifndef PKTSAMPLE_H
+#define PKTSAMPLE_H
+
+#include <linux/types.h>
+
+#define PS_META_VERSION 1
+
+/* Where a packet was seen. Also the index into per-hook arrays. */
+enum ps_hook {
+	PS_HOOK_XDP = 0,
+	PS_HOOK_TC_INGRESS = 1,
+	PS_HOOK_TC_EGRESS = 2,
+	PS_HOOK_MAX = 3,
+};
+
+/* ps_meta.flags */
+#define PS_F_VLAN_OOB (1U << 0) /* skb carries a VLAN tag out of band (TC) */
+
+/*
+ * One perf sample is this struct followed by cap_len packet bytes, appended
+ * by the kernel (bpf_perf_event_output with BPF_F_CTXLEN_MASK set). The raw
+ * sample size the kernel reports is padded up so that the whole record is
+ * a multiple of 8 bytes: use cap_len, never the raw size, for the packet.
+ */
+struct ps_meta {
+	__u64 ts_ns;      /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u64 seq;        /* per-CPU sample sequence: a gap means lost samples */
+	__u32 ifindex;    /* interface the hook is attached to */
+	__u32 rx_queue;   /* XDP/tc-ingress: rx queue; tc-egress: skb queue */
+	__u32 wire_len;   /* full packet length incl. non-linear data */
+	__u32 cap_len;    /* packet bytes appended after this struct */
+	__s32 verdict;    /* what the program returns: XDP_* or TC_ACT_* */
+	__u32 cpu;        /* CPU the program ran on */
+	__u8 version;     /* PS_META_VERSION */
+	__u8 hook;        /* enum ps_hook */
+	__u8 flags;       /* PS_F_* */
+	__u8 pad0;
+	__u16 vlan_tci;   /* out-of-band tag (host order), if PS_F_VLAN_OOB */
+	__u16 vlan_proto; /* out-of-band TPID (network order), if PS_F_VLAN_OOB */
+};
+_Static_assert(sizeof(struct ps_meta) == 48, "ps_meta is kernel/user ABI");
+
+/*
+ * A perf record is a perf_event_header (whose size field is 16 bits), a u32
+ * raw size and the raw data, padded to 8 bytes. The largest record is thus
+ * 0xfff8 bytes, and the largest packet capture that fits next to ps_meta is
+ * the default (and maximum) snap length.
+ */
+#define PS_PERF_RECORD_MAX 0xfff8u
+#define PS_SNAPLEN_MAX (PS_PERF_RECORD_MAX - 8u - 4u - (unsigned)sizeof(struct ps_meta))
+_Static_assert(PS_SNAPLEN_MAX == 65468, "snaplen max follows from ps_meta");
+
+/* Per-CPU counters, one entry per (interface, hook) the tool attached. */
+struct ps_counter_key {
+	__u32 ifindex;
+	__u32 hook; /* enum ps_hook */
+};
+_Static_assert(sizeof(struct ps_counter_key) == 8, "ps_counter_key is ABI");
+
+struct ps_counters {
+	__u64 seen;          /* packets the hook ran on */
+	__u64 emitted;       /* samples handed to the perf buffer */
+	__u64 output_errors; /* bpf_perf_event_output failed (buffer full) */
+};
+_Static_assert(sizeof(struct ps_counters) == 24, "ps_counters is ABI");
+
+#define PS_COUNTERS_MAX_ENTRIES 256 /* (interface, hook) pairs */
+
+/* Return codes the hooks use: observe, never change the packet's fate. */
+#define PS_XDP_VERDICT 2     /* XDP_PASS */
+#define PS_TC_VERDICT (-1)   /* TC_ACT_UNSPEC == TCX_NEXT: run what follows */
+
+#endif /* PKTSAMPLE_H */

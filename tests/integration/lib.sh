@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared helpers for pktsample's integration tests. Each test runs in its own
+# testenv (uniquely named namespaces), and an EXIT trap tears everything down
+# even when an assertion fails.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+: "${PKTSAMPLE:=$top/build/pktsample}"
+: "${PSGEN:=$top/build/psgen}"
+: "${PCAPCHECK:=$top/build/tests/pcapcheck}"
+: "${TESTENV:=$top/testenv/testenv.sh}"
+
+WORK=$(mktemp -d /tmp/pktsample-it.XXXXXX)
+ENVS=()
+PIDS=()
+PASSED=0
+
+cleanup() {
+	local rc=$?
+	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	for e in "${ENVS[@]}"; do "$TESTENV" teardown "$e"; done
+	if [ $rc -ne 0 ] && [ -s "$WORK/ps.err" ]; then
+		echo "--- last pktsample stderr:" >&2
+		cat "$WORK/ps.err" >&2
+	fi
+	rm -rf "$WORK"
+	if [ $rc -eq 0 ]; then
+		echo "$PASSED passed, 0 failed"
+	else
+		echo "$PASSED passed, 1 failed"
+	fi
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { PASSED=$((PASSED + 1)); echo "ok $PASSED - $*"; }
+
+assert_eq() { # expected actual description
+	[ "$1" = "$2" ] || fail "$3: expected '$1', got '$2'"
+	ok "$3"
+}
+
+assert_match() { # regex text description
+	[[ "$2" =~ $1 ]] || fail "$3: '$2' does not match /$1/"
+	ok "$3"
+}
+
+# env_up [--mtu N]: a fresh testenv; sets ENV, CAPIF, PEERIF.
+env_up() {
+	ENV=$("$TESTENV" setup "$@")
+	ENVS+=("$ENV")
+	CAPIF=${ENV}0
+	PEERIF=${ENV}1
+}
+
+in_cap() { "$TESTENV" exec "$ENV" cap -- "$@"; }
+in_peer() { "$TESTENV" exec "$ENV" peer -- "$@"; }
+
+# start_capture ARGS...: pktsample in the capture namespace, in the
+# background; returns once it has attached (or fails with its stderr).
+start_capture() {
+	: >"$WORK/ps.err"
+	"$TESTENV" exec "$ENV" cap -- "$PKTSAMPLE" "$@" 2>"$WORK/ps.err" &
+	PS_PID=$!
+	PIDS+=("$PS_PID")
+	for _ in $(seq 100); do
+		grep -q "capturing on" "$WORK/ps.err" && return 0
+		kill -0 "$PS_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "pktsample did not start: $(cat "$WORK/ps.err")"
+}
+
+# stop_capture [SIGNAL]: signal pktsample and wait; sets PS_RC.
+stop_capture() {
+	kill "-${1:-INT}" "$PS_PID" 2>/dev/null || true
+	wait_capture
+}
+
+wait_capture() {
+	PS_RC=0
+	wait "$PS_PID" || PS_RC=$?
+}
+
+# tshark_q ARGS...: tshark whose stderr must be empty (bar the root warning)
+# and whose exit status must be 0; prints its stdout.
+tshark_q() {
+	local out rc=0
+	out=$(tshark "$@" 2>"$WORK/tshark.err") || rc=$?
+	grep -v '^Running as user "root"' "$WORK/tshark.err" >"$WORK/tshark.err2" || true
+	[ $rc -eq 0 ] || fail "tshark $* exited $rc: $(cat "$WORK/tshark.err2")"
+	[ ! -s "$WORK/tshark.err2" ] || fail "tshark $* complained: $(cat "$WORK/tshark.err2")"
+	printf '%s' "$out"
+}
+
+# fields FILE FILTER FIELD...: one line per matching packet.
+fields() {
+	local file=$1 filter=$2; shift 2
+	local args=()
+	for f in "$@"; do args+=(-e "$f"); done
+	tshark_q -r "$file" -Y "$filter" -T fields -E separator='|' "${args[@]}"
+}
+
+count() { # FILE FILTER
+	local n
+	n=$(tshark_q -r "$1" -Y "$2" -T fields -e frame.number | grep -c . || true)
+	echo "$n"
+}
+
+# extract FILE FILTER OUT: the matching frames as a nanosecond pcap.
+extract() {
+	tshark_q -r "$1" -Y "$2" -F nsecpcap -w "$3" >/dev/null
+}
+
+# Nothing of ours on the interface: no XDP program, no tcx or clsact filter.
+assert_nothing_attached() {
+	local dev=${1:-$CAPIF} ns=${2:-cap} xdp tc
+	xdp=$("$TESTENV" exec "$ENV" "$ns" -- ip -d link show dev "$dev" | grep -c 'prog/xdp' || true)
+	tc=$("$TESTENV" exec "$ENV" "$ns" -- bpftool -j net show dev "$dev" |
+		python3 -c 'import json,sys; d=json.load(sys.stdin)[0]; print(len(d.get("tc",[]))+len(d.get("xdp",[])))')
+	assert_eq "0 0" "$xdp $tc" "nothing attached to $dev"
+}
+
+# The generator's frames (UDP/TCP to port 9) only.
+GEN='(udp.dstport == 9 || tcp.dstport == 9)'

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pcapcheck: capture checks for the integration tests, through libpcap's own
+ * reader (and, for statistics blocks libpcap does not expose, our walker).
+ *
+ *   pcapcheck count FILE              packets, as libpcap reads them
+ *   pcapcheck same SENT CAPTURED      same frames, byte for byte, each once
+ *   pcapcheck times FILE              first/last timestamp (ns)
+ *   pcapcheck isb FILE                one line per interface statistics block
+ */
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pcapng_walk.h"
+
+struct frame {
+	uint32_t caplen, len;
+	uint8_t *data;
+};
+
+static pcap_t *open_file(const char *path)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	pcap_t *p = pcap_open_offline_with_tstamp_precision(
+		path, PCAP_TSTAMP_PRECISION_NANO, err);
+
+	if (!p) {
+		fprintf(stderr, "pcapcheck: %s\n", err);
+		exit(1);
+	}
+	return p;
+}
+
+static size_t read_all(const char *path, struct frame **out)
+{
+	pcap_t *p = open_file(path);
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	size_t n = 0, cap = 0;
+	int r;
+
+	*out = NULL;
+	while ((r = pcap_next_ex(p, &h, &d)) == 1) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			*out = realloc(*out, cap * sizeof(**out));
+		}
+		(*out)[n].caplen = h->caplen;
+		(*out)[n].len = h->len;
+		(*out)[n].data = malloc(h->caplen ? h->caplen : 1);
+		memcpy((*out)[n].data, d, h->caplen);
+		n++;
+	}
+	if (r == -1) {
+		fprintf(stderr, "pcapcheck: %s: %s\n", path, pcap_geterr(p));
+		exit(1);
+	}
+	pcap_close(p);
+	return n;
+}
+
+static int frame_cmp(const void *a, const void *b)
+{
+	const struct frame *x = a, *y = b;
+
+	if (x->caplen != y->caplen)
+		return x->caplen < y->caplen ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return memcmp(x->data, y->data, x->caplen);
+}
+
+static int cmd_same(const char *a, const char *b)
+{
+	struct frame *fa, *fb;
+	size_t na = read_all(a, &fa), nb = read_all(b, &fb);
+
+	if (na != nb) {
+		printf("count differs: %zu sent, %zu captured\n", na, nb);
+		return 1;
+	}
+	qsort(fa, na, sizeof(*fa), frame_cmp);
+	qsort(fb, nb, sizeof(*fb), frame_cmp);
+	for (size_t i = 0; i < na; i++)
+		if (frame_cmp(&fa[i], &fb[i])) {
+			printf("frame differs: %u/%u bytes vs %u/%u bytes\n",
+			       fa[i].caplen, fa[i].len, fb[i].caplen, fb[i].len);
+			return 1;
+		}
+	printf("%zu frames identical\n", na);
+	return 0;
+}
+
+static int cmd_times(const char *path)
+{
+	pcap_t *p = open_file(path);
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	unsigned long long lo = ~0ull, hi = 0, n = 0;
+
+	while (pcap_next_ex(p, &h, &d) == 1) {
+		unsigned long long t = h->ts.tv_sec * 1000000000ull + h->ts.tv_usec;
+
+		lo = t < lo ? t : lo;
+		hi = t > hi ? t : hi;
+		n++;
+	}
+	pcap_close(p);
+	printf("packets=%llu first_ns=%llu last_ns=%llu\n", n, n ? lo : 0, hi);
+	return 0;
+}
+
+static int cmd_isb(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	static const struct { uint16_t code; const char *name; } opts[] = {
+		{ 4, "ifrecv" }, { 5, "ifdrop" }, { 6, "filteraccept" },
+		{ 7, "osdrop" }, { 8, "usrdeliv" },
+	};
+	struct pn_block b;
+	uint8_t *buf;
+	size_t size, off = 0;
+	long len;
+	int r;
+
+	if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0) {
+		perror("pcapcheck");
+		return 1;
+	}
+	rewind(f);
+	buf = malloc(len + 1);
+	size = fread(buf, 1, len, f);
+	fclose(f);
+	while ((r = pn_next(buf, size, &off, &b)) == 1) {
+		uint32_t ifid;
+
+		if (b.type != 5)
+			continue;
+		memcpy(&ifid, b.data + 8, 4);
+		printf("if=%u", ifid);
+		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+			const uint8_t *v;
+
+			if (pn_opt(&b, opts[i].code, 0, &v) == 8)
+				printf(" %s=%llu", opts[i].name,
+				       (unsigned long long)pn_u64(v));
+		}
+		printf("\n");
+	}
+	if (r < 0) {
+		fprintf(stderr, "pcapcheck: %s: malformed block at %zu\n", path, off);
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "count")) {
+		struct frame *f;
+
+		printf("%zu\n", read_all(argv[2], &f));
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "same"))
+		return cmd_same(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "times"))
+		return cmd_times(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "isb"))
+		return cmd_isb(argv[2]);
+	fprintf(stderr, "usage: pcapcheck count|times|isb FILE | same SENT CAPTURED\n");
+	return 2;
+}

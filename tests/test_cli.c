@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "cli.h"
+#include "pktsample.h"
+
+#define ARGV(...) ((char *[]){ "pktsample", __VA_ARGS__, NULL })
+#define ARGC(...) ((int)(sizeof((char *[]){ "pktsample", __VA_ARGS__ }) / sizeof(char *)))
+#define PARSE(o, err, ...) \
+	ps_cli_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), (o), (err), sizeof(err))
+
+static void defaults(void **state)
+{
+	struct ps_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--iface", "eth0", "-w", "out.pcapng"), 0);
+	assert_int_equal(o.n_ifaces, 1);
+	assert_string_equal(o.ifaces[0], "eth0");
+	assert_string_equal(o.output, "out.pcapng");
+	assert_int_equal(o.hooks, (1u << PS_HOOK_XDP) | (1u << PS_HOOK_TC_EGRESS));
+	assert_int_equal(o.snaplen, PS_SNAPLEN_MAX);
+	assert_int_equal(o.count, 0);
+	assert_int_equal(o.duration_ms, 0);
+	assert_int_equal(o.buffer_kib, PS_DEFAULT_BUFFER_KIB);
+	assert_int_equal(o.xdp_mode, PS_XDP_AUTO);
+	assert_int_equal(o.tc_mode, PS_TC_AUTO);
+	assert_int_equal(o.verbosity, 0);
+	assert_false(o.help);
+	assert_false(o.version);
+}
+
+static void everything(void **state)
+{
+	struct ps_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-i", "veth0", "-i", "veth1", "--hook",
+			       "xdp,tc-ingress,tc-egress", "-s", "128", "-c", "1000",
+			       "-w", "-", "--duration", "500ms", "-B", "8192",
+			       "--xdp-mode", "skb", "--tc-mode", "clsact", "-vv"),
+			 0);
+	assert_int_equal(o.n_ifaces, 2);
+	assert_string_equal(o.ifaces[1], "veth1");
+	assert_int_equal(o.hooks, 7);
+	assert_int_equal(o.snaplen, 128);
+	assert_int_equal(o.count, 1000);
+	assert_string_equal(o.output, "-");
+	assert_int_equal(o.duration_ms, 500);
+	assert_int_equal(o.buffer_kib, 8192);
+	assert_int_equal(o.xdp_mode, PS_XDP_SKB);
+	assert_int_equal(o.tc_mode, PS_TC_CLSACT);
+	assert_int_equal(o.verbosity, 2);
+}
+
+static void snaplen_zero_means_max(void **state)
+{
+	struct ps_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "-s", "0"), 0);
+	assert_int_equal(o.snaplen, PS_SNAPLEN_MAX);
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "-s", "65468"), 0);
+	assert_int_equal(o.snaplen, 65468);
+}
+
+static void help_and_version_need_nothing_else(void **state)
+{
+	struct ps_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-h"), 0);
+	assert_true(o.help);
+	assert_int_equal(PARSE(&o, err, "--version"), 0);
+	assert_true(o.version);
+}
+
+struct bad_case {
+	int argc;
+	char **argv;
+	const char *expect; /* substring of the message */
+};
+
+#define BAD(msg, ...) { ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), msg }
+
+static void rejects_bad_input(void **state)
+{
+	const struct bad_case cases[] = {
+		BAD("unknown option '--bogus'", "--bogus", "-i", "a", "-w", "f"),
+		BAD("unknown option '-Z'", "-Z", "-i", "a", "-w", "f"),
+		BAD("needs a value", "-i", "a", "-w"),
+		BAD("needs a value", "-w", "f", "--iface"),
+		BAD("no interface", "-w", "f"),
+		BAD("no output", "-i", "a"),
+		BAD("bad snaplen '65469'", "-i", "a", "-w", "f", "-s", "65469"),
+		BAD("bad snaplen '-1'", "-i", "a", "-w", "f", "-s", "-1"),
+		BAD("bad snaplen '12x'", "-i", "a", "-w", "f", "-s", "12x"),
+		BAD("bad snaplen ''", "-i", "a", "-w", "f", "-s", ""),
+		BAD("bad count '0'", "-i", "a", "-w", "f", "-c", "0"),
+		BAD("bad count '99999999999999999999'", "-i", "a", "-w", "f", "-c",
+		    "99999999999999999999"),
+		BAD("bad duration '10x'", "-i", "a", "-w", "f", "--duration", "10x"),
+		BAD("bad duration '0'", "-i", "a", "-w", "f", "--duration", "0"),
+		BAD("bad duration '-5'", "-i", "a", "-w", "f", "--duration", "-5"),
+		BAD("bad buffer size '2'", "-i", "a", "-w", "f", "-B", "2"),
+		BAD("bad buffer size '1048577'", "-i", "a", "-w", "f", "-B", "1048577"),
+		BAD("bad --hook 'xdp,tc'", "-i", "a", "-w", "f", "--hook", "xdp,tc"),
+		BAD("bad --hook ''", "-i", "a", "-w", "f", "--hook", ""),
+		BAD("bad --xdp-mode 'hw'", "-i", "a", "-w", "f", "--xdp-mode", "hw"),
+		BAD("bad --tc-mode 'x'", "-i", "a", "-w", "f", "--tc-mode", "x"),
+		BAD("given twice", "-i", "a", "-i", "a", "-w", "f"),
+		BAD("empty interface", "-i", "", "-w", "f"),
+		BAD("unexpected argument 'tcp'", "-i", "a", "-w", "f", "tcp"),
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ps_opts o;
+		char err[256];
+		int r = ps_cli_parse(cases[i].argc, cases[i].argv, &o, err, sizeof(err));
+
+		if (r != -EINVAL || !strstr(err, cases[i].expect) || strchr(err, '\n'))
+			fail_msg("case %zu: got %d '%s', want '%s'", i, r, err,
+				 cases[i].expect);
+	}
+}
+
+static void parses_are_independent(void **state)
+{
+	struct ps_opts o;
+	char err[256];
+
+	(void)state;
+	/* getopt keeps global state: a second parse must start afresh. */
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "-c", "5"), 0);
+	assert_int_equal(PARSE(&o, err, "-i", "b", "-w", "g"), 0);
+	assert_int_equal(o.count, 0);
+	assert_string_equal(o.ifaces[0], "b");
+}
+
+static void hook_lists(void **state)
+{
+	unsigned int m;
+
+	(void)state;
+	assert_int_equal(ps_parse_hooks("tc-egress", &m), 0);
+	assert_int_equal(m, 1u << PS_HOOK_TC_EGRESS);
+	assert_int_equal(ps_parse_hooks("tc-ingress,xdp,xdp", &m), 0);
+	assert_int_equal(m, 3);
+	assert_int_equal(ps_parse_hooks("xdp,", &m), 0);
+	assert_int_equal(ps_parse_hooks("xd", &m), -EINVAL);
+	assert_int_equal(ps_parse_hooks("xdpx", &m), -EINVAL);
+	assert_int_equal(ps_parse_hooks(",", &m), -EINVAL);
+}
+
+static void durations(void **state)
+{
+	uint64_t ms;
+
+	(void)state;
+	assert_int_equal(ps_parse_duration_ms("10", &ms), 0);
+	assert_int_equal(ms, 10000);
+	assert_int_equal(ps_parse_duration_ms("10s", &ms), 0);
+	assert_int_equal(ms, 10000);
+	assert_int_equal(ps_parse_duration_ms("250ms", &ms), 0);
+	assert_int_equal(ms, 250);
+	assert_int_equal(ps_parse_duration_ms("2m", &ms), 0);
+	assert_int_equal(ms, 120000);
+	assert_int_equal(ps_parse_duration_ms("1h", &ms), 0);
+	assert_int_equal(ms, 3600000);
+	assert_int_equal(ps_parse_duration_ms("1d", &ms), -EINVAL);
+	assert_int_equal(ps_parse_duration_ms("s", &ms), -EINVAL);
+	assert_int_equal(ps_parse_duration_ms("18446744073709551615h", &ms), -EINVAL);
+}
+
+static void usage_lists_every_option(void **state)
+{
+	char buf[4096] = "";
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+	const char *names[] = { "--iface", "--write", "--hook", "--snaplen",
+				"--count", "--duration", "--buffer-size",
+				"--xdp-mode", "--tc-mode", "--verbose",
+				"--version", "--help" };
+
+	(void)state;
+	ps_cli_usage(f);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strstr(buf, names[i]))
+			fail_msg("usage lacks %s", names[i]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(everything),
+		cmocka_unit_test(snaplen_zero_means_max),
+		cmocka_unit_test(help_and_version_need_nothing_else),
+		cmocka_unit_test(rejects_bad_input),
+		cmocka_unit_test(parses_are_independent),
+		cmocka_unit_test(hook_lists),
+		cmocka_unit_test(durations),
+		cmocka_unit_test(usage_lists_every_option),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

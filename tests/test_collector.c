@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The collector's sample path without the kernel: crafted samples in,
+ * pcapng blocks out, checked option by option.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/mman.h>
+#include <cmocka.h>
+#include "collector.h"
+#include "pcapng.h"
+#include "support/pcapng_walk.h"
+
+struct fixture {
+	int fd;
+	struct pcapng_writer *w;
+	struct ps_collector *c;
+	struct ps_target targets[3];
+	uint8_t file[1 << 16];
+	size_t size;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	f->fd = memfd_create("collector", 0);
+	f->w = pcapng_writer_new(f->fd, 0);
+	f->c = calloc(1, sizeof(*f->c));
+	f->targets[0] = (struct ps_target){ .ifindex = 5, .hook = PS_HOOK_XDP, .if_id = 0 };
+	f->targets[1] = (struct ps_target){ .ifindex = 5, .hook = PS_HOOK_TC_EGRESS, .if_id = 1 };
+	f->targets[2] = (struct ps_target){ .ifindex = 5, .hook = PS_HOOK_TC_INGRESS, .if_id = 2 };
+	assert_int_equal(ps_collector_init(f->c, f->w, f->targets, 3, 4, 128, 0), 0);
+	f->c->clock.offset_ns = 1000; /* deterministic timestamps */
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	ps_collector_free(f->c);
+	free(f->c);
+	pcapng_writer_free(f->w);
+	close(f->fd);
+	free(f);
+	return 0;
+}
+
+static void feed(struct fixture *f, int cpu, struct ps_meta m, const uint8_t *pkt)
+{
+	uint8_t raw[512];
+	size_t sum = sizeof(m) + m.cap_len;
+	size_t size = ((sum + 4 + 7) & ~(size_t)7) - 4;
+
+	m.version = m.version ? m.version : PS_META_VERSION;
+	memcpy(raw, &m, sizeof(m));
+	memcpy(raw + sizeof(m), pkt, m.cap_len);
+	ps_collector_sample(f->c, cpu, raw, size);
+}
+
+/* Flush and return the nth EPB. */
+static struct pn_block epb(struct fixture *f, int nth)
+{
+	struct pn_block b;
+	size_t off = 0;
+
+	assert_int_equal(pcapng_flush(f->w), 0);
+	f->size = pread(f->fd, f->file, sizeof(f->file), 0);
+	while (pn_next(f->file, f->size, &off, &b) == 1)
+		if (b.type == 6 && nth-- == 0)
+			return b;
+	fail_msg("no such EPB");
+	return b;
+}
+
+static uint32_t opt_u32(const struct pn_block *b, uint16_t code)
+{
+	const uint8_t *v;
+	uint32_t x;
+
+	assert_int_equal(pn_opt(b, code, 0, &v), 4);
+	memcpy(&x, v, 4);
+	return x;
+}
+
+static uint64_t opt_u64(const struct pn_block *b, uint16_t code)
+{
+	const uint8_t *v;
+
+	assert_int_equal(pn_opt(b, code, 0, &v), 8);
+	return pn_u64(v);
+}
+
+static void annotates_xdp_packet(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t pkt[60];
+	const uint8_t *v;
+	struct pn_block b;
+	uint32_t x;
+	int64_t verdict;
+
+	for (size_t i = 0; i < sizeof(pkt); i++)
+		pkt[i] = i;
+	feed(f, 1, (struct ps_meta){ .ts_ns = 5000, .seq = 0, .ifindex = 5,
+				     .rx_queue = 2, .wire_len = 60, .cap_len = 60,
+				     .verdict = 2, .cpu = 1, .hook = PS_HOOK_XDP }, pkt);
+	b = epb(f, 0);
+	memcpy(&x, b.data + 8, 4);
+	assert_int_equal(x, 0);                          /* interface id */
+	memcpy(&x, b.data + 16, 4);
+	assert_int_equal(x, 6000);                       /* ts low word */
+	memcpy(&x, b.data + 20, 4);
+	assert_int_equal(x, 60);
+	assert_memory_equal(b.data + 28, pkt, 60);
+	assert_int_equal(opt_u32(&b, 2), PCAPNG_DIR_INBOUND);
+	assert_int_equal(opt_u32(&b, 6), 2);             /* queue */
+	assert_int_equal(opt_u64(&b, 5), (1ull << 48) | 0); /* packet id */
+	assert_int_equal(pn_opt(&b, 7, 0, &v), 9);
+	assert_int_equal(v[0], PCAPNG_VERDICT_XDP);
+	memcpy(&verdict, v + 1, 8);
+	assert_int_equal(verdict, 2);
+	assert_int_equal(pn_opt(&b, 4, 0, &v), -1);      /* no drops */
+	assert_int_equal(pn_opt(&b, 1, 0, &v), strlen("hook=xdp cpu=1 queue=2"));
+	assert_memory_equal(v, "hook=xdp cpu=1 queue=2", 22);
+	assert_int_equal(f->targets[0].written, 1);
+}
+
+static void tc_egress_is_outbound_with_tc_verdict(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t pkt[40] = { 0 };
+	const uint8_t *v;
+	struct pn_block b;
+	int64_t verdict;
+
+	feed(f, 0, (struct ps_meta){ .ifindex = 5, .wire_len = 40, .cap_len = 40,
+				     .verdict = -1, .hook = PS_HOOK_TC_EGRESS }, pkt);
+	b = epb(f, 0);
+	assert_int_equal(opt_u32(&b, 2), PCAPNG_DIR_OUTBOUND);
+	assert_int_equal(pn_opt(&b, 7, 0, &v), 9);
+	assert_int_equal(v[0], PCAPNG_VERDICT_TC);
+	memcpy(&verdict, v + 1, 8);
+	assert_int_equal(verdict, -1);
+	assert_int_equal(f->targets[1].written, 1);
+}
+
+static void sequence_gaps_become_drop_counts(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t pkt[20] = { 0 };
+	const uint8_t *v;
+	struct pn_block b;
+	struct ps_meta m = { .ifindex = 5, .wire_len = 20, .cap_len = 20,
+			     .hook = PS_HOOK_XDP, .cpu = 2 };
+
+	m.seq = 0; feed(f, 2, m, pkt);
+	m.seq = 1; feed(f, 2, m, pkt);
+	m.seq = 5; feed(f, 2, m, pkt);  /* 2, 3, 4 lost */
+	m.cpu = 3;
+	m.seq = 3; feed(f, 3, m, pkt);  /* first from CPU 3: 0..2 lost */
+	m.cpu = 2;
+	m.seq = 6; feed(f, 2, m, pkt);
+
+	b = epb(f, 0);
+	assert_int_equal(pn_opt(&b, 4, 0, &v), -1);
+	b = epb(f, 1);
+	assert_int_equal(pn_opt(&b, 4, 0, &v), -1);
+	b = epb(f, 2);
+	assert_int_equal(opt_u64(&b, 4), 3);
+	assert_int_equal(opt_u64(&b, 5), (2ull << 48) | 5);
+	b = epb(f, 3);
+	assert_int_equal(opt_u64(&b, 4), 3);
+	b = epb(f, 4);
+	assert_int_equal(pn_opt(&b, 4, 0, &v), -1);
+	assert_int_equal(f->c->seq_gaps, 6);
+}
+
+static void restores_vlan_and_truncates_to_snaplen(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t pkt[128];
+	struct pn_block b;
+	uint32_t cap, wire;
+
+	for (size_t i = 0; i < sizeof(pkt); i++)
+		pkt[i] = i;
+	feed(f, 0, (struct ps_meta){ .ifindex = 5, .wire_len = 300, .cap_len = 128,
+				     .hook = PS_HOOK_TC_INGRESS, .flags = PS_F_VLAN_OOB,
+				     .vlan_proto = htons(0x8100), .vlan_tci = 42 }, pkt);
+	b = epb(f, 0);
+	memcpy(&cap, b.data + 20, 4);
+	memcpy(&wire, b.data + 24, 4);
+	assert_int_equal(cap, 128); /* snaplen of the fixture */
+	assert_int_equal(wire, 304);
+	assert_memory_equal(b.data + 28, pkt, 12);
+	assert_int_equal(b.data[28 + 12], 0x81);
+	assert_int_equal(b.data[28 + 15], 42);
+	assert_memory_equal(b.data + 28 + 16, pkt + 12, 112);
+}
+
+static void counts_what_it_cannot_write(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t pkt[20] = { 0 };
+
+	feed(f, 0, (struct ps_meta){ .ifindex = 99, .wire_len = 20, .cap_len = 20,
+				     .hook = PS_HOOK_XDP }, pkt);
+	feed(f, 0, (struct ps_meta){ .ifindex = 5, .wire_len = 20, .cap_len = 20,
+				     .hook = PS_HOOK_XDP, .version = 9 }, pkt);
+	feed(f, 7, (struct ps_meta){ .ifindex = 5, .wire_len = 20, .cap_len = 20,
+				     .hook = PS_HOOK_XDP }, pkt); /* no CPU 7 */
+	ps_collector_sample(f->c, 0, pkt, 3);
+	assert_int_equal(f->c->unknown, 1);
+	assert_int_equal(f->c->malformed, 3);
+	assert_int_equal(f->c->written, 0);
+}
+
+static void stops_at_the_limit(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t pkt[20] = { 0 };
+
+	f->c->limit = 2;
+	for (int i = 0; i < 5; i++)
+		feed(f, 0, (struct ps_meta){ .seq = i, .ifindex = 5, .wire_len = 20,
+					     .cap_len = 20, .hook = PS_HOOK_XDP }, pkt);
+	assert_int_equal(f->c->written, 2);
+	assert_true(f->c->done);
+}
+
+static void lost_records_are_summed(void **state)
+{
+	struct fixture *f = *state;
+
+	ps_collector_lost(f->c, 0, 5);
+	ps_collector_lost(f->c, 3, 2);
+	ps_collector_lost(f->c, 9, 100); /* no such CPU: ignored */
+	assert_int_equal(ps_collector_lost_total(f->c), 7);
+}
+
+static void buffer_pages_are_powers_of_two(void **state)
+{
+	(void)state;
+	assert_int_equal(ps_buffer_pages(4, 4096), 1);
+	assert_int_equal(ps_buffer_pages(5, 4096), 2);
+	assert_int_equal(ps_buffer_pages(4096, 4096), 1024);
+	assert_int_equal(ps_buffer_pages(3000, 4096), 1024);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(annotates_xdp_packet),
+		T(tc_egress_is_outbound_with_tc_verdict),
+		T(sequence_gaps_become_drop_counts),
+		T(restores_vlan_and_truncates_to_snaplen),
+		T(counts_what_it_cannot_write),
+		T(stops_at_the_limit),
+		T(lost_records_are_summed),
+		cmocka_unit_test(buffer_pages_are_powers_of_two),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

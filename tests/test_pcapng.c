@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pcapng writer: blocks byte for byte, then files read back with libpcap.
+ * `test_pcapng --write-sample FILE` writes the annotated sample that
+ * pcapng_tshark.sh checks with Wireshark's own reader.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <pcap/pcap.h>
+#include <cmocka.h>
+#include "pcapng.h"
+
+#define LE16(x) (x) & 0xff, ((x) >> 8) & 0xff
+#define LE32(x) LE16((x) & 0xffff), LE16(((x) >> 16) & 0xffff)
+#define LE64(x) LE32((uint32_t)(x)), LE32((uint32_t)((uint64_t)(x) >> 32))
+
+static int mem_fd(void)
+{
+	int fd = memfd_create("pcapng", 0);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static size_t contents(int fd, uint8_t *buf, size_t size)
+{
+	ssize_t n = pread(fd, buf, size, 0);
+
+	assert_true(n >= 0);
+	return n;
+}
+
+#define assert_written(fd, expect)                                       \
+	do {                                                             \
+		uint8_t got[4096];                                       \
+		size_t n = contents(fd, got, sizeof(got));               \
+		assert_int_equal(n, sizeof(expect));                     \
+		assert_memory_equal(got, expect, sizeof(expect));        \
+	} while (0)
+
+static void shb_bytes(void **state)
+{
+	static const uint8_t expect[] = {
+		LE32(0x0A0D0D0A), LE32(76), LE32(0x1A2B3C4D), LE16(1), LE16(0),
+		LE64(UINT64_MAX),
+		LE16(2), LE16(6), 'x', '8', '6', '_', '6', '4', 0, 0,
+		LE16(3), LE16(5), 'L', 'i', 'n', 'u', 'x', 0, 0, 0,
+		LE16(4), LE16(15), 'p', 'k', 't', 's', 'a', 'm', 'p', 'l', 'e',
+		' ', '0', '.', '1', '.', '0', 0,
+		LE32(0), LE32(76),
+	};
+	int fd = mem_fd();
+	struct pcapng_writer *w = pcapng_writer_new(fd, 0);
+
+	(void)state;
+	assert_int_equal(pcapng_write_shb(w, &(struct pcapng_shb){
+		.hardware = "x86_64", .os = "Linux", .userappl = "pktsample 0.1.0" }), 0);
+	assert_int_equal(pcapng_writer_free(w), 0);
+	assert_written(fd, expect);
+	close(fd);
+}
+
+static void idb_bytes(void **state)
+{
+	static const uint8_t expect[] = {
+		LE32(1), LE32(56), LE16(1), LE16(0), LE32(128),
+		LE16(2), LE16(4), 'e', 't', 'h', '0',
+		LE16(3), LE16(11), 'x', 'd', 'p', ' ', 'i', 'n', 'g', 'r', 'e', 's', 's', 0,
+		LE16(9), LE16(1), 9, 0, 0, 0,
+		LE32(0), LE32(56),
+	};
+	int fd = mem_fd();
+	struct pcapng_writer *w = pcapng_writer_new(fd, 0);
+
+	(void)state;
+	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){
+		.linktype = 1, .snaplen = 128, .name = "eth0",
+		.description = "xdp ingress" }), 0);
+	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){ .linktype = 1 }), 1);
+	assert_int_equal(pcapng_writer_free(w), 0);
+	{
+		uint8_t got[4096];
+		size_t n = contents(fd, got, sizeof(got));
+
+		/* second IDB: no name/description, tsresol only */
+		assert_int_equal(n, sizeof(expect) + 8 + 8 + 8 + 4 + 4);
+		assert_memory_equal(got, expect, sizeof(expect));
+	}
+	close(fd);
+}
+
+static void epb_bytes_with_every_option(void **state)
+{
+	static const uint8_t expect[] = {
+		LE32(6), LE32(112), LE32(0), LE32(1), LE32(2), LE32(5), LE32(60),
+		1, 2, 3, 4, 5, 0, 0, 0,
+		LE16(2), LE16(4), LE32(1),                 /* flags: inbound */
+		LE16(6), LE16(4), LE32(3),                 /* queue */
+		LE16(5), LE16(8), LE64(0x0001000000000007ull), /* packet id */
+		LE16(7), LE16(9), 2, LE64(2), 0, 0, 0,     /* verdict: XDP_PASS */
+		LE16(4), LE16(8), LE64(5),                 /* drop count */
+		LE16(1), LE16(5), 'h', 'e', 'l', 'l', 'o', 0, 0, 0,
+		LE32(0), LE32(112),
+	};
+	const uint8_t data[] = { 1, 2, 3, 4, 5 };
+	int fd = mem_fd();
+	struct pcapng_writer *w = pcapng_writer_new(fd, 0);
+
+	(void)state;
+	assert_int_equal(pcapng_write_epb(w, &(struct pcapng_epb){
+		.if_id = 0, .ts_ns = 0x0000000100000002ull, .cap_len = 5,
+		.wire_len = 60, .data = data, .direction = PCAPNG_DIR_INBOUND,
+		.has_queue = true, .queue = 3, .has_packet_id = true,
+		.packet_id = 0x0001000000000007ull, .has_verdict = true,
+		.verdict_type = PCAPNG_VERDICT_XDP, .verdict = 2,
+		.drop_count = 5, .comment = "hello" }), 0);
+	assert_int_equal(pcapng_writer_free(w), 0);
+	assert_written(fd, expect);
+	close(fd);
+}
+
+static void epb_minimal_and_negative_tc_verdict(void **state)
+{
+	static const uint8_t expect[] = {
+		LE32(6), LE32(60), LE32(1), LE32(0), LE32(9), LE32(0), LE32(64),
+		LE16(2), LE16(4), LE32(2),                 /* flags: outbound */
+		LE16(7), LE16(9), 1, LE64(-1), 0, 0, 0,    /* TC_ACT_UNSPEC */
+		LE32(0), LE32(60),
+	};
+	int fd = mem_fd();
+	struct pcapng_writer *w = pcapng_writer_new(fd, 0);
+
+	(void)state;
+	assert_int_equal(pcapng_write_epb(w, &(struct pcapng_epb){
+		.if_id = 1, .ts_ns = 9, .cap_len = 0, .wire_len = 64,
+		.data = "", .direction = PCAPNG_DIR_OUTBOUND, .has_verdict = true,
+		.verdict_type = PCAPNG_VERDICT_TC, .verdict = -1 }), 0);
+	assert_int_equal(pcapng_writer_free(w), 0);
+	assert_written(fd, expect);
+	close(fd);
+}
+
+static void isb_bytes(void **state)
+{
+	static const uint8_t expect[] = {
+		LE32(5), LE32(88), LE32(1), LE32(0xA), LE32(0xB),
+		LE16(2), LE16(8), LE32(0x11), LE32(0x22),  /* start: high, low */
+		LE16(3), LE16(8), LE32(0x33), LE32(0x44),  /* end */
+		LE16(4), LE16(8), LE64(1000),              /* ifrecv */
+		LE16(5), LE16(8), LE64(7),                 /* ifdrop */
+		LE16(8), LE16(8), LE64(993),               /* usrdeliv */
+		LE32(0), LE32(88),
+	};
+	int fd = mem_fd();
+	struct pcapng_writer *w = pcapng_writer_new(fd, 0);
+
+	(void)state;
+	assert_int_equal(pcapng_write_isb(w, &(struct pcapng_isb){
+		.if_id = 1, .ts_ns = 0x0000000A0000000Bull,
+		.start_ns = 0x0000001100000022ull, .end_ns = 0x0000003300000044ull,
+		.if_recv = 1000, .if_drop = 7, .usr_deliv = 993 }), 0);
+	assert_int_equal(pcapng_writer_free(w), 0);
+	assert_written(fd, expect);
+	close(fd);
+}
+
+/* A small section: two interfaces, packets of 60, 9000 and 1 bytes. */
+static uint8_t big[9000];
+
+static void write_sample(struct pcapng_writer *w)
+{
+	static const uint32_t lens[] = { 60, 9000, 1 };
+
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 7);
+	assert_int_equal(pcapng_write_shb(w, &(struct pcapng_shb){
+		.hardware = "x86_64", .os = "Linux", .userappl = "pktsample test" }), 0);
+	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){
+		.linktype = 1, .snaplen = 65468, .name = "veth0",
+		.description = "xdp ingress", .comment = "sample" }), 0);
+	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){
+		.linktype = 1, .snaplen = 65468, .name = "veth0",
+		.description = "tc egress" }), 1);
+	for (size_t i = 0; i < 3; i++) {
+		bool xdp = i != 1;
+
+		assert_int_equal(pcapng_write_epb(w, &(struct pcapng_epb){
+			.if_id = xdp ? 0 : 1,
+			.ts_ns = 1700000000123456789ull + i,
+			.cap_len = lens[i], .wire_len = lens[i] + (i == 2 ? 99 : 0),
+			.data = big,
+			.direction = xdp ? PCAPNG_DIR_INBOUND : PCAPNG_DIR_OUTBOUND,
+			.has_queue = true, .queue = 3,
+			.has_packet_id = true, .packet_id = 100 + i,
+			.has_verdict = true,
+			.verdict_type = xdp ? PCAPNG_VERDICT_XDP : PCAPNG_VERDICT_TC,
+			.verdict = xdp ? 2 : -1,
+			.drop_count = i == 2 ? 4 : 0,
+			.comment = xdp ? "hook=xdp cpu=1 queue=3" : "hook=tc-egress cpu=0 queue=3",
+		}), 0);
+	}
+	for (uint32_t id = 0; id < 2; id++)
+		assert_int_equal(pcapng_write_isb(w, &(struct pcapng_isb){
+			.if_id = id, .ts_ns = 1700000001000000000ull,
+			.start_ns = 1700000000000000000ull,
+			.end_ns = 1700000001000000000ull,
+			.if_recv = 10, .if_drop = 4, .usr_deliv = 2 }), 0);
+}
+
+static void read_back_with_libpcap(const char *path)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	static const uint32_t lens[] = { 60, 9000, 1 };
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	pcap_t *p;
+
+	p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
+	if (!p)
+		fail_msg("libpcap: %s", err);
+	assert_int_equal(pcap_datalink(p), DLT_EN10MB);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(pcap_next_ex(p, &h, &d), 1);
+		assert_int_equal(h->caplen, lens[i]);
+		assert_int_equal(h->len, lens[i] + (i == 2 ? 99 : 0));
+		assert_int_equal(h->ts.tv_sec, 1700000000);
+		assert_int_equal(h->ts.tv_usec, 123456789 + i); /* ns precision */
+		assert_memory_equal(d, big, lens[i]);
+	}
+	assert_int_equal(pcap_next_ex(p, &h, &d), PCAP_ERROR_BREAK);
+	pcap_close(p);
+}
+
+static void roundtrip(size_t buf_size)
+{
+	char path[] = "/tmp/pcapng-test-XXXXXX";
+	int fd = mkstemp(path);
+	struct pcapng_writer *w;
+
+	assert_true(fd >= 0);
+	w = pcapng_writer_new(fd, buf_size);
+	write_sample(w);
+	assert_int_equal(pcapng_writer_free(w), 0);
+	read_back_with_libpcap(path);
+	close(fd);
+	unlink(path);
+}
+
+static void roundtrip_default_buffer(void **state)
+{
+	(void)state;
+	roundtrip(0);
+}
+
+static void roundtrip_tiny_buffer_grows_for_jumbo(void **state)
+{
+	(void)state;
+	roundtrip(1); /* clamped to the minimum; the 9000-byte block grows it */
+}
+
+static void write_error_is_sticky(void **state)
+{
+	int fds[2];
+	struct pcapng_writer *w;
+
+	(void)state;
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(pipe(fds), 0);
+	close(fds[0]);
+	w = pcapng_writer_new(fds[1], 0);
+	assert_int_equal(pcapng_write_shb(w, &(struct pcapng_shb){ 0 }), 0);
+	assert_int_equal(pcapng_flush(w), -EPIPE);
+	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){ .linktype = 1 }),
+			 -EPIPE);
+	assert_int_equal(pcapng_writer_free(w), -EPIPE);
+	close(fds[1]);
+}
+
+static void counts_bytes(void **state)
+{
+	int fd = mem_fd();
+	struct pcapng_writer *w = pcapng_writer_new(fd, 0);
+
+	(void)state;
+	write_sample(w);
+	assert_int_equal(pcapng_flush(w), 0);
+	assert_int_equal(pcapng_bytes(w), lseek(fd, 0, SEEK_END));
+	pcapng_writer_free(w);
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(shb_bytes),
+		cmocka_unit_test(idb_bytes),
+		cmocka_unit_test(epb_bytes_with_every_option),
+		cmocka_unit_test(epb_minimal_and_negative_tc_verdict),
+		cmocka_unit_test(isb_bytes),
+		cmocka_unit_test(roundtrip_default_buffer),
+		cmocka_unit_test(roundtrip_tiny_buffer_grows_for_jumbo),
+		cmocka_unit_test(write_error_is_sticky),
+		cmocka_unit_test(counts_bytes),
+	};
+
+	if (argc == 3 && !strcmp(argv[1], "--write-sample")) {
+		FILE *f = fopen(argv[2], "w");
+		struct pcapng_writer *w;
+
+		if (!f)
+			return perror(argv[2]), 1;
+		w = pcapng_writer_new(fileno(f), 0);
+		write_sample(w);
+		if (pcapng_writer_free(w))
+			return 1;
+		return fclose(f) ? 1 : 0;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

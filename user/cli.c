@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "pktsample.h"
+
+static const char *const hook_names[PS_HOOK_MAX] = {
+	[PS_HOOK_XDP] = "xdp",
+	[PS_HOOK_TC_INGRESS] = "tc-ingress",
+	[PS_HOOK_TC_EGRESS] = "tc-egress",
+};
+
+const char *ps_hook_name(unsigned int hook)
+{
+	return hook < PS_HOOK_MAX ? hook_names[hook] : "?";
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int ps_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end || x < min || x > max)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int ps_parse_hooks(const char *s, unsigned int *mask)
+{
+	unsigned int m = 0;
+	const char *p = s;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+		unsigned int h;
+
+		for (h = 0; h < PS_HOOK_MAX; h++)
+			if (strlen(hook_names[h]) == n &&
+			    !strncmp(p, hook_names[h], n))
+				break;
+		if (h == PS_HOOK_MAX)
+			return -EINVAL;
+		m |= 1u << h;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (!m)
+		return -EINVAL;
+	*mask = m;
+	return 0;
+}
+
+int ps_parse_duration_ms(const char *s, uint64_t *ms)
+{
+	static const struct { const char *suffix; uint64_t ms; } units[] = {
+		{ "", 1000 }, { "s", 1000 }, { "ms", 1 }, { "m", 60000 },
+		{ "h", 3600000 },
+	};
+	unsigned long long x;
+	char *end;
+	size_t i;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (x == 0 || x > UINT64_MAX / units[i].ms)
+			return -EINVAL;
+		*ms = x * units[i].ms;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* One row per option: getopt's table, the help text and the handler. */
+struct cli_opt {
+	const char *name;
+	int key;
+	int has_arg;
+	const char *arg;
+	const char *help;
+	int (*set)(struct ps_opts *o, const char *arg, char *err, size_t errlen);
+};
+
+static int set_iface(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (!*a)
+		return fail(err, len, "empty interface name");
+	if (o->n_ifaces == PS_MAX_IFACES)
+		return fail(err, len, "at most %d interfaces", PS_MAX_IFACES);
+	for (int i = 0; i < o->n_ifaces; i++)
+		if (!strcmp(o->ifaces[i], a))
+			return fail(err, len, "interface '%s' given twice", a);
+	o->ifaces[o->n_ifaces++] = a;
+	return 0;
+}
+
+static int set_write(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (!*a)
+		return fail(err, len, "empty output path");
+	o->output = a;
+	return 0;
+}
+
+static int set_hook(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (ps_parse_hooks(a, &o->hooks))
+		return fail(err, len,
+			    "bad --hook '%s': use a comma list of xdp, tc-ingress, tc-egress",
+			    a);
+	return 0;
+}
+
+static int set_snaplen(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	uint64_t v;
+
+	if (ps_parse_u64(a, 0, PS_SNAPLEN_MAX, &v))
+		return fail(err, len, "bad snaplen '%s': use 1..%u, or 0 for %u",
+			    a, PS_SNAPLEN_MAX, PS_SNAPLEN_MAX);
+	o->snaplen = v ? v : PS_SNAPLEN_MAX;
+	return 0;
+}
+
+static int set_count(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (ps_parse_u64(a, 1, UINT64_MAX, &o->count))
+		return fail(err, len, "bad count '%s': use a positive integer", a);
+	return 0;
+}
+
+static int set_duration(struct ps_opts *o, const char *a, char *err,
+			size_t len)
+{
+	if (ps_parse_duration_ms(a, &o->duration_ms))
+		return fail(err, len,
+			    "bad duration '%s': use e.g. 10, 10s, 500ms, 2m, 1h",
+			    a);
+	return 0;
+}
+
+static int set_buffer(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	uint64_t v;
+
+	if (ps_parse_u64(a, 4, PS_MAX_BUFFER_KIB, &v))
+		return fail(err, len, "bad buffer size '%s': use 4..%u KiB per CPU",
+			    a, PS_MAX_BUFFER_KIB);
+	o->buffer_kib = v;
+	return 0;
+}
+
+static int set_xdp_mode(struct ps_opts *o, const char *a, char *err,
+			size_t len)
+{
+	if (!strcmp(a, "auto"))
+		o->xdp_mode = PS_XDP_AUTO;
+	else if (!strcmp(a, "native"))
+		o->xdp_mode = PS_XDP_NATIVE;
+	else if (!strcmp(a, "skb"))
+		o->xdp_mode = PS_XDP_SKB;
+	else
+		return fail(err, len, "bad --xdp-mode '%s': use native, skb or auto", a);
+	return 0;
+}
+
+static int set_tc_mode(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (!strcmp(a, "auto"))
+		o->tc_mode = PS_TC_AUTO;
+	else if (!strcmp(a, "tcx"))
+		o->tc_mode = PS_TC_TCX;
+	else if (!strcmp(a, "clsact"))
+		o->tc_mode = PS_TC_CLSACT;
+	else
+		return fail(err, len, "bad --tc-mode '%s': use tcx, clsact or auto", a);
+	return 0;
+}
+
+static int set_verbose(struct ps_opts *o, const char *a, char *e, size_t l)
+{
+	(void)a, (void)e, (void)l;
+	o->verbosity++;
+	return 0;
+}
+
+static int set_version(struct ps_opts *o, const char *a, char *e, size_t l)
+{
+	(void)a, (void)e, (void)l;
+	o->version = true;
+	return 0;
+}
+
+static int set_help(struct ps_opts *o, const char *a, char *e, size_t l)
+{
+	(void)a, (void)e, (void)l;
+	o->help = true;
+	return 0;
+}
+
+enum { KEY_HOOK = 256, KEY_DURATION, KEY_XDP_MODE, KEY_TC_MODE, KEY_VERSION };
+
+static const struct cli_opt cli_opts[] = {
+	{ "iface", 'i', required_argument, "IFACE",
+	  "capture on IFACE (repeat for more)", set_iface },
+	{ "write", 'w', required_argument, "FILE",
+	  "write pcapng to FILE ('-' for stdout)", set_write },
+	{ "hook", KEY_HOOK, required_argument, "LIST",
+	  "hooks: xdp,tc-ingress,tc-egress (default xdp,tc-egress)", set_hook },
+	{ "snaplen", 's', required_argument, "BYTES",
+	  "bytes kept per packet (default and max 65468; 0 = max)", set_snaplen },
+	{ "count", 'c', required_argument, "N",
+	  "stop after writing N packets", set_count },
+	{ "duration", KEY_DURATION, required_argument, "TIME",
+	  "stop after TIME (10, 10s, 500ms, 2m, 1h)", set_duration },
+	{ "buffer-size", 'B', required_argument, "KIB",
+	  "perf buffer per CPU in KiB (default 4096)", set_buffer },
+	{ "xdp-mode", KEY_XDP_MODE, required_argument, "MODE",
+	  "XDP attach mode: native, skb or auto (default auto)", set_xdp_mode },
+	{ "tc-mode", KEY_TC_MODE, required_argument, "MODE",
+	  "TC attach: tcx, clsact or auto (default auto: tcx, else clsact)",
+	  set_tc_mode },
+	{ "verbose", 'v', no_argument, NULL,
+	  "more messages (-vv for libbpf/libxdp debug)", set_verbose },
+	{ "version", KEY_VERSION, no_argument, NULL, "print the version",
+	  set_version },
+	{ "help", 'h', no_argument, NULL, "show this help", set_help },
+};
+#define N_OPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
+
+void ps_cli_usage(FILE *f)
+{
+	fputs("Usage: pktsample -i IFACE [-i IFACE ...] -w FILE [options]\n"
+	      "Capture packets at XDP and TC hooks into annotated pcapng.\n\n",
+	      f);
+	for (size_t i = 0; i < N_OPTS; i++) {
+		const struct cli_opt *c = &cli_opts[i];
+		char left[48];
+
+		if (c->key < 256)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", c->key,
+				 c->name, c->arg ? " " : "", c->arg ? c->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", c->name,
+				 c->arg ? " " : "", c->arg ? c->arg : "");
+		fprintf(f, "  %-26s %s\n", left, c->help);
+	}
+	fputs("\nExit status: 0 done, 1 runtime failure, 2 usage error.\n", f);
+}
+
+int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
+		 size_t errlen)
+{
+	struct option longopts[N_OPTS + 1];
+	char shortopts[2 * N_OPTS + 2];
+	size_t n = 0;
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->hooks = PS_HOOKS_DEFAULT;
+	o->snaplen = PS_SNAPLEN_MAX;
+	o->buffer_kib = PS_DEFAULT_BUFFER_KIB;
+	err[0] = '\0';
+
+	shortopts[n++] = ':'; /* report a missing argument as ':' */
+	for (size_t i = 0; i < N_OPTS; i++) {
+		longopts[i] = (struct option){ cli_opts[i].name,
+					       cli_opts[i].has_arg, NULL,
+					       cli_opts[i].key };
+		if (cli_opts[i].key < 256) {
+			shortopts[n++] = cli_opts[i].key;
+			if (cli_opts[i].has_arg == required_argument)
+				shortopts[n++] = ':';
+		}
+	}
+	shortopts[n] = '\0';
+	memset(&longopts[N_OPTS], 0, sizeof(longopts[N_OPTS]));
+
+	optind = 0; /* full re-initialisation: the parser can run again */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const struct cli_opt *opt = NULL;
+
+		if (c == '?') {
+			if (optopt && optopt < 256)
+				return fail(err, errlen, "unknown option '-%c'", optopt);
+			return fail(err, errlen, "unknown option '%s'",
+				    argv[optind - 1]);
+		}
+		if (c == ':')
+			return fail(err, errlen, "option '%s' needs a value",
+				    argv[optind - 1]);
+		for (size_t i = 0; i < N_OPTS; i++)
+			if (cli_opts[i].key == c)
+				opt = &cli_opts[i];
+		ret = opt->set(o, optarg, err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (o->help || o->version)
+		return 0;
+	if (optind < argc)
+		return fail(err, errlen,
+			    "unexpected argument '%s' (filter expressions are not supported yet)",
+			    argv[optind]);
+	if (!o->n_ifaces)
+		return fail(err, errlen, "no interface: use -i IFACE");
+	if (!o->output)
+		return fail(err, errlen, "no output: use -w FILE, or -w - for stdout");
+	return 0;
+}

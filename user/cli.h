@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Command-line parsing. Pure: no I/O, no exit(), no system look-ups, so every
+ * path is unit-testable. Checks that need the system (does the interface
+ * exist, can the file be written) belong to the caller.
+ */
+#ifndef PS_CLI_H
+#define PS_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define PS_MAX_IFACES 32
+#define PS_DEFAULT_BUFFER_KIB 4096 /* per CPU */
+#define PS_MAX_BUFFER_KIB (1024 * 1024)
+
+/* Bit i is enum ps_hook i. */
+#define PS_HOOKS_DEFAULT ((1u << 0) | (1u << 2)) /* xdp, tc-egress */
+
+enum ps_xdp_mode { PS_XDP_AUTO, PS_XDP_NATIVE, PS_XDP_SKB };
+enum ps_tc_mode { PS_TC_AUTO, PS_TC_TCX, PS_TC_CLSACT };
+
+struct ps_opts {
+	const char *ifaces[PS_MAX_IFACES];
+	int n_ifaces;
+	const char *output;     /* "-" = stdout */
+	unsigned int hooks;     /* PS_HOOKS_* bit mask */
+	uint32_t snaplen;       /* 1..PS_SNAPLEN_MAX */
+	uint64_t count;         /* 0 = unlimited */
+	uint64_t duration_ms;   /* 0 = unlimited */
+	uint32_t buffer_kib;    /* per-CPU perf buffer */
+	enum ps_xdp_mode xdp_mode;
+	enum ps_tc_mode tc_mode;
+	int verbosity;
+	bool help;
+	bool version;
+};
+
+/*
+ * Parse argv into *o. Returns 0 on success (check o->help and o->version
+ * first), or -EINVAL with a one-line reason in err.
+ */
+int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
+		 size_t errlen);
+
+void ps_cli_usage(FILE *f);
+
+/* Parsers shared with tests; each returns 0 or -EINVAL. */
+int ps_parse_hooks(const char *s, unsigned int *mask);
+int ps_parse_duration_ms(const char *s, uint64_t *ms);
+int ps_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v);
+
+const char *ps_hook_name(unsigned int hook);
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The collector: reads the per-CPU perf buffers with batched wakeups, turns
+ * each sample into an annotated pcapng packet block, and keeps the per-CPU
+ * and per-interface accounting that the closing statistics report.
+ */
+#ifndef PS_COLLECTOR_H
+#define PS_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "clock.h"
+#include "pktsample.h"
+
+struct pcapng_writer;
+struct perf_buffer;
+
+/* One (interface, hook) pair: one pcapng interface. */
+struct ps_target {
+	int ifindex;
+	unsigned int hook;
+	uint32_t if_id;   /* pcapng interface id */
+	uint64_t written; /* packets written for this pair */
+};
+
+struct ps_cpu_state {
+	uint64_t next_seq;  /* seq expected next from this CPU */
+	uint64_t pending_drops; /* lost since the last packet written */
+	uint64_t lost;      /* PERF_RECORD_LOST totals */
+};
+
+struct ps_collector {
+	struct pcapng_writer *w;
+	struct perf_buffer *pb;
+	struct ps_clock clock;
+	uint32_t snaplen;
+	uint64_t limit;       /* stop after this many packets; 0 = no limit */
+	struct ps_target *targets;
+	int n_targets;
+	struct ps_cpu_state *cpus;
+	int ncpus;
+	uint64_t written;
+	uint64_t malformed;   /* samples that did not split */
+	uint64_t unknown;     /* samples from an (ifindex, hook) not ours */
+	uint64_t seq_gaps;    /* samples missing from a CPU's sequence */
+	int error;            /* first writer error */
+	bool done;            /* limit reached or error */
+	uint64_t last_drain_ns;
+	uint8_t frame[PS_SNAPLEN_MAX + 4]; /* frame with its VLAN tag restored */
+};
+
+/* Set up everything but the perf buffer (tests feed samples directly). */
+int ps_collector_init(struct ps_collector *c, struct pcapng_writer *w,
+		      struct ps_target *targets, int n_targets, int ncpus,
+		      uint32_t snaplen, uint64_t limit);
+/* Open the perf buffers on the events map; buffer_kib per CPU. */
+int ps_collector_open(struct ps_collector *c, int events_fd,
+		      uint32_t buffer_kib);
+/* Wait up to timeout_ms for data; drains everything when idle. */
+int ps_collector_poll(struct ps_collector *c, int timeout_ms);
+/* Read everything that is in the buffers now. */
+int ps_collector_drain(struct ps_collector *c);
+void ps_collector_free(struct ps_collector *c);
+
+/* Process one PERF_RECORD_SAMPLE / PERF_RECORD_LOST seen on cpu. */
+void ps_collector_sample(struct ps_collector *c, int cpu, const void *raw,
+			 uint32_t size);
+void ps_collector_lost(struct ps_collector *c, int cpu, uint64_t lost);
+
+uint64_t ps_collector_lost_total(const struct ps_collector *c);
+
+/* Perf buffer pages per CPU for a size in KiB: a power of two, >= 1. */
+unsigned int ps_buffer_pages(uint32_t buffer_kib, long page_size);
+
+#endif

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Leveled logging to stderr; libbpf/libxdp chatter is demoted to -v/-vv. */
+#ifndef PS_LOG_H
+#define PS_LOG_H
+
+enum ps_log_level {
+	PS_LOG_ERROR = 0, /* always shown */
+	PS_LOG_WARN = 1,  /* always shown */
+	PS_LOG_INFO = 2,  /* -v */
+	PS_LOG_DEBUG = 3, /* -vv */
+};
+
+void ps_log_set_verbosity(int verbosity); /* number of -v */
+void ps_log_hook_libs(void);             /* route libbpf/libxdp output here */
+void ps_log(enum ps_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define pr_err(...) ps_log(PS_LOG_ERROR, __VA_ARGS__)
+#define pr_warn(...) ps_log(PS_LOG_WARN, __VA_ARGS__)
+#define pr_info(...) ps_log(PS_LOG_INFO, __VA_ARGS__)
+#define pr_debug(...) ps_log(PS_LOG_DEBUG, __VA_ARGS__)
+
+#endif

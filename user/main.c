@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pktsample: capture packets at XDP and TC hooks into annotated pcapng.
+ * This file wires the modules together; each step logs its own failure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <net/if.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+
+#include "attach.h"
+#include "bpfmaps.h"
+#include "cli.h"
+#include "collector.h"
+#include "log.h"
+#include "pcapng.h"
+#include "pktsample.h"
+#include "pktsample_tc.skel.h"
+#include "pktsample_xdp.skel.h"
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+#define POLL_MS 100
+
+static volatile int stop_requested;
+static volatile int abort_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (stop_requested)
+		abort_requested = 1; /* second signal: skip the drain */
+	stop_requested = 1;
+}
+
+static int install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART */
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
+	    sigaction(SIGHUP, &sa, NULL))
+		return -errno;
+	signal(SIGPIPE, SIG_IGN); /* a closed pipe is a write error */
+	return 0;
+}
+
+static bool have_privileges(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = { 0 };
+
+	if (syscall(SYS_capget, &h, d))
+		return false;
+#define HAS(cap) (d[(cap) / 32].effective & (1u << ((cap) % 32)))
+	return HAS(CAP_NET_ADMIN) &&
+	       (HAS(CAP_SYS_ADMIN) || (HAS(CAP_BPF) && HAS(CAP_PERFMON)));
+#undef HAS
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static const char *const hook_descriptions[PS_HOOK_MAX] = {
+	[PS_HOOK_XDP] = "xdp ingress",
+	[PS_HOOK_TC_INGRESS] = "tc ingress",
+	[PS_HOOK_TC_EGRESS] = "tc egress",
+};
+
+struct output {
+	const char *path;
+	int fd;
+	bool created; /* we made the file: remove it if setup fails */
+};
+
+static int output_open(struct output *out, const char *path)
+{
+	struct stat st;
+
+	out->path = path;
+	out->created = false;
+	if (!strcmp(path, "-")) {
+		if (isatty(STDOUT_FILENO)) {
+			pr_err("refusing to write pcapng to a terminal; redirect stdout or use -w FILE\n");
+			return -ENOTTY;
+		}
+		out->fd = STDOUT_FILENO;
+		return 0;
+	}
+	out->created = stat(path, &st) != 0;
+	/* No O_TRUNC: an existing file is only emptied once capture starts. */
+	out->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (out->fd < 0) {
+		pr_err("cannot write %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int output_start(struct output *out)
+{
+	struct stat st;
+
+	if (out->fd != STDOUT_FILENO && !fstat(out->fd, &st) &&
+	    S_ISREG(st.st_mode) && ftruncate(out->fd, 0)) {
+		pr_err("cannot truncate %s: %s\n", out->path, strerror(errno));
+		return -errno;
+	}
+	out->created = false;
+	return 0;
+}
+
+static void output_close(struct output *out)
+{
+	if (out->fd > STDOUT_FILENO) {
+		close(out->fd);
+		if (out->created)
+			unlink(out->path);
+	}
+	out->fd = -1;
+}
+
+struct capture {
+	const struct ps_opts *o;
+	int ifindex[PS_MAX_IFACES];
+	struct ps_target targets[PS_MAX_IFACES * PS_HOOK_MAX];
+	int n_targets;
+	struct ps_maps maps;
+	struct pktsample_xdp *xdp;
+	struct pktsample_tc *tc;
+	struct ps_attachments att;
+	struct output out;
+	struct pcapng_writer *w;
+	struct ps_collector *col;
+	uint64_t start_ns;
+};
+
+static int resolve_ifaces(struct capture *cap)
+{
+	for (int i = 0; i < cap->o->n_ifaces; i++) {
+		const char *name = cap->o->ifaces[i];
+
+		cap->ifindex[i] = strlen(name) < IF_NAMESIZE ? if_nametoindex(name) : 0;
+		if (!cap->ifindex[i]) {
+			pr_err("unknown interface '%s'\n", name);
+			return -ENODEV;
+		}
+	}
+	return 0;
+}
+
+/* Open the BPF objects the chosen hooks need, sharing our maps. */
+static int open_objects(struct capture *cap)
+{
+	const struct ps_opts *o = cap->o;
+	DECLARE_LIBXDP_OPTS(xdp_program_opts, xopts);
+	int err;
+
+	if (o->hooks & (1u << PS_HOOK_XDP)) {
+		cap->xdp = pktsample_xdp__open();
+		if (!cap->xdp) {
+			pr_err("cannot open the XDP BPF object: %s\n", strerror(errno));
+			return -errno;
+		}
+		cap->xdp->rodata->snaplen = o->snaplen;
+		err = ps_maps_reuse(&cap->maps, cap->xdp->obj);
+		if (err)
+			return err;
+		xopts.obj = cap->xdp->obj;
+		xopts.prog_name = "pktsample_xdp";
+		cap->att.xdp_prog = xdp_program__create(&xopts);
+		err = libxdp_get_error(cap->att.xdp_prog);
+		if (err) {
+			cap->att.xdp_prog = NULL;
+			pr_err("cannot prepare the XDP program: %s\n", strerror(-err));
+			return err;
+		}
+	}
+	if (o->hooks & ((1u << PS_HOOK_TC_INGRESS) | (1u << PS_HOOK_TC_EGRESS))) {
+		cap->tc = pktsample_tc__open();
+		if (!cap->tc) {
+			pr_err("cannot open the TC BPF object: %s\n", strerror(errno));
+			return -errno;
+		}
+		cap->tc->rodata->snaplen = o->snaplen;
+		err = ps_maps_reuse(&cap->maps, cap->tc->obj);
+		if (err)
+			return err;
+		err = pktsample_tc__load(cap->tc);
+		if (err) {
+			pr_err("cannot load the TC programs: %s (-v for the verifier log)\n",
+			       strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int attach_all(struct capture *cap)
+{
+	const struct ps_opts *o = cap->o;
+	int err;
+
+	for (int t = 0; t < cap->n_targets; t++) {
+		struct ps_target *tg = &cap->targets[t];
+		const char *name = o->ifaces[t / __builtin_popcount(o->hooks)];
+		int fd;
+
+		if (stop_requested)
+			return -EINTR;
+		if (tg->hook == PS_HOOK_XDP) {
+			err = ps_attach_xdp(&cap->att, tg->ifindex, name, o->xdp_mode);
+		} else {
+			fd = bpf_program__fd(tg->hook == PS_HOOK_TC_INGRESS ?
+						     cap->tc->progs.pktsample_tc_ingress :
+						     cap->tc->progs.pktsample_tc_egress);
+			err = ps_attach_tc(&cap->att, fd, tg->ifindex, name, tg->hook,
+					   o->tc_mode);
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int write_headers(struct capture *cap)
+{
+	struct utsname u;
+	char os[sizeof(u.sysname) + sizeof(u.release) + 2];
+	struct pcapng_shb shb = { .userappl = "pktsample " PKTSAMPLE_VERSION };
+	int err;
+
+	if (!uname(&u)) {
+		snprintf(os, sizeof(os), "%s %s", u.sysname, u.release);
+		shb.os = os;
+		shb.hardware = u.machine;
+	}
+	err = pcapng_write_shb(cap->w, &shb);
+	for (int t = 0; !err && t < cap->n_targets; t++) {
+		struct ps_target *tg = &cap->targets[t];
+		const struct ps_attachment *att = NULL;
+		char comment[96];
+		char name[IF_NAMESIZE] = "?";
+		int id;
+
+		for (int i = 0; i < cap->att.n; i++)
+			if (cap->att.list[i].ifindex == tg->ifindex &&
+			    cap->att.list[i].hook == tg->hook)
+				att = &cap->att.list[i];
+		if_indextoname(tg->ifindex, name);
+		snprintf(comment, sizeof(comment), "pktsample %s hook, attached via %s",
+			 ps_hook_name(tg->hook), att ? ps_attach_kind_name(att) : "?");
+		id = pcapng_write_idb(cap->w, &(struct pcapng_idb){
+			.linktype = PCAPNG_LINKTYPE_ETHERNET,
+			.snaplen = cap->o->snaplen,
+			.name = name,
+			.description = hook_descriptions[tg->hook],
+			.comment = comment,
+		});
+		if (id < 0)
+			err = id;
+		else
+			tg->if_id = id;
+	}
+	if (err)
+		pr_err("cannot write %s: %s\n", cap->out.path, strerror(-err));
+	return err;
+}
+
+static int setup(struct capture *cap)
+{
+	const struct ps_opts *o = cap->o;
+	int err;
+
+	cap->maps.events_fd = cap->maps.counters_fd = cap->maps.cpu_seq_fd = -1;
+	err = ps_maps_create(&cap->maps);
+	if (err)
+		return err;
+	for (int i = 0; i < o->n_ifaces; i++)
+		for (unsigned int h = 0; h < PS_HOOK_MAX; h++) {
+			if (!(o->hooks & (1u << h)))
+				continue;
+			cap->targets[cap->n_targets++] = (struct ps_target){
+				.ifindex = cap->ifindex[i], .hook = h };
+			err = ps_maps_add_counter(&cap->maps, cap->ifindex[i], h);
+			if (err)
+				return err;
+		}
+
+	cap->w = pcapng_writer_new(cap->out.fd, 0);
+	cap->col = calloc(1, sizeof(*cap->col));
+	if (!cap->w || !cap->col)
+		return -ENOMEM;
+	pcapng_writer_set_abort(cap->w, &abort_requested);
+	err = ps_collector_init(cap->col, cap->w, cap->targets, cap->n_targets,
+				cap->maps.ncpus, o->snaplen, o->count);
+	if (err)
+		return err;
+	/* Buffers first: a sample emitted before they exist would be lost. */
+	err = ps_collector_open(cap->col, cap->maps.events_fd, o->buffer_kib);
+	if (err)
+		return err;
+	err = open_objects(cap);
+	if (err)
+		return err;
+	err = attach_all(cap);
+	if (err)
+		return err;
+	err = output_start(&cap->out);
+	if (err)
+		return err;
+	return write_headers(cap);
+}
+
+static void announce(const struct capture *cap)
+{
+	char hooks[64] = "";
+
+	for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
+		if (cap->o->hooks & (1u << h)) {
+			if (*hooks)
+				strcat(hooks, ",");
+			strcat(hooks, ps_hook_name(h));
+		}
+	for (int i = 0; i < cap->o->n_ifaces; i++)
+		pr_warn("capturing on %s (%s), snaplen %u\n", cap->o->ifaces[i],
+			hooks, cap->o->snaplen);
+}
+
+static int capture_loop(struct capture *cap)
+{
+	uint64_t deadline = cap->o->duration_ms ?
+		cap->start_ns + cap->o->duration_ms * 1000000ull : 0;
+	int err = 0;
+
+	while (!stop_requested && !cap->col->done) {
+		err = ps_collector_poll(cap->col, POLL_MS);
+		if (err) {
+			pr_err("capture failed: %s\n", strerror(-err));
+			break;
+		}
+		if (deadline && realtime_ns() >= deadline)
+			break;
+	}
+	return err;
+}
+
+/* Detach first so the counters stop moving, then drain, then account. */
+static int finish(struct capture *cap, int loop_err)
+{
+	uint64_t seen = 0, lost = 0, end_ns;
+	int err = loop_err;
+
+	ps_detach_all(&cap->att);
+	if (!abort_requested && !err)
+		err = ps_collector_drain(cap->col);
+	end_ns = realtime_ns();
+
+	for (int t = 0; t < cap->n_targets; t++) {
+		struct ps_target *tg = &cap->targets[t];
+		struct ps_counters sum;
+
+		if (ps_maps_read_counter(&cap->maps, tg->ifindex, tg->hook, &sum))
+			continue;
+		seen += sum.seen;
+		lost += sum.output_errors;
+		if (!err)
+			err = pcapng_write_isb(cap->w, &(struct pcapng_isb){
+				.if_id = tg->if_id, .ts_ns = end_ns,
+				.start_ns = cap->start_ns, .end_ns = end_ns,
+				.if_recv = sum.seen, .if_drop = sum.output_errors,
+				.usr_deliv = tg->written,
+			});
+		pr_info("%s %s: seen %llu, emitted %llu, lost %llu, written %llu\n",
+			cap->o->ifaces[t / __builtin_popcount(cap->o->hooks)],
+			ps_hook_name(tg->hook), (unsigned long long)sum.seen,
+			(unsigned long long)sum.emitted,
+			(unsigned long long)sum.output_errors,
+			(unsigned long long)tg->written);
+	}
+	if (!err)
+		err = pcapng_flush(cap->w);
+	if (err && err != loop_err)
+		pr_err("cannot write %s: %s\n", cap->out.path, strerror(-err));
+
+	if (cap->col->malformed || cap->col->unknown)
+		pr_warn("%llu malformed and %llu unexpected samples ignored\n",
+			(unsigned long long)cap->col->malformed,
+			(unsigned long long)cap->col->unknown);
+	pr_info("perf buffer: %llu lost records reported, %llu sequence gaps\n",
+		(unsigned long long)ps_collector_lost_total(cap->col),
+		(unsigned long long)cap->col->seq_gaps);
+	fprintf(stderr, "%llu packets captured\n%llu packets seen by hooks\n"
+			"%llu packets lost in perf buffer\n",
+		(unsigned long long)cap->col->written, (unsigned long long)seen,
+		(unsigned long long)lost);
+	return err;
+}
+
+static void teardown(struct capture *cap)
+{
+	ps_detach_all(&cap->att);
+	if (cap->col)
+		ps_collector_free(cap->col);
+	free(cap->col);
+	if (cap->w)
+		pcapng_writer_free(cap->w);
+	xdp_program__close(cap->att.xdp_prog);
+	pktsample_xdp__destroy(cap->xdp);
+	pktsample_tc__destroy(cap->tc);
+	ps_maps_close(&cap->maps);
+	output_close(&cap->out);
+}
+
+static int run(const struct ps_opts *o)
+{
+	struct capture cap = { .o = o, .out = { .fd = -1 } };
+	int err;
+
+	if (resolve_ifaces(&cap))
+		return EXIT_USAGE;
+	if (!have_privileges()) {
+		pr_err("need root, or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN, to attach BPF programs\n");
+		return EXIT_RUNTIME;
+	}
+	err = output_open(&cap.out, o->output);
+	if (err)
+		return err == -ENOTTY ? EXIT_USAGE : EXIT_RUNTIME;
+	if (install_signals()) {
+		pr_err("cannot install signal handlers: %s\n", strerror(errno));
+		output_close(&cap.out);
+		return EXIT_RUNTIME;
+	}
+
+	err = setup(&cap);
+	if (err) {
+		if (err == -EINTR)
+			pr_err("interrupted during setup\n");
+		teardown(&cap);
+		return EXIT_RUNTIME;
+	}
+	cap.start_ns = realtime_ns();
+	announce(&cap);
+	err = finish(&cap, capture_loop(&cap));
+	teardown(&cap);
+	return err ? EXIT_RUNTIME : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ps_opts o;
+	char err[256];
+
+	if (ps_cli_parse(argc, argv, &o, err, sizeof(err))) {
+		fprintf(stderr, "pktsample: %s (see --help)\n", err);
+		return EXIT_USAGE;
+	}
+	if (o.help) {
+		ps_cli_usage(stdout);
+		return 0;
+	}
+	if (o.version) {
+		printf("pktsample %s (libbpf %s, libxdp)\n", PKTSAMPLE_VERSION,
+		       libbpf_version_string());
+		return 0;
+	}
+	ps_log_set_verbosity(o.verbosity);
+	ps_log_hook_libs();
+	return run(&o);
+}

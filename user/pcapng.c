@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "pcapng.h"
+
+#define BT_SHB 0x0A0D0D0Au
+#define BT_IDB 0x00000001u
+#define BT_EPB 0x00000006u
+#define BT_ISB 0x00000005u
+
+#define OPT_ENDOFOPT 0
+#define OPT_COMMENT 1
+#define SHB_HARDWARE 2
+#define SHB_OS 3
+#define SHB_USERAPPL 4
+#define IF_NAME 2
+#define IF_DESCRIPTION 3
+#define IF_TSRESOL 9
+#define IF_FILTER 11
+#define EPB_FLAGS 2
+#define EPB_DROPCOUNT 4
+#define EPB_PACKETID 5
+#define EPB_QUEUE 6
+#define EPB_VERDICT 7
+#define ISB_STARTTIME 2
+#define ISB_ENDTIME 3
+#define ISB_IFRECV 4
+#define ISB_IFDROP 5
+#define ISB_USRDELIV 8
+
+#define DEFAULT_BUF_SIZE (1u << 20)
+/* Room for any block's header, options and trailer, packet data aside. */
+#define BLOCK_OVERHEAD_MAX 4096u
+
+struct pcapng_writer {
+	int fd;
+	int error; /* first write error, sticky */
+	const volatile int *abort;
+	uint32_t n_ifaces;
+	uint64_t bytes;
+	size_t len, size;
+	uint8_t *buf;
+};
+
+static inline uint32_t pad4(uint32_t n)
+{
+	return (n + 3) & ~3u;
+}
+
+struct pcapng_writer *pcapng_writer_new(int fd, size_t buf_size)
+{
+	struct pcapng_writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->fd = fd;
+	w->size = buf_size ? buf_size : DEFAULT_BUF_SIZE;
+	if (w->size < BLOCK_OVERHEAD_MAX)
+		w->size = BLOCK_OVERHEAD_MAX;
+	w->buf = malloc(w->size);
+	if (!w->buf) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void pcapng_writer_set_abort(struct pcapng_writer *w,
+			     const volatile int *flag)
+{
+	w->abort = flag;
+}
+
+static int write_all(struct pcapng_writer *w, const uint8_t *p, size_t n)
+{
+	while (n && !w->error) {
+		ssize_t r = write(w->fd, p, n);
+
+		if (r < 0) {
+			if (errno == EINTR && !(w->abort && *w->abort))
+				continue;
+			w->error = -errno;
+			break;
+		}
+		p += r;
+		n -= r;
+	}
+	return w->error;
+}
+
+int pcapng_flush(struct pcapng_writer *w)
+{
+	int err = write_all(w, w->buf, w->len);
+
+	w->len = 0;
+	return err;
+}
+
+int pcapng_writer_free(struct pcapng_writer *w)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	err = pcapng_flush(w);
+	free(w->buf);
+	free(w);
+	return err;
+}
+
+uint64_t pcapng_bytes(const struct pcapng_writer *w)
+{
+	return w->bytes;
+}
+
+/*
+ * Block assembly happens in place in the output buffer: reserve() makes room
+ * for a block of at most `max` bytes, the put_* helpers append, and
+ * finish() fills in the total length at both ends.
+ */
+struct block {
+	struct pcapng_writer *w;
+	size_t start;
+};
+
+static int reserve(struct pcapng_writer *w, size_t max)
+{
+	if (w->error)
+		return w->error;
+	if (w->len + max > w->size && pcapng_flush(w))
+		return w->error;
+	if (max > w->size) {
+		uint8_t *nb = realloc(w->buf, max);
+
+		if (!nb)
+			return -ENOMEM;
+		w->buf = nb;
+		w->size = max;
+	}
+	return 0;
+}
+
+static void put(struct pcapng_writer *w, const void *p, size_t n)
+{
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+}
+
+static void put_u16(struct pcapng_writer *w, uint16_t v) { put(w, &v, 2); }
+static void put_u32(struct pcapng_writer *w, uint32_t v) { put(w, &v, 4); }
+
+static void put_zeros(struct pcapng_writer *w, size_t n)
+{
+	memset(w->buf + w->len, 0, n);
+	w->len += n;
+}
+
+/* A timestamp in if_tsresol units, high word first, as EPB and ISB want. */
+static void put_ts(struct pcapng_writer *w, uint64_t ts)
+{
+	put_u32(w, (uint32_t)(ts >> 32));
+	put_u32(w, (uint32_t)ts);
+}
+
+static void put_opt(struct pcapng_writer *w, uint16_t code, const void *p,
+		    uint16_t n)
+{
+	put_u16(w, code);
+	put_u16(w, n);
+	put(w, p, n);
+	put_zeros(w, pad4(n) - n);
+}
+
+static void put_opt_str(struct pcapng_writer *w, uint16_t code, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n)
+		put_opt(w, code, s, n > 1024 ? 1024 : n);
+}
+
+static void put_opt_u64(struct pcapng_writer *w, uint16_t code, uint64_t v)
+{
+	put_opt(w, code, &v, 8);
+}
+
+static void put_opt_ts(struct pcapng_writer *w, uint16_t code, uint64_t ts)
+{
+	uint32_t v[2] = { (uint32_t)(ts >> 32), (uint32_t)ts };
+
+	put_opt(w, code, v, 8);
+}
+
+static void begin(struct block *b, struct pcapng_writer *w, uint32_t type)
+{
+	b->w = w;
+	b->start = w->len;
+	put_u32(w, type);
+	put_u32(w, 0); /* length, patched by finish() */
+}
+
+static void finish(struct block *b, bool has_opts)
+{
+	struct pcapng_writer *w = b->w;
+	uint32_t total;
+
+	if (has_opts) {
+		put_u16(w, OPT_ENDOFOPT);
+		put_u16(w, 0);
+	}
+	total = w->len - b->start + 4;
+	memcpy(w->buf + b->start + 4, &total, 4);
+	put_u32(w, total);
+	w->bytes += total;
+}
+
+static size_t str_room(const char *s)
+{
+	return s ? 4 + pad4(strlen(s) > 1024 ? 1024 : strlen(s)) : 0;
+}
+
+int pcapng_write_shb(struct pcapng_writer *w, const struct pcapng_shb *shb)
+{
+	struct block b;
+	int err;
+
+	err = reserve(w, 28 + str_room(shb->hardware) + str_room(shb->os) +
+				 str_room(shb->userappl) + 4);
+	if (err)
+		return err;
+	begin(&b, w, BT_SHB);
+	put_u32(w, 0x1A2B3C4D);
+	put_u16(w, 1);
+	put_u16(w, 0);
+	put(w, &(uint64_t){ UINT64_MAX }, 8); /* section length unknown */
+	put_opt_str(w, SHB_HARDWARE, shb->hardware);
+	put_opt_str(w, SHB_OS, shb->os);
+	put_opt_str(w, SHB_USERAPPL, shb->userappl);
+	finish(&b, true);
+	w->n_ifaces = 0; /* interface ids are per section */
+	return 0;
+}
+
+int pcapng_write_idb(struct pcapng_writer *w, const struct pcapng_idb *idb)
+{
+	static const uint8_t tsresol = 9;
+	struct block b;
+	int err;
+
+	err = reserve(w, 20 + str_room(idb->name) + str_room(idb->description) +
+				 4 + str_room(idb->filter) + 8 +
+				 str_room(idb->comment) + 4);
+	if (err)
+		return err;
+	begin(&b, w, BT_IDB);
+	put_u16(w, idb->linktype);
+	put_u16(w, 0);
+	put_u32(w, idb->snaplen);
+	put_opt_str(w, IF_NAME, idb->name);
+	put_opt_str(w, IF_DESCRIPTION, idb->description);
+	if (idb->filter) {
+		/* if_filter: one byte of filter type (0 = libpcap string) */
+		size_t n = strlen(idb->filter) > 1023 ? 1023 : strlen(idb->filter);
+		uint8_t f[1024];
+
+		f[0] = 0;
+		memcpy(f + 1, idb->filter, n);
+		put_opt(w, IF_FILTER, f, n + 1);
+	}
+	put_opt(w, IF_TSRESOL, &tsresol, 1);
+	put_opt_str(w, OPT_COMMENT, idb->comment);
+	finish(&b, true);
+	return w->n_ifaces++;
+}
+
+int pcapng_write_epb(struct pcapng_writer *w, const struct pcapng_epb *e)
+{
+	uint32_t flags = e->direction & 3;
+	struct block b;
+	int err;
+
+	err = reserve(w, 28 + pad4(e->cap_len) + 8 + 12 + 12 + 12 + 16 +
+				 str_room(e->comment) + 4 + 4);
+	if (err)
+		return err;
+	begin(&b, w, BT_EPB);
+	put_u32(w, e->if_id);
+	put_ts(w, e->ts_ns);
+	put_u32(w, e->cap_len);
+	put_u32(w, e->wire_len);
+	put(w, e->data, e->cap_len);
+	put_zeros(w, pad4(e->cap_len) - e->cap_len);
+	put_opt(w, EPB_FLAGS, &flags, 4);
+	if (e->has_queue)
+		put_opt(w, EPB_QUEUE, &e->queue, 4);
+	if (e->has_packet_id)
+		put_opt_u64(w, EPB_PACKETID, e->packet_id);
+	if (e->has_verdict) {
+		uint8_t v[9];
+
+		v[0] = e->verdict_type;
+		memcpy(v + 1, &e->verdict, 8);
+		put_opt(w, EPB_VERDICT, v, 9);
+	}
+	if (e->drop_count)
+		put_opt_u64(w, EPB_DROPCOUNT, e->drop_count);
+	put_opt_str(w, OPT_COMMENT, e->comment);
+	finish(&b, true);
+	return 0;
+}
+
+int pcapng_write_isb(struct pcapng_writer *w, const struct pcapng_isb *s)
+{
+	struct block b;
+	int err;
+
+	err = reserve(w, 20 + 5 * 12 + 4 + 4);
+	if (err)
+		return err;
+	begin(&b, w, BT_ISB);
+	put_u32(w, s->if_id);
+	put_ts(w, s->ts_ns);
+	put_opt_ts(w, ISB_STARTTIME, s->start_ns);
+	put_opt_ts(w, ISB_ENDTIME, s->end_ns);
+	put_opt_u64(w, ISB_IFRECV, s->if_recv);
+	put_opt_u64(w, ISB_IFDROP, s->if_drop);
+	put_opt_u64(w, ISB_USRDELIV, s->usr_deliv);
+	finish(&b, true);
+	return 0;
+}

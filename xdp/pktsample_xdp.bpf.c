@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* XDP ingress hook: sample every packet, always pass it on. */
+#include "pktsample_bpf.h"
+
+/* xdp.frags: jumbo frames on veth (MTU 9000) arrive as multi-buffer XDP. */
+SEC("xdp.frags")
+int pktsample_xdp(struct xdp_md *ctx)
+{
+	struct ps_pkt p = {
+		.ifindex = ctx->ingress_ifindex,
+		.rx_queue = ctx->rx_queue_index,
+		.len = bpf_xdp_get_buff_len(ctx),
+		.verdict = PS_XDP_VERDICT,
+		.hook = PS_HOOK_XDP,
+	};
+
+	ps_capture(ctx, &p);
+	return PS_XDP_VERDICT;
+}
+
+char LICENSE[] SEC("license") = "GPL";
