@@ -66,9 +66,15 @@ start_capture() {
 	"$TESTENV" exec "$ENV" cap -- "$PKTSAMPLE" "$@" 2>"$WORK/ps.err" &
 	PS_PID=$!
 	PIDS+=("$PS_PID")
+	wait_started "$PS_PID"
+}
+
+# wait_started PID: until pktsample (logging to $WORK/ps.err, which the
+# caller truncated before starting it) has attached.
+wait_started() {
 	for _ in $(seq 100); do
 		grep -q "capturing on" "$WORK/ps.err" && return 0
-		kill -0 "$PS_PID" 2>/dev/null || break
+		kill -0 "$1" 2>/dev/null || break
 		sleep 0.1
 	done
 	fail "pktsample did not start: $(cat "$WORK/ps.err")"

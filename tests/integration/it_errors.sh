@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Bad input: one clear line on stderr, exit 2 for usage and 1 for runtime
+# failures, nothing left attached, and no capture file clobbered.
+source "$(dirname "$0")/lib.sh"
+
+env_up
+
+# expect_error RC REGEX DESCRIPTION -- pktsample ARGS...
+expect_error() {
+	local want_rc=$1 re=$2 desc=$3 rc=0; shift 4
+	in_cap "$@" >"$WORK/out" 2>"$WORK/err" || rc=$?
+	assert_eq "$want_rc" "$rc" "$desc: exit $want_rc"
+	assert_eq 1 "$(grep -c . "$WORK/err")" "$desc: exactly one line on stderr"
+	assert_match "$re" "$(cat "$WORK/err")" "$desc: says why"
+	assert_eq 0 "$(stat -c %s "$WORK/out")" "$desc: nothing on stdout"
+}
+
+P=$PKTSAMPLE
+expect_error 2 "^pktsample: unknown interface 'nope0'$" "unknown interface" -- \
+	"$P" -i nope0 -w "$WORK/x.pcapng"
+expect_error 2 "^pktsample: unknown option '--frobnicate' \(see --help\)$" "unknown flag" -- \
+	"$P" -i "$CAPIF" -w "$WORK/x.pcapng" --frobnicate
+expect_error 2 "bad snaplen 'lots'" "bad number" -- \
+	"$P" -i "$CAPIF" -w "$WORK/x.pcapng" -s lots
+expect_error 2 "no output" "no -w" -- "$P" -i "$CAPIF"
+expect_error 1 "^pktsample: cannot write $WORK/no/such/dir/x.pcapng: No such file or directory$" \
+	"unwritable path" -- "$P" -i "$CAPIF" -w "$WORK/no/such/dir/x.pcapng"
+# As nobody, from a copy nobody may run wherever the build tree lives.
+chmod 755 "$WORK"
+install -m 755 "$P" "$WORK/pktsample-copy"
+expect_error 1 "^pktsample: need root, or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN" \
+	"no privileges" -- setpriv --reuid=65534 --regid=65534 --clear-groups \
+	--inh-caps=-all "$WORK/pktsample-copy" -i "$CAPIF" -w "$WORK/never.pcapng"
+[ ! -e "$WORK/never.pcapng" ] || fail "an unprivileged run created its output"
+assert_nothing_attached
+
+# pcapng is binary: not onto a terminal.
+rc=0
+script -qec "ip netns exec $ENV-cap $P -i $CAPIF -w -" /dev/null >"$WORK/tty" 2>&1 || rc=$?
+assert_eq 2 "$rc" "-w - on a terminal: exit 2"
+assert_match "refusing to write pcapng to a terminal" "$(cat "$WORK/tty")" "-w - on a terminal: says why"
+
+# A failure after some hooks attached: native XDP on lo is refused, after
+# XDP and tc-egress went onto the veth. All of it must come off again, an
+# existing capture file must stay as it was, and a new one must go.
+echo "precious" >"$WORK/old.pcapng"
+expect_error 1 "^pktsample: cannot attach XDP to lo in native mode" "attach failure" -- \
+	"$P" -i "$CAPIF" -i lo --xdp-mode native -w "$WORK/old.pcapng"
+assert_eq "precious" "$(cat "$WORK/old.pcapng")" "a failed start leaves an existing file alone"
+expect_error 1 "^pktsample: cannot attach XDP to lo in native mode" "attach failure, new file" -- \
+	"$P" -i "$CAPIF" -i lo --xdp-mode native -w "$WORK/new.pcapng"
+[ ! -e "$WORK/new.pcapng" ] || fail "a failed start left $WORK/new.pcapng behind"
+ok "a failed start removes the file it created"
+assert_nothing_attached
+assert_nothing_attached lo

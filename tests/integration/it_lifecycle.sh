@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# How a capture starts and ends: -c, --duration, signals (one, two, KILL),
+# pcapng on stdout, several interfaces, the libxdp single-program fallback,
+# and a second instance that must fail without disturbing the first.
+source "$(dirname "$0")/lib.sh"
+
+env_up
+gen() { in_peer "$PSGEN" -i "$PEERIF" --rate 20000 "$@" >/dev/null; }
+
+# -c: stops by itself after N packets, file complete.
+start_capture -i "$CAPIF" --hook xdp -c 10 -w "$WORK/c.pcapng"
+gen -n 100
+wait_capture
+assert_eq 0 "$PS_RC" "-c 10 exits 0 by itself"
+assert_eq 10 "$("$PCAPCHECK" count "$WORK/c.pcapng")" "-c 10 writes exactly 10 packets"
+assert_match "^if=0 ifrecv=[0-9]+ ifdrop=0 usrdeliv=10$" "$("$PCAPCHECK" isb "$WORK/c.pcapng")" \
+	"-c 10: ISB says 10 written"
+assert_nothing_attached
+
+# --duration: stops by itself.
+start_capture -i "$CAPIF" --duration 1 -w "$WORK/d.pcapng"
+gen -n 10
+wait_capture
+assert_eq 0 "$PS_RC" "--duration 1 exits 0 by itself"
+assert_eq 10 "$(count "$WORK/d.pcapng" "$GEN")" "--duration capture holds the traffic"
+assert_nothing_attached
+
+# Two Ctrl-C: the second skips the drain; still exits cleanly, detached,
+# with a readable file.
+start_capture -i "$CAPIF" --hook xdp,tc-ingress,tc-egress -w "$WORK/i.pcapng"
+gen -n 200
+kill -INT "$PS_PID"; kill -INT "$PS_PID"
+wait_capture
+assert_eq 0 "$PS_RC" "double Ctrl-C exits"
+assert_nothing_attached
+tshark_q -r "$WORK/i.pcapng" -c 1 >/dev/null
+ok "double Ctrl-C leaves a readable capture"
+
+# SIGKILL: nothing can run, yet tcx links go with the process.
+start_capture -i "$CAPIF" --hook tc-ingress,tc-egress -w "$WORK/k.pcapng"
+stop_capture KILL
+assert_eq 137 "$PS_RC" "SIGKILL kills"
+assert_nothing_attached
+
+# pcapng to stdout, read by tshark from a pipe.
+: >"$WORK/ps.err"
+in_cap bash -c "'$PKTSAMPLE' -i '$CAPIF' --hook xdp -c 5 -w - 2>'$WORK/ps.err' |
+	tshark -r - -T fields -e frame.interface_description >'$WORK/pipe.txt' 2>'$WORK/pipe.err'" &
+pipe_pid=$!
+PIDS+=("$pipe_pid")
+wait_started "$pipe_pid"
+gen -n 20
+wait "$pipe_pid"
+assert_eq "5 xdp ingress" "$(sort "$WORK/pipe.txt" | uniq -c | sed 's/^ *//')" "-w - | tshark -r - reads 5 packets"
+assert_eq "" "$(grep -v '^Running as user "root"' "$WORK/pipe.err" || true)" "tshark reading the pipe: no complaints"
+
+# Several interfaces: the veth and lo, one IDB per (interface, hook).
+start_capture -i "$CAPIF" -i lo --hook xdp,tc-egress -v -w "$WORK/m.pcapng"
+in_cap ping -q -c 2 -i 0.2 127.0.0.1 >/dev/null
+gen -n 10
+sleep 0.3
+stop_capture INT
+assert_eq 0 "$PS_RC" "two-interface capture exits 0"
+idbs=$(capinfos -M "$WORK/m.pcapng" | sed -n 's/^ *\(Name\|Description\) = //p' | paste -d'|' - - | sort | tr '\n' ' ')
+want=$(printf '%s\n' "$CAPIF|tc egress" "$CAPIF|xdp ingress" "lo|tc egress" "lo|xdp ingress" | sort | tr '\n' ' ')
+assert_eq "$want" "$idbs" "one IDB per interface and hook"
+assert_eq 10 "$(count "$WORK/m.pcapng" "frame.interface_name == \"$CAPIF\" && $GEN")" "veth traffic on its IDB"
+assert_eq 2 "$(count "$WORK/m.pcapng" 'frame.interface_name == "lo" && frame.interface_description == "xdp ingress" && icmp.type == 8')" \
+	"lo traffic on its IDB"
+assert_eq 1 "$(grep -c "multi-program dispatcher is not available" "$WORK/ps.err")" \
+	"-v: the single-program fallback is reported once for two interfaces"
+assert_nothing_attached
+assert_nothing_attached lo
+
+# A second XDP capture on a busy interface fails, and leaves the first alone.
+start_capture -i "$CAPIF" --hook xdp -w "$WORK/first.pcapng"
+first_pid=$PS_PID
+rc=0
+in_cap "$PKTSAMPLE" -i "$CAPIF" --hook xdp,tc-egress -w "$WORK/second.pcapng" 2>"$WORK/second.err" || rc=$?
+assert_eq 1 "$rc" "second XDP capture on the same interface exits 1"
+assert_match "another XDP program is attached" "$(cat "$WORK/second.err")" "and says why"
+xdp_now=$(in_cap ip link show dev "$CAPIF" | grep -c 'prog/xdp' || true)
+assert_eq 1 "$xdp_now" "the first capture's program is still attached"
+gen -n 10
+sleep 0.3
+PS_PID=$first_pid
+stop_capture INT
+assert_eq 10 "$(count "$WORK/first.pcapng" "$GEN")" "the first capture kept capturing"
+assert_nothing_attached
