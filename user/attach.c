@@ -49,22 +49,20 @@ static struct ps_attachment *new_slot(struct ps_attachments *a, int ifindex,
 }
 
 /*
- * libxdp prefers its dispatcher, which needs freplace; where the kernel
- * refuses that (as here), it attaches our program alone. Say so once: it
- * means no other XDP program can share the interface meanwhile.
+ * libxdp prefers its dispatcher, which needs bpffs and freplace; where it
+ * cannot have them (as here) it attaches our program alone, which means no
+ * other XDP program can share the interface while we run.
  */
-static void report_single_prog(struct ps_attachments *a, int ifindex)
+static bool attached_without_dispatcher(int ifindex)
 {
 	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	bool legacy;
 
 	if (libxdp_get_error(mp) || !mp)
-		return;
-	if (xdp_multiprog__is_legacy(mp) && !a->xdp_single_prog_reported) {
-		pr_info("XDP: libxdp's multi-program dispatcher is not available on this kernel; "
-			"attached as a single program (no other XDP program can share the interface)\n");
-		a->xdp_single_prog_reported = true;
-	}
+		return false;
+	legacy = xdp_multiprog__is_legacy(mp);
 	xdp_multiprog__close(mp);
+	return legacy;
 }
 
 int ps_attach_xdp(struct ps_attachments *a, int ifindex, const char *ifname,
@@ -96,7 +94,8 @@ int ps_attach_xdp(struct ps_attachments *a, int ifindex, const char *ifname,
 	att->kind = PS_ATT_XDP;
 	att->xdp_mode = xdp_program__is_attached(a->xdp_prog, ifindex);
 	a->n++;
-	report_single_prog(a, ifindex);
+	if (attached_without_dispatcher(ifindex))
+		a->xdp_single_prog = true;
 	pr_info("xdp: attached to %s (%s mode)\n", ifname,
 		xdp_mode_name(att->xdp_mode));
 	return 0;

@@ -31,7 +31,7 @@ struct ps_attachments {
 	struct xdp_program *xdp_prog; /* shared by every XDP attachment */
 	struct ps_attachment list[PS_MAX_IFACES * 3];
 	int n;
-	bool xdp_single_prog_reported;
+	bool xdp_single_prog; /* libxdp attached without its dispatcher */
 };
 
 int ps_attach_xdp(struct ps_attachments *a, int ifindex, const char *ifname,

@@ -338,6 +338,9 @@ static void announce(const struct capture *cap)
 				strcat(hooks, ",");
 			strcat(hooks, ps_hook_name(h));
 		}
+	if (cap->att.xdp_single_prog)
+		pr_warn("note: libxdp's multi-program dispatcher is not available here; "
+			"XDP attached as a single program (no other XDP program can share the interface)\n");
 	for (int i = 0; i < cap->o->n_ifaces; i++)
 		pr_warn("capturing on %s (%s), snaplen %u\n", cap->o->ifaces[i],
 			hooks, cap->o->snaplen);

@@ -68,8 +68,9 @@ assert_eq "$want" "$idbs" "one IDB per interface and hook"
 assert_eq 10 "$(count "$WORK/m.pcapng" "frame.interface_name == \"$CAPIF\" && $GEN")" "veth traffic on its IDB"
 assert_eq 2 "$(count "$WORK/m.pcapng" 'frame.interface_name == "lo" && frame.interface_description == "xdp ingress" && icmp.type == 8')" \
 	"lo traffic on its IDB"
-assert_eq 1 "$(grep -c "multi-program dispatcher is not available" "$WORK/ps.err")" \
+assert_eq 1 "$(grep -c "XDP attached as a single program" "$WORK/ps.err")" \
 	"-v: the single-program fallback is reported once for two interfaces"
+assert_match "libxdp: " "$(cat "$WORK/ps.err")" "-v shows libxdp's own messages"
 assert_nothing_attached
 assert_nothing_attached lo
 
