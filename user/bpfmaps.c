@@ -23,10 +23,12 @@ static int map_create(enum bpf_map_type type, const char *name,
 		      uint32_t key_size, uint32_t value_size, uint32_t max)
 {
 	int fd = bpf_map_create(type, name, key_size, value_size, max, NULL);
+	int err = -errno; /* before logging can change errno */
 
-	if (fd < 0)
-		pr_err("cannot create BPF map %s: %s\n", name, strerror(errno));
-	return fd < 0 ? -errno : fd;
+	if (fd >= 0)
+		return fd;
+	pr_err("cannot create BPF map %s: %s\n", name, strerror(-err));
+	return err;
 }
 
 int ps_maps_create(struct ps_maps *m)

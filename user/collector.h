@@ -17,6 +17,7 @@ struct perf_buffer;
 
 /* One (interface, hook) pair: one pcapng interface. */
 struct ps_target {
+	const char *ifname;
 	int ifindex;
 	unsigned int hook;
 	uint32_t if_id;   /* pcapng interface id */

@@ -69,11 +69,11 @@ static bool have_privileges(void)
 #undef HAS
 }
 
-static uint64_t realtime_ns(void)
+static uint64_t read_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
@@ -107,8 +107,10 @@ static int output_open(struct output *out, const char *path)
 	/* No O_TRUNC: an existing file is only emptied once capture starts. */
 	out->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (out->fd < 0) {
-		pr_err("cannot write %s: %s\n", path, strerror(errno));
-		return -errno;
+		int err = -errno;
+
+		pr_err("cannot write %s: %s\n", path, strerror(-err));
+		return err;
 	}
 	return 0;
 }
@@ -119,8 +121,10 @@ static int output_start(struct output *out)
 
 	if (out->fd != STDOUT_FILENO && !fstat(out->fd, &st) &&
 	    S_ISREG(st.st_mode) && ftruncate(out->fd, 0)) {
-		pr_err("cannot truncate %s: %s\n", out->path, strerror(errno));
-		return -errno;
+		int err = -errno;
+
+		pr_err("cannot truncate %s: %s\n", out->path, strerror(-err));
+		return err;
 	}
 	out->created = false;
 	return 0;
@@ -165,6 +169,14 @@ static int resolve_ifaces(struct capture *cap)
 	return 0;
 }
 
+static int open_failed(const char *what)
+{
+	int err = errno ? -errno : -EINVAL; /* before logging can change it */
+
+	pr_err("cannot open the %s BPF object: %s\n", what, strerror(-err));
+	return err;
+}
+
 /* Open the BPF objects the chosen hooks need, sharing our maps. */
 static int open_objects(struct capture *cap)
 {
@@ -174,10 +186,8 @@ static int open_objects(struct capture *cap)
 
 	if (o->hooks & (1u << PS_HOOK_XDP)) {
 		cap->xdp = pktsample_xdp__open();
-		if (!cap->xdp) {
-			pr_err("cannot open the XDP BPF object: %s\n", strerror(errno));
-			return -errno;
-		}
+		if (!cap->xdp)
+			return open_failed("XDP");
 		cap->xdp->rodata->snaplen = o->snaplen;
 		err = ps_maps_reuse(&cap->maps, cap->xdp->obj);
 		if (err)
@@ -194,10 +204,8 @@ static int open_objects(struct capture *cap)
 	}
 	if (o->hooks & ((1u << PS_HOOK_TC_INGRESS) | (1u << PS_HOOK_TC_EGRESS))) {
 		cap->tc = pktsample_tc__open();
-		if (!cap->tc) {
-			pr_err("cannot open the TC BPF object: %s\n", strerror(errno));
-			return -errno;
-		}
+		if (!cap->tc)
+			return open_failed("TC");
 		cap->tc->rodata->snaplen = o->snaplen;
 		err = ps_maps_reuse(&cap->maps, cap->tc->obj);
 		if (err)
@@ -219,19 +227,18 @@ static int attach_all(struct capture *cap)
 
 	for (int t = 0; t < cap->n_targets; t++) {
 		struct ps_target *tg = &cap->targets[t];
-		const char *name = o->ifaces[t / __builtin_popcount(o->hooks)];
 		int fd;
 
 		if (stop_requested)
 			return -EINTR;
 		if (tg->hook == PS_HOOK_XDP) {
-			err = ps_attach_xdp(&cap->att, tg->ifindex, name, o->xdp_mode);
+			err = ps_attach_xdp(&cap->att, tg->ifindex, tg->ifname, o->xdp_mode);
 		} else {
 			fd = bpf_program__fd(tg->hook == PS_HOOK_TC_INGRESS ?
 						     cap->tc->progs.pktsample_tc_ingress :
 						     cap->tc->progs.pktsample_tc_egress);
-			err = ps_attach_tc(&cap->att, fd, tg->ifindex, name, tg->hook,
-					   o->tc_mode);
+			err = ps_attach_tc(&cap->att, fd, tg->ifindex, tg->ifname,
+					   tg->hook, o->tc_mode);
 		}
 		if (err)
 			return err;
@@ -256,20 +263,18 @@ static int write_headers(struct capture *cap)
 		struct ps_target *tg = &cap->targets[t];
 		const struct ps_attachment *att = NULL;
 		char comment[96];
-		char name[IF_NAMESIZE] = "?";
 		int id;
 
 		for (int i = 0; i < cap->att.n; i++)
 			if (cap->att.list[i].ifindex == tg->ifindex &&
 			    cap->att.list[i].hook == tg->hook)
 				att = &cap->att.list[i];
-		if_indextoname(tg->ifindex, name);
 		snprintf(comment, sizeof(comment), "pktsample %s hook, attached via %s",
 			 ps_hook_name(tg->hook), att ? ps_attach_kind_name(att) : "?");
 		id = pcapng_write_idb(cap->w, &(struct pcapng_idb){
 			.linktype = PCAPNG_LINKTYPE_ETHERNET,
 			.snaplen = cap->o->snaplen,
-			.name = name,
+			.name = tg->ifname,
 			.description = hook_descriptions[tg->hook],
 			.comment = comment,
 		});
@@ -297,7 +302,8 @@ static int setup(struct capture *cap)
 			if (!(o->hooks & (1u << h)))
 				continue;
 			cap->targets[cap->n_targets++] = (struct ps_target){
-				.ifindex = cap->ifindex[i], .hook = h };
+				.ifname = o->ifaces[i], .ifindex = cap->ifindex[i],
+				.hook = h };
 			err = ps_maps_add_counter(&cap->maps, cap->ifindex[i], h);
 			if (err)
 				return err;
@@ -348,8 +354,9 @@ static void announce(const struct capture *cap)
 
 static int capture_loop(struct capture *cap)
 {
+	/* Monotonic: a wall-clock step must not stretch or cut the capture. */
 	uint64_t deadline = cap->o->duration_ms ?
-		cap->start_ns + cap->o->duration_ms * 1000000ull : 0;
+		read_ns(CLOCK_MONOTONIC) + cap->o->duration_ms * 1000000ull : 0;
 	int err = 0;
 
 	while (!stop_requested && !cap->col->done) {
@@ -358,7 +365,7 @@ static int capture_loop(struct capture *cap)
 			pr_err("capture failed: %s\n", strerror(-err));
 			break;
 		}
-		if (deadline && realtime_ns() >= deadline)
+		if (deadline && read_ns(CLOCK_MONOTONIC) >= deadline)
 			break;
 	}
 	return err;
@@ -373,7 +380,7 @@ static int finish(struct capture *cap, int loop_err)
 	ps_detach_all(&cap->att);
 	if (!abort_requested && !err)
 		err = ps_collector_drain(cap->col);
-	end_ns = realtime_ns();
+	end_ns = read_ns(CLOCK_REALTIME);
 
 	for (int t = 0; t < cap->n_targets; t++) {
 		struct ps_target *tg = &cap->targets[t];
@@ -391,8 +398,7 @@ static int finish(struct capture *cap, int loop_err)
 				.usr_deliv = tg->written,
 			});
 		pr_info("%s %s: seen %llu, emitted %llu, lost %llu, written %llu\n",
-			cap->o->ifaces[t / __builtin_popcount(cap->o->hooks)],
-			ps_hook_name(tg->hook), (unsigned long long)sum.seen,
+			tg->ifname, ps_hook_name(tg->hook), (unsigned long long)sum.seen,
 			(unsigned long long)sum.emitted,
 			(unsigned long long)sum.output_errors,
 			(unsigned long long)tg->written);
@@ -458,7 +464,7 @@ static int run(const struct ps_opts *o)
 		teardown(&cap);
 		return EXIT_RUNTIME;
 	}
-	cap.start_ns = realtime_ns();
+	cap.start_ns = read_ns(CLOCK_REALTIME);
 	announce(&cap);
 	err = finish(&cap, capture_loop(&cap));
 	teardown(&cap);
