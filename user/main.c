@@ -93,7 +93,7 @@ static int output_open(struct output *out, const char *path)
 {
 	struct stat st;
 
-	out->path = path;
+	out->path = strcmp(path, "-") ? path : "stdout";
 	out->created = false;
 	if (!strcmp(path, "-")) {
 		if (isatty(STDOUT_FILENO)) {
@@ -362,7 +362,12 @@ static int capture_loop(struct capture *cap)
 	while (!stop_requested && !cap->col->done) {
 		err = ps_collector_poll(cap->col, POLL_MS);
 		if (err) {
-			pr_err("capture failed: %s\n", strerror(-err));
+			if (cap->col->error)
+				pr_err("cannot write %s: %s\n", cap->out.path,
+				       strerror(-err));
+			else
+				pr_err("reading the perf buffers failed: %s\n",
+				       strerror(-err));
 			break;
 		}
 		if (deadline && read_ns(CLOCK_MONOTONIC) >= deadline)
