@@ -17,6 +17,10 @@ expect_error() {
 }
 
 P=$PKTSAMPLE
+help=$("$P" --help)
+assert_match "^Usage: pktsample -i IFACE" "$help" "--help prints usage on stdout"
+assert_match "--xdp-mode MODE" "$help" "--help lists the options"
+assert_match "^pktsample [0-9]+\.[0-9]+\.[0-9]+ " "$("$P" --version)" "--version"
 expect_error 2 "^pktsample: unknown interface 'nope0'$" "unknown interface" -- \
 	"$P" -i nope0 -w "$WORK/x.pcapng"
 expect_error 2 "^pktsample: unknown option '--frobnicate' \(see --help\)$" "unknown flag" -- \

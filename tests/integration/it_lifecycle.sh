@@ -18,6 +18,17 @@ assert_match "^if=0 ifrecv=[0-9]+ ifdrop=0 usrdeliv=10$" "$("$PCAPCHECK" isb "$W
 	"-c 10: ISB says 10 written"
 assert_nothing_attached
 
+# --xdp-mode skb: generic XDP, and the IDB says how it was attached.
+start_capture -i "$CAPIF" --hook xdp --xdp-mode skb -v -c 5 -w "$WORK/skb.pcapng"
+gen -n 5
+wait_capture
+assert_eq 0 "$PS_RC" "--xdp-mode skb capture exits 0"
+assert_match "xdp: attached to $CAPIF \(skb mode\)" "$(cat "$WORK/ps.err")" "attached in skb mode"
+assert_match "Comment = pktsample xdp hook, attached via skb" "$(capinfos -M "$WORK/skb.pcapng")" \
+	"the IDB comment records the attach mode"
+assert_eq 5 "$(count "$WORK/skb.pcapng" "$GEN")" "skb-mode XDP captures"
+assert_nothing_attached
+
 # --duration: stops by itself.
 start_capture -i "$CAPIF" --duration 1 -w "$WORK/d.pcapng"
 gen -n 10

@@ -6,7 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 
 env_up
-start_capture -i "$CAPIF" --hook xdp -B 4 -w "$WORK/cap.pcapng"
+start_capture -i "$CAPIF" --hook xdp -B 4 -v -w "$WORK/cap.pcapng"
 kill -STOP "$PS_PID"
 in_peer taskset -c 0 "$PSGEN" -i "$PEERIF" -n 2000 -s 64 --rate 50000 >/dev/null
 kill -CONT "$PS_PID"
@@ -32,5 +32,7 @@ assert_eq "$deliv" "$(count "$cap" frame)" "usrdeliv = packets in the file"
 dropsum=$(fields "$cap" frame.drop_count frame.drop_count | awk "{ s += \$1 } END { print s + 0 }")
 assert_eq "$drop" "$dropsum" "the packets' drop counts add up to the loss"
 assert_match "^$drop packets lost in perf buffer$" "$(grep 'lost in perf' "$WORK/ps.err")" "summary: lost"
+assert_match "perf buffer: $drop lost records reported, $drop sequence gaps" "$(cat "$WORK/ps.err")" \
+	"PERF_RECORD_LOST and the sequence gaps agree with the kernel's count"
 assert_match "^$seen packets seen by hooks$" "$(grep 'seen by hooks' "$WORK/ps.err")" "summary: seen"
 assert_nothing_attached
