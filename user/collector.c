@@ -207,10 +207,7 @@ int ps_collector_open(struct ps_collector *c, int events_fd,
 
 static uint64_t now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return (uint64_t)ps_clock_read_ns(CLOCK_MONOTONIC, NULL);
 }
 
 int ps_collector_drain(struct ps_collector *c)

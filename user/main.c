@@ -22,6 +22,7 @@
 #include "attach.h"
 #include "bpfmaps.h"
 #include "cli.h"
+#include "clock.h"
 #include "collector.h"
 #include "log.h"
 #include "pcapng.h"
@@ -71,10 +72,7 @@ static bool have_privileges(void)
 
 static uint64_t read_ns(clockid_t clock)
 {
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return (uint64_t)ps_clock_read_ns(clock, NULL);
 }
 
 static const char *const hook_descriptions[PS_HOOK_MAX] = {
