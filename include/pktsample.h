@@ -65,12 +65,27 @@ _Static_assert(sizeof(struct ps_counter_key) == 8, "ps_counter_key is ABI");
 
 struct ps_counters {
 	__u64 seen;          /* packets the hook ran on */
+	__u64 filtered;      /* did not match the filter expression */
 	__u64 emitted;       /* samples handed to the perf buffer */
 	__u64 output_errors; /* bpf_perf_event_output failed (buffer full) */
 };
-_Static_assert(sizeof(struct ps_counters) == 24, "ps_counters is ABI");
+_Static_assert(sizeof(struct ps_counters) == 32, "ps_counters is ABI");
 
 #define PS_COUNTERS_MAX_ENTRIES 256 /* (interface, hook) pairs */
+
+/*
+ * ELF sections of the hook programs. Not libbpf's "xdp"/"tc": user space
+ * registers its own load handlers for these names, to splice the filter in
+ * (user/splice.h), and libxdp's own "xdp" programs must not meet them.
+ */
+#define PS_SEC_XDP "pktsample/xdp"
+#define PS_SEC_TC "pktsample/tc"
+
+/*
+ * The filter's vlan argument at TC when the skb holds its tag out of band:
+ * bit 32 set, TPID (host order) in bits 16-31, TCI in bits 0-15. 0 = none.
+ */
+#define PS_FILTER_VLAN_PRESENT (1ULL << 32)
 
 /* Return codes the hooks use: observe, never change the packet's fate. */
 #define PS_XDP_VERDICT 2     /* XDP_PASS */

@@ -8,10 +8,12 @@
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
 #include "pktsample.h"
 
-/* Rodata knob, set by the collector between open and load. */
+/* Rodata knobs, set by user space between open and load. */
 const volatile __u32 snaplen = PS_SNAPLEN_MAX;
+const volatile __u32 filter_enabled = 0; /* 0: the filter call is dead code */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -46,11 +48,30 @@ struct ps_pkt {
 };
 
 /*
- * Count the packet and emit metadata + the first min(snaplen, len) bytes.
- * The kernel copies the packet bytes itself (BPF_F_CTXLEN_MASK), including
- * XDP frags and non-linear skb data, so nothing passes through the stack.
+ * The filter placeholder. User space replaces this body with the eBPF
+ * translation of the user's expression at load time (user/splice.c); the
+ * result is what the cBPF program returns: 0 = no match, else the number of
+ * bytes to keep. __noinline keeps it a separate function to replace; the
+ * asm uses every argument, so clang passes them all, and hides the result,
+ * so clang cannot assume it is wire_len.
  */
-static __always_inline void ps_capture(void *ctx, const struct ps_pkt *p)
+static __noinline __u32 pktsample_filter(void *ctx, void *data, void *data_end,
+					 __u32 wire_len, __u64 vlan)
+{
+	__u32 keep = wire_len;
+
+	asm volatile("" : "+r"(keep) : "r"(ctx), "r"(data), "r"(data_end), "r"(vlan));
+	return keep;
+}
+
+/*
+ * Count the packet, run the filter and emit metadata + the first
+ * min(snaplen, len, filter result) bytes. The kernel copies the packet
+ * bytes itself (BPF_F_CTXLEN_MASK), including XDP frags and non-linear skb
+ * data, so nothing passes through the stack.
+ */
+static __always_inline void ps_capture(void *ctx, void *data, void *data_end,
+				       const struct ps_pkt *p)
 {
 	struct ps_counter_key key = { .ifindex = p->ifindex, .hook = p->hook };
 	struct ps_counters *cnt;
@@ -63,11 +84,27 @@ static __always_inline void ps_capture(void *ctx, const struct ps_pkt *p)
 	if (cnt)
 		cnt->seen++;
 
+	cap = p->len < snaplen ? p->len : snaplen;
+	if (filter_enabled) {
+		__u64 vlan = 0;
+		__u32 keep;
+
+		if (p->flags & PS_F_VLAN_OOB)
+			vlan = PS_FILTER_VLAN_PRESENT |
+			       (__u64)bpf_ntohs(p->vlan_proto) << 16 | p->vlan_tci;
+		keep = pktsample_filter(ctx, data, data_end, p->len, vlan);
+		if (!keep) {
+			if (cnt)
+				cnt->filtered++;
+			return;
+		}
+		if (keep < cap)
+			cap = keep;
+	}
+
 	seq = bpf_map_lookup_elem(&cpu_seq, &zero);
 	if (!seq)
 		return;
-
-	cap = p->len < snaplen ? p->len : snaplen;
 	meta.ts_ns = bpf_ktime_get_ns();
 	meta.seq = (*seq)++;
 	meta.ifindex = p->ifindex;

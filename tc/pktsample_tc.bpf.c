@@ -27,17 +27,17 @@ static __always_inline void tc_capture(struct __sk_buff *skb, __u8 hook)
 		p.vlan_tci = skb->vlan_tci;
 		p.vlan_proto = skb->vlan_proto;
 	}
-	ps_capture(skb, &p);
+	ps_capture(skb, (void *)(long)skb->data, (void *)(long)skb->data_end, &p);
 }
 
-SEC("tc")
+SEC(PS_SEC_TC)
 int pktsample_tc_ingress(struct __sk_buff *skb)
 {
 	tc_capture(skb, PS_HOOK_TC_INGRESS);
 	return PS_TC_VERDICT;
 }
 
-SEC("tc")
+SEC(PS_SEC_TC)
 int pktsample_tc_egress(struct __sk_buff *skb)
 {
 	tc_capture(skb, PS_HOOK_TC_EGRESS);

@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 #include "bpfmaps.h"
+#include "splice.h"
 #include "split.h"
 #include "pktsample_tc.skel.h"
 #include "pktsample_xdp.skel.h"
@@ -59,6 +60,7 @@ static void on_lost(void *ctx, int cpu, __u64 n)
 
 static void load(struct fixture *f, uint32_t snaplen, bool with_buffer)
 {
+	assert_int_equal(ps_splice_register(), 0); /* our section names */
 	assert_int_equal(ps_maps_create(&f->maps), 0);
 	for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
 		assert_int_equal(ps_maps_add_counter(&f->maps, LO_IFINDEX, h), 0);

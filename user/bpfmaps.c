@@ -115,6 +115,7 @@ int ps_maps_read_counter(const struct ps_maps *m, uint32_t ifindex,
 	}
 	for (int i = 0; i < m->ncpus; i++) {
 		sum->seen += v[i].seen;
+		sum->filtered += v[i].filtered;
 		sum->emitted += v[i].emitted;
 		sum->output_errors += v[i].output_errors;
 	}

@@ -204,6 +204,22 @@ static int set_tc_mode(struct ps_opts *o, const char *a, char *err, size_t len)
 	return 0;
 }
 
+static int set_filter_file(struct ps_opts *o, const char *a, char *err,
+			   size_t len)
+{
+	if (!*a)
+		return fail(err, len, "empty filter file name");
+	o->filter_file = a;
+	return 0;
+}
+
+static int set_dump(struct ps_opts *o, const char *a, char *e, size_t l)
+{
+	(void)a, (void)e, (void)l;
+	o->dump_filter = true;
+	return 0;
+}
+
 static int set_verbose(struct ps_opts *o, const char *a, char *e, size_t l)
 {
 	(void)a, (void)e, (void)l;
@@ -247,6 +263,12 @@ static const struct cli_opt cli_opts[] = {
 	{ "tc-mode", KEY_TC_MODE, required_argument, "MODE",
 	  "TC attach: tcx, clsact or auto (default auto: tcx, else clsact)",
 	  set_tc_mode },
+	{ "filter-file", 'F', required_argument, "FILE",
+	  "read the filter expression from FILE ('#' starts a comment)",
+	  set_filter_file },
+	{ "dump-filter", 'd', no_argument, NULL,
+	  "print the filter's cBPF and the eBPF it becomes, then exit",
+	  set_dump },
 	{ "verbose", 'v', no_argument, NULL,
 	  "more messages (-vv for libbpf/libxdp debug)", set_verbose },
 	{ "version", KEY_VERSION, no_argument, NULL, "print the version",
@@ -257,8 +279,11 @@ static const struct cli_opt cli_opts[] = {
 
 void ps_cli_usage(FILE *f)
 {
-	fputs("Usage: pktsample -i IFACE [-i IFACE ...] -w FILE [options]\n"
-	      "Capture packets at XDP and TC hooks into annotated pcapng.\n\n",
+	fputs("Usage: pktsample -i IFACE [-i IFACE ...] -w FILE [options] [EXPRESSION]\n"
+	      "       pktsample -d [-s BYTES] EXPRESSION\n"
+	      "Capture packets at XDP and TC hooks into annotated pcapng.\n"
+	      "EXPRESSION is a tcpdump (pcap-filter) expression; it runs inside the\n"
+	      "kernel, so packets that do not match never leave it.\n\n",
 	      f);
 	for (size_t i = 0; i < N_OPTS; i++) {
 		const struct cli_opt *c = &cli_opts[i];
@@ -272,7 +297,9 @@ void ps_cli_usage(FILE *f)
 				 c->arg ? " " : "", c->arg ? c->arg : "");
 		fprintf(f, "  %-26s %s\n", left, c->help);
 	}
-	fputs("\nExit status: 0 done, 1 runtime failure, 2 usage error.\n", f);
+	fputs("\n-d prints libpcap's cBPF (as tcpdump -d does), then the eBPF the\n"
+	      "XDP and TC programs run, in the kernel verifier's notation.\n"
+	      "\nExit status: 0 done, 1 runtime failure, 2 usage error.\n", f);
 }
 
 int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
@@ -326,10 +353,19 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 	}
 	if (o->help || o->version)
 		return 0;
-	if (optind < argc)
+	if (optind < argc) {
+		o->filter_words = &argv[optind];
+		o->n_filter_words = argc - optind;
+	}
+	if (o->filter_file && o->n_filter_words)
 		return fail(err, errlen,
-			    "unexpected argument '%s' (filter expressions are not supported yet)",
+			    "give the filter either as arguments or with -F, not both ('%s')",
 			    argv[optind]);
+	if (o->dump_filter) {
+		if (!o->filter_file && !o->n_filter_words)
+			return fail(err, errlen, "-d needs a filter expression");
+		return 0;
+	}
 	if (!o->n_ifaces)
 		return fail(err, errlen, "no interface: use -i IFACE");
 	if (!o->output)

@@ -36,6 +36,11 @@ struct ps_opts {
 	int verbosity;
 	bool help;
 	bool version;
+	/* Filter: the expression words (tcpdump style) or a file, not both. */
+	char *const *filter_words;
+	int n_filter_words;
+	const char *filter_file;
+	bool dump_filter;       /* -d: print the translation and exit */
 };
 
 /*

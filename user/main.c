@@ -24,9 +24,11 @@
 #include "cli.h"
 #include "clock.h"
 #include "collector.h"
+#include "filter.h"
 #include "log.h"
 #include "pcapng.h"
 #include "pktsample.h"
+#include "splice.h"
 #include "pktsample_tc.skel.h"
 #include "pktsample_xdp.skel.h"
 
@@ -140,6 +142,7 @@ static void output_close(struct output *out)
 
 struct capture {
 	const struct ps_opts *o;
+	const struct ps_filter *filter; /* NULL: capture everything */
 	int ifindex[PS_MAX_IFACES];
 	struct ps_target targets[PS_MAX_IFACES * PS_HOOK_MAX];
 	int n_targets;
@@ -175,7 +178,34 @@ static int open_failed(const char *what)
 	return err;
 }
 
-/* Open the BPF objects the chosen hooks need, sharing our maps. */
+static int load_failed(const struct capture *cap, const char *what, int err)
+{
+	if (cap->filter)
+		pr_err("cannot load the %s programs with this filter: %s; the kernel's verifier "
+		       "rejected it or it is too complex (-v for the verifier log)\n",
+		       what, strerror(-err));
+	else
+		pr_err("cannot load the %s programs: %s (-v for the verifier log)\n",
+		       what, strerror(-err));
+	return err;
+}
+
+/* Filter knob and splice entry for an opened, not yet loaded object. */
+static int prepare_filter(struct capture *cap, struct bpf_object *obj,
+			  volatile const __u32 *enabled_knob, const struct ps_ebpf *body)
+{
+	int err;
+
+	if (!cap->filter)
+		return 0;
+	*(volatile __u32 *)enabled_knob = 1;
+	err = ps_splice_set(obj, body);
+	if (err)
+		pr_err("cannot prepare the filter: %s\n", strerror(-err));
+	return err;
+}
+
+/* Open (and load) the BPF objects the chosen hooks need, sharing our maps. */
 static int open_objects(struct capture *cap)
 {
 	const struct ps_opts *o = cap->o;
@@ -188,8 +218,21 @@ static int open_objects(struct capture *cap)
 			return open_failed("XDP");
 		cap->xdp->rodata->snaplen = o->snaplen;
 		err = ps_maps_reuse(&cap->maps, cap->xdp->obj);
+		if (!err)
+			err = prepare_filter(cap, cap->xdp->obj,
+					     &cap->xdp->rodata->filter_enabled,
+					     cap->filter ? &cap->filter->xdp : NULL);
 		if (err)
 			return err;
+		/* Tell libxdp too: its attach path checks the flag. */
+		bpf_program__set_flags(cap->xdp->progs.pktsample_xdp,
+				       bpf_program__flags(cap->xdp->progs.pktsample_xdp) |
+				       BPF_F_XDP_HAS_FRAGS);
+		/* Load here, not inside libxdp's attach, so a filter the
+		 * verifier refuses is reported as such before any attach. */
+		err = pktsample_xdp__load(cap->xdp);
+		if (err)
+			return load_failed(cap, "XDP", err);
 		xopts.obj = cap->xdp->obj;
 		xopts.prog_name = "pktsample_xdp";
 		cap->att.xdp_prog = xdp_program__create(&xopts);
@@ -206,14 +249,15 @@ static int open_objects(struct capture *cap)
 			return open_failed("TC");
 		cap->tc->rodata->snaplen = o->snaplen;
 		err = ps_maps_reuse(&cap->maps, cap->tc->obj);
+		if (!err)
+			err = prepare_filter(cap, cap->tc->obj,
+					     &cap->tc->rodata->filter_enabled,
+					     cap->filter ? &cap->filter->tc : NULL);
 		if (err)
 			return err;
 		err = pktsample_tc__load(cap->tc);
-		if (err) {
-			pr_err("cannot load the TC programs: %s (-v for the verifier log)\n",
-			       strerror(-err));
-			return err;
-		}
+		if (err)
+			return load_failed(cap, "TC", err);
 	}
 	return 0;
 }
@@ -274,6 +318,7 @@ static int write_headers(struct capture *cap)
 			.snaplen = cap->o->snaplen,
 			.name = tg->ifname,
 			.description = hook_descriptions[tg->hook],
+			.filter = cap->filter ? cap->filter->expr : NULL,
 			.comment = comment,
 		});
 		if (id < 0)
@@ -377,7 +422,7 @@ static int capture_loop(struct capture *cap)
 /* Detach first so the counters stop moving, then drain, then account. */
 static int finish(struct capture *cap, int loop_err)
 {
-	uint64_t seen = 0, lost = 0, end_ns;
+	uint64_t seen = 0, matched = 0, lost = 0, end_ns;
 	int err = loop_err;
 
 	ps_detach_all(&cap->att);
@@ -392,16 +437,20 @@ static int finish(struct capture *cap, int loop_err)
 		if (ps_maps_read_counter(&cap->maps, tg->ifindex, tg->hook, &sum))
 			continue;
 		seen += sum.seen;
+		matched += sum.seen - sum.filtered;
 		lost += sum.output_errors;
 		if (!err)
 			err = pcapng_write_isb(cap->w, &(struct pcapng_isb){
 				.if_id = tg->if_id, .ts_ns = end_ns,
 				.start_ns = cap->start_ns, .end_ns = end_ns,
 				.if_recv = sum.seen, .if_drop = sum.output_errors,
+				.has_filter_accept = cap->filter != NULL,
+				.filter_accept = sum.seen - sum.filtered,
 				.usr_deliv = tg->written,
 			});
-		pr_info("%s %s: seen %llu, emitted %llu, lost %llu, written %llu\n",
+		pr_info("%s %s: seen %llu, filtered out %llu, emitted %llu, lost %llu, written %llu\n",
 			tg->ifname, ps_hook_name(tg->hook), (unsigned long long)sum.seen,
+			(unsigned long long)sum.filtered,
 			(unsigned long long)sum.emitted,
 			(unsigned long long)sum.output_errors,
 			(unsigned long long)tg->written);
@@ -418,10 +467,12 @@ static int finish(struct capture *cap, int loop_err)
 	pr_info("perf buffer: %llu lost records reported, %llu sequence gaps\n",
 		(unsigned long long)ps_collector_lost_total(cap->col),
 		(unsigned long long)cap->col->seq_gaps);
-	fprintf(stderr, "%llu packets captured\n%llu packets seen by hooks\n"
-			"%llu packets lost in perf buffer\n",
-		(unsigned long long)cap->col->written, (unsigned long long)seen,
-		(unsigned long long)lost);
+	fprintf(stderr, "%llu packets captured\n%llu packets seen by hooks\n",
+		(unsigned long long)cap->col->written, (unsigned long long)seen);
+	if (cap->filter)
+		fprintf(stderr, "%llu packets matched the filter\n",
+			(unsigned long long)matched);
+	fprintf(stderr, "%llu packets lost in perf buffer\n", (unsigned long long)lost);
 	return err;
 }
 
@@ -434,15 +485,19 @@ static void teardown(struct capture *cap)
 	if (cap->w)
 		pcapng_writer_free(cap->w);
 	xdp_program__close(cap->att.xdp_prog);
+	if (cap->xdp)
+		ps_splice_forget(cap->xdp->obj);
+	if (cap->tc)
+		ps_splice_forget(cap->tc->obj);
 	pktsample_xdp__destroy(cap->xdp);
 	pktsample_tc__destroy(cap->tc);
 	ps_maps_close(&cap->maps);
 	output_close(&cap->out);
 }
 
-static int run(const struct ps_opts *o)
+static int run(const struct ps_opts *o, const struct ps_filter *filter)
 {
-	struct capture cap = { .o = o, .out = { .fd = -1 } };
+	struct capture cap = { .o = o, .filter = filter, .out = { .fd = -1 } };
 	int err;
 
 	if (resolve_ifaces(&cap))
@@ -460,18 +515,46 @@ static int run(const struct ps_opts *o)
 		return EXIT_RUNTIME;
 	}
 
-	err = setup(&cap);
+	err = ps_splice_register();
+	if (!err)
+		err = setup(&cap);
 	if (err) {
 		if (err == -EINTR)
 			pr_err("interrupted during setup\n");
 		teardown(&cap);
+		ps_splice_unregister();
 		return EXIT_RUNTIME;
 	}
 	cap.start_ns = read_ns(CLOCK_REALTIME);
 	announce(&cap);
 	err = finish(&cap, capture_loop(&cap));
 	teardown(&cap);
+	ps_splice_unregister();
 	return err ? EXIT_RUNTIME : 0;
+}
+
+/* The filter from the arguments or -F, compiled and translated. */
+static int build_filter(const struct ps_opts *o, struct ps_filter *f)
+{
+	char err[512];
+	char *expr;
+	int ret;
+
+	if (o->filter_file) {
+		ret = ps_filter_read_file(o->filter_file, &expr, err, sizeof(err));
+		if (ret) {
+			pr_err("%s\n", err);
+			return ret;
+		}
+	} else {
+		expr = ps_filter_join(o->filter_words, o->n_filter_words);
+		if (!expr)
+			return -ENOMEM;
+	}
+	ret = ps_filter_build(f, expr, o->snaplen, err, sizeof(err));
+	if (ret)
+		pr_err("%s\n", err);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -494,5 +577,22 @@ int main(int argc, char **argv)
 	}
 	ps_log_set_verbosity(o.verbosity);
 	ps_log_hook_libs();
-	return run(&o);
+	if (o.filter_file || o.n_filter_words) {
+		struct ps_filter filter = { 0 };
+		int ret;
+
+		if (build_filter(&o, &filter)) {
+			ps_filter_free(&filter);
+			return EXIT_USAGE;
+		}
+		if (o.dump_filter) {
+			ps_filter_dump(stdout, &filter);
+			ret = fflush(stdout) ? EXIT_RUNTIME : 0;
+		} else {
+			ret = run(&o, &filter);
+		}
+		ps_filter_free(&filter);
+		return ret;
+	}
+	return run(&o, NULL);
 }

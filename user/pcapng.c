@@ -28,6 +28,7 @@
 #define ISB_ENDTIME 3
 #define ISB_IFRECV 4
 #define ISB_IFDROP 5
+#define ISB_FILTERACCEPT 6
 #define ISB_USRDELIV 8
 
 #define DEFAULT_BUF_SIZE (1u << 20)
@@ -316,7 +317,7 @@ int pcapng_write_isb(struct pcapng_writer *w, const struct pcapng_isb *s)
 	struct block b;
 	int err;
 
-	err = reserve(w, 20 + 5 * 12 + 4 + 4);
+	err = reserve(w, 20 + 6 * 12 + 4 + 4);
 	if (err)
 		return err;
 	begin(&b, w, BT_ISB);
@@ -326,6 +327,8 @@ int pcapng_write_isb(struct pcapng_writer *w, const struct pcapng_isb *s)
 	put_opt_ts(w, ISB_ENDTIME, s->end_ns);
 	put_opt_u64(w, ISB_IFRECV, s->if_recv);
 	put_opt_u64(w, ISB_IFDROP, s->if_drop);
+	if (s->has_filter_accept)
+		put_opt_u64(w, ISB_FILTERACCEPT, s->filter_accept);
 	put_opt_u64(w, ISB_USRDELIV, s->usr_deliv);
 	finish(&b, true);
 	return 0;

@@ -68,6 +68,8 @@ struct pcapng_isb {
 	uint64_t end_ns;
 	uint64_t if_recv;
 	uint64_t if_drop;
+	bool has_filter_accept; /* a filter ran: write isb_filteraccept */
+	uint64_t filter_accept;
 	uint64_t usr_deliv;
 };
 

@@ -2,8 +2,12 @@
 /* XDP ingress hook: sample every packet, always pass it on. */
 #include "pktsample_bpf.h"
 
-/* xdp.frags: jumbo frames on veth (MTU 9000) arrive as multi-buffer XDP. */
-SEC("xdp.frags")
+/*
+ * Jumbo frames on veth (MTU 9000) arrive as multi-buffer XDP: user space
+ * loads this with BPF_F_XDP_HAS_FRAGS (the section is ours, see
+ * PS_SEC_XDP, so libbpf's "xdp.frags" cannot set it).
+ */
+SEC(PS_SEC_XDP)
 int pktsample_xdp(struct xdp_md *ctx)
 {
 	struct ps_pkt p = {
@@ -14,7 +18,7 @@ int pktsample_xdp(struct xdp_md *ctx)
 		.hook = PS_HOOK_XDP,
 	};
 
-	ps_capture(ctx, &p);
+	ps_capture(ctx, (void *)(long)ctx->data, (void *)(long)ctx->data_end, &p);
 	return PS_XDP_VERDICT;
 }
 

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pcap/pcap.h>
+#include "cbpf.h"
+
+_Static_assert(sizeof(struct ps_cbpf_insn) == sizeof(struct bpf_insn),
+	       "ps_cbpf_insn mirrors libpcap's bpf_insn");
+
+int ps_cbpf_compile(const char *expr, uint32_t snaplen,
+		    struct ps_cbpf_insn **out, size_t *n, char *err,
+		    size_t errlen)
+{
+	struct bpf_program prog = { 0 };
+	pcap_t *p;
+	int ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	p = pcap_open_dead(DLT_EN10MB, (int)snaplen);
+	if (!p) {
+		snprintf(err, errlen, "libpcap: cannot create a compiler handle");
+		return -ENOMEM;
+	}
+	if (pcap_compile(p, &prog, expr, 1, PCAP_NETMASK_UNKNOWN)) {
+		snprintf(err, errlen, "bad filter expression: %s", pcap_geterr(p));
+		ret = -EINVAL;
+		goto out;
+	}
+	*out = malloc(prog.bf_len * sizeof(**out));
+	if (!*out) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	memcpy(*out, prog.bf_insns, prog.bf_len * sizeof(**out));
+	*n = prog.bf_len;
+out:
+	pcap_freecode(&prog);
+	pcap_close(p);
+	return ret;
+}
+
+void ps_cbpf_dump(FILE *f, const struct ps_cbpf_insn *insns, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s\n", bpf_image((const struct bpf_insn *)&insns[i], (int)i));
+}
+
+uint32_t ps_cbpf_run(const struct ps_cbpf_insn *insns, size_t n,
+		     const uint8_t *pkt, uint32_t len)
+{
+	struct bpf_program prog = { .bf_len = (u_int)n,
+				    .bf_insns = (struct bpf_insn *)insns };
+	struct pcap_pkthdr h = { .caplen = len, .len = len };
+
+	return (uint32_t)pcap_offline_filter(&prog, &h, pkt);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The libpcap front end: a tcpdump expression in, classic BPF out, compiled
+ * for Ethernet exactly as tcpdump would on a capture file. Kept apart from
+ * the kernel headers because libpcap's struct bpf_insn and the kernel's
+ * share a name.
+ */
+#ifndef PS_CBPF_H
+#define PS_CBPF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The layout of both libpcap's struct bpf_insn and the kernel's sock_filter. */
+struct ps_cbpf_insn {
+	uint16_t code;
+	uint8_t jt;
+	uint8_t jf;
+	uint32_t k;
+};
+
+/*
+ * Compile with optimisation for DLT_EN10MB. Returns 0, or -EINVAL with
+ * libpcap's own message in err. *out is malloc'd.
+ */
+int ps_cbpf_compile(const char *expr, uint32_t snaplen,
+		    struct ps_cbpf_insn **out, size_t *n, char *err,
+		    size_t errlen);
+/* One line per instruction, as `tcpdump -d` prints them. */
+void ps_cbpf_dump(FILE *f, const struct ps_cbpf_insn *insns, size_t n);
+/* libpcap's interpreter: what `tcpdump -r` would keep (0 = no match). */
+uint32_t ps_cbpf_run(const struct ps_cbpf_insn *insns, size_t n,
+		     const uint8_t *pkt, uint32_t len);
+
+#endif

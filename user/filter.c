@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "filter.h"
+
+_Static_assert(sizeof(struct ps_cbpf_insn) == sizeof(struct sock_filter),
+	       "ps_cbpf_insn mirrors the kernel's sock_filter");
+
+char *ps_filter_join(char *const *words, int n)
+{
+	size_t len = 1;
+	char *s;
+
+	for (int i = 0; i < n; i++)
+		len += strlen(words[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	*s = '\0';
+	for (int i = 0; i < n; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, words[i]);
+	}
+	return s;
+}
+
+int ps_filter_read_file(const char *path, char **expr, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL, *line = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t got;
+	int ret = 0;
+
+	*expr = NULL;
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot read filter file %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	/* Lines are joined with spaces; '#' starts a comment to end of line. */
+	while ((got = getline(&line, &cap, f)) >= 0) {
+		char *hash = strchr(line, '#');
+		size_t n;
+		char *nb;
+
+		if (hash)
+			*hash = '\0';
+		n = strcspn(line, "\r\n");
+		nb = realloc(buf, len + n + 2);
+		if (!nb) {
+			ret = -ENOMEM;
+			break;
+		}
+		buf = nb;
+		memcpy(buf + len, line, n);
+		len += n;
+		buf[len++] = ' ';
+		buf[len] = '\0';
+	}
+	if (!ret && ferror(f))
+		ret = -EIO;
+	free(line);
+	fclose(f);
+	if (ret) {
+		snprintf(err, errlen, "cannot read filter file %s: %s", path, strerror(-ret));
+		free(buf);
+		return ret;
+	}
+	if (!buf || !buf[strspn(buf, " \t")]) {
+		snprintf(err, errlen, "filter file %s holds no expression", path);
+		free(buf);
+		return -EINVAL;
+	}
+	*expr = buf;
+	return 0;
+}
+
+static bool rejects_everything(const struct ps_cbpf_insn *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (BPF_CLASS(p[i].code) == BPF_RET &&
+		    (BPF_RVAL(p[i].code) != BPF_K || p[i].k))
+			return false;
+	return true;
+}
+
+int ps_filter_build(struct ps_filter *f, char *expr, uint32_t snaplen,
+		    char *err, size_t errlen)
+{
+	char why[256];
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	f->expr = expr;
+	ret = ps_cbpf_compile(expr, snaplen, &f->cbpf, &f->n_cbpf, err, errlen);
+	if (ret)
+		return ret;
+	if (rejects_everything(f->cbpf, f->n_cbpf)) {
+		snprintf(err, errlen, "bad filter expression: it rejects every packet");
+		return -EINVAL;
+	}
+	ret = ps_xlate((const struct sock_filter *)f->cbpf, f->n_cbpf,
+		       PS_XLATE_XDP, &f->xdp, why, sizeof(why));
+	if (!ret)
+		ret = ps_xlate((const struct sock_filter *)f->cbpf, f->n_cbpf,
+			       PS_XLATE_TC, &f->tc, why, sizeof(why));
+	if (ret)
+		snprintf(err, errlen, "filter cannot run in the kernel: %s", why);
+	return ret;
+}
+
+void ps_filter_free(struct ps_filter *f)
+{
+	free(f->expr);
+	free(f->cbpf);
+	ps_ebpf_free(&f->xdp);
+	ps_ebpf_free(&f->tc);
+	memset(f, 0, sizeof(*f));
+}
+
+void ps_filter_dump(FILE *out, const struct ps_filter *f)
+{
+	fprintf(out, "; filter: %s\n; cBPF from libpcap, %zu instructions\n",
+		f->expr, f->n_cbpf);
+	ps_cbpf_dump(out, f->cbpf, f->n_cbpf);
+	fprintf(out, "\n; eBPF for the XDP hook, %zu instructions\n", f->xdp.n);
+	ps_ebpf_dump(out, f->xdp.insns, f->xdp.n);
+	fprintf(out, "\n; eBPF for the TC hooks, %zu instructions "
+		     "(second half: VLAN tag out of band)\n", f->tc.n);
+	ps_ebpf_dump(out, f->tc.insns, f->tc.n);
+}

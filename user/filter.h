@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A capture filter end to end: the expression (from argv or a file), its
+ * cBPF from libpcap and the two eBPF translations (XDP and TC) that get
+ * spliced into the hook programs.
+ */
+#ifndef PS_FILTER_H
+#define PS_FILTER_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "cbpf.h"
+#include "xlate.h"
+
+struct ps_filter {
+	char *expr;
+	struct ps_cbpf_insn *cbpf;
+	size_t n_cbpf;
+	struct ps_ebpf xdp;
+	struct ps_ebpf tc;
+};
+
+/* tcpdump style: the words joined by spaces. NULL if out of memory. */
+char *ps_filter_join(char *const *words, int n);
+/*
+ * Read an expression file as tcpdump -F does, dropping '#' comments.
+ * Returns 0 or -errno with a one-line reason in err.
+ */
+int ps_filter_read_file(const char *path, char **expr, char *err, size_t errlen);
+/*
+ * Compile and translate. Takes ownership of expr. Returns 0, or -errno with
+ * a one-line reason in err (libpcap's message for a syntax error).
+ */
+int ps_filter_build(struct ps_filter *f, char *expr, uint32_t snaplen,
+		    char *err, size_t errlen);
+void ps_filter_free(struct ps_filter *f);
+/* The -d listing: the cBPF, then the eBPF for each hook type. */
+void ps_filter_dump(FILE *out, const struct ps_filter *f);
+
+#endif

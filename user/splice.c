@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+#include "pktsample.h"
+#include "splice.h"
+
+#define MAX_OBJECTS 8
+
+struct entry {
+	struct bpf_object *obj;
+	const struct ps_ebpf *body;
+	struct ps_prog_image img[4]; /* what the kernel was given, per program */
+	int n_img;
+};
+
+static struct entry entries[MAX_OBJECTS];
+static int handler_ids[2];
+
+static bool is_call_like(const struct bpf_insn *in)
+{
+	return (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL) ||
+	       (in->code == (BPF_LD | BPF_IMM | BPF_DW) && in->src_reg == BPF_PSEUDO_FUNC);
+}
+
+static __u32 *rec_off(void *recs, __u32 rec_size, __u32 i)
+{
+	/* insn_off is the first field of both bpf_func_info and bpf_line_info */
+	return (__u32 *)((char *)recs + (size_t)i * rec_size);
+}
+
+void ps_prog_image_free(struct ps_prog_image *img)
+{
+	free(img->insns);
+	free(img->func_info);
+	free(img->line_info);
+	memset(img, 0, sizeof(*img));
+}
+
+int ps_splice_func(const struct ps_prog_image *in, __u32 func,
+		   const struct bpf_insn *body, size_t nbody,
+		   struct ps_prog_image *out)
+{
+	size_t start, end, n;
+	long delta;
+	__u32 li = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (func >= in->func_info_cnt || !nbody)
+		return -EINVAL;
+	start = *rec_off(in->func_info, in->func_info_rec_size, func);
+	end = func + 1 < in->func_info_cnt ?
+		*rec_off(in->func_info, in->func_info_rec_size, func + 1) : in->n;
+	if (start >= end || end > in->n)
+		return -EINVAL;
+	delta = (long)nbody - (long)(end - start);
+	n = in->n + delta;
+
+	out->insns = calloc(n, sizeof(*out->insns));
+	out->func_info = malloc((size_t)in->func_info_cnt * in->func_info_rec_size);
+	out->line_info = malloc((size_t)in->line_info_cnt * in->line_info_rec_size + 1);
+	if (!out->insns || !out->func_info || !out->line_info) {
+		ps_prog_image_free(out);
+		return -ENOMEM;
+	}
+	out->n = n;
+	memcpy(out->insns, in->insns, start * sizeof(*in->insns));
+	memcpy(out->insns + start, body, nbody * sizeof(*body));
+	memcpy(out->insns + start + nbody, in->insns + end,
+	       (in->n - end) * sizeof(*in->insns));
+
+	/* Calls from outside the function to anywhere but inside it. */
+	for (size_t oi = 0; oi < in->n; oi++) {
+		const struct bpf_insn *o = &in->insns[oi];
+		size_t ni, target;
+
+		if (oi >= start && oi < end)
+			continue;
+		if (!is_call_like(o))
+			continue;
+		ni = oi < start ? oi : oi + delta;
+		target = oi + 1 + o->imm;
+		if (target > start && target < end) {
+			ps_prog_image_free(out);
+			return -EINVAL; /* a call into the middle: not a function */
+		}
+		if (target >= end)
+			target += delta;
+		out->insns[ni].imm = (__s32)((long)target - (long)ni - 1);
+	}
+
+	out->func_info_cnt = in->func_info_cnt;
+	out->func_info_rec_size = in->func_info_rec_size;
+	memcpy(out->func_info, in->func_info,
+	       (size_t)in->func_info_cnt * in->func_info_rec_size);
+	for (__u32 i = func + 1; i < in->func_info_cnt; i++)
+		*rec_off(out->func_info, out->func_info_rec_size, i) += delta;
+
+	/* Line info: keep the function's first line (the verifier wants one
+	 * at every function start), drop the rest of the old body. */
+	out->line_info_rec_size = in->line_info_rec_size;
+	for (__u32 i = 0; i < in->line_info_cnt; i++) {
+		__u32 off = *rec_off(in->line_info, in->line_info_rec_size, i);
+
+		if (off > start && off < end)
+			continue;
+		memcpy(rec_off(out->line_info, out->line_info_rec_size, li),
+		       rec_off(in->line_info, in->line_info_rec_size, i),
+		       in->line_info_rec_size);
+		if (off >= end)
+			*rec_off(out->line_info, out->line_info_rec_size, li) += delta;
+		li++;
+	}
+	out->line_info_cnt = li;
+	return 0;
+}
+
+static struct entry *find_entry(const struct bpf_program *prog)
+{
+	for (int i = 0; i < MAX_OBJECTS; i++) {
+		struct bpf_program *p;
+
+		if (!entries[i].obj)
+			continue;
+		bpf_object__for_each_program(p, entries[i].obj)
+			if (p == prog)
+				return &entries[i];
+	}
+	return NULL;
+}
+
+static int find_filter_func(const struct btf *btf, const struct ps_prog_image *img)
+{
+	for (__u32 i = 0; i < img->func_info_cnt; i++) {
+		const struct bpf_func_info *fi =
+			(const void *)rec_off(img->func_info, img->func_info_rec_size, i);
+		const struct btf_type *t = btf__type_by_id(btf, fi->type_id);
+
+		if (t && !strcmp(btf__name_by_offset(btf, t->name_off), PS_FILTER_FUNC))
+			return (int)i;
+	}
+	return -ENOENT;
+}
+
+static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opts,
+			long cookie)
+{
+	struct entry *e;
+	struct ps_prog_image in, *out;
+	const struct btf *btf;
+	int func, err;
+
+	(void)cookie;
+	/* Jumbo frames on veth reach XDP as multi-buffer packets. */
+	if (bpf_program__type(prog) == BPF_PROG_TYPE_XDP)
+		opts->prog_flags |= BPF_F_XDP_HAS_FRAGS;
+
+	e = find_entry(prog);
+	if (!e || !e->body)
+		return 0;
+	btf = bpf_object__btf(e->obj);
+	if (!btf || !opts->func_info || !opts->func_info_cnt) {
+		pr_err("cannot splice the filter into %s: the object has no BTF function info\n",
+		       bpf_program__name(prog));
+		return -ENOTSUP;
+	}
+	if (e->n_img == (int)(sizeof(e->img) / sizeof(e->img[0])))
+		return -ENOSPC;
+	in = (struct ps_prog_image){
+		.insns = (struct bpf_insn *)bpf_program__insns(prog),
+		.n = bpf_program__insn_cnt(prog),
+		.func_info = (void *)opts->func_info,
+		.func_info_cnt = opts->func_info_cnt,
+		.func_info_rec_size = opts->func_info_rec_size,
+		.line_info = (void *)opts->line_info,
+		.line_info_cnt = opts->line_info_cnt,
+		.line_info_rec_size = opts->line_info_rec_size,
+	};
+	func = find_filter_func(btf, &in);
+	if (func < 0) {
+		pr_err("cannot splice the filter into %s: no %s() in it\n",
+		       bpf_program__name(prog), PS_FILTER_FUNC);
+		return func;
+	}
+	out = &e->img[e->n_img];
+	err = ps_splice_func(&in, func, e->body->insns, e->body->n, out);
+	if (!err)
+		err = bpf_program__set_insns(prog, out->insns, out->n);
+	if (err) {
+		pr_err("cannot splice the filter into %s: %s\n",
+		       bpf_program__name(prog), strerror(-err));
+		ps_prog_image_free(out);
+		return err;
+	}
+	e->n_img++;
+	/* The kernel reads these during the load, so they live in the entry. */
+	opts->func_info = out->func_info;
+	opts->line_info = out->line_info;
+	opts->line_info_cnt = out->line_info_cnt;
+	pr_debug("spliced %zu-insn filter into %s (%zu -> %zu insns)\n",
+		 e->body->n, bpf_program__name(prog), in.n, out->n);
+	return 0;
+}
+
+int ps_splice_register(void)
+{
+	static const struct { const char *sec; enum bpf_prog_type type;
+			      enum bpf_attach_type attach; } secs[2] = {
+		{ PS_SEC_XDP, BPF_PROG_TYPE_XDP, BPF_XDP },
+		{ PS_SEC_TC, BPF_PROG_TYPE_SCHED_CLS, 0 },
+	};
+	LIBBPF_OPTS(libbpf_prog_handler_opts, hopts,
+		    .prog_prepare_load_fn = prepare_load);
+
+	for (int i = 0; i < 2; i++) {
+		int id;
+
+		if (handler_ids[i] > 0)
+			continue;
+		id = libbpf_register_prog_handler(secs[i].sec, secs[i].type,
+						  secs[i].attach, &hopts);
+		if (id < 0) {
+			pr_err("cannot register the %s program handler: %s\n",
+			       secs[i].sec, strerror(-id));
+			ps_splice_unregister();
+			return id;
+		}
+		handler_ids[i] = id;
+	}
+	return 0;
+}
+
+void ps_splice_unregister(void)
+{
+	for (int i = 0; i < 2; i++) {
+		if (handler_ids[i] > 0)
+			libbpf_unregister_prog_handler(handler_ids[i]);
+		handler_ids[i] = 0;
+	}
+}
+
+int ps_splice_set(struct bpf_object *obj, const struct ps_ebpf *body)
+{
+	for (int i = 0; i < MAX_OBJECTS; i++)
+		if (!entries[i].obj) {
+			entries[i].obj = obj;
+			entries[i].body = body;
+			return 0;
+		}
+	return -ENOSPC;
+}
+
+void ps_splice_forget(struct bpf_object *obj)
+{
+	for (int i = 0; obj && i < MAX_OBJECTS; i++) {
+		if (entries[i].obj != obj)
+			continue;
+		for (int j = 0; j < entries[i].n_img; j++)
+			ps_prog_image_free(&entries[i].img[j]);
+		memset(&entries[i], 0, sizeof(entries[i]));
+	}
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Splicing a translated filter into the loaded programs. The BPF programs
+ * call a `static __noinline` placeholder, pktsample_filter(); at load time
+ * a libbpf prog_prepare_load_fn replaces its body (found through func_info
+ * and BTF names), fixes the pseudo calls whose targets moved and shifts
+ * func_info/line_info to match.
+ *
+ * The handlers are registered for the programs' own section names, never
+ * plain "xdp": libxdp loads its dispatcher in the same process. They must
+ * be registered before any pktsample skeleton is opened.
+ */
+#ifndef PS_SPLICE_H
+#define PS_SPLICE_H
+
+#include <stddef.h>
+#include <linux/bpf.h>
+#include "xlate.h"
+
+struct bpf_object;
+
+#define PS_FILTER_FUNC "pktsample_filter"
+
+int ps_splice_register(void);
+void ps_splice_unregister(void);
+
+/*
+ * Splice body into obj's placeholder when obj is loaded. body must stay
+ * valid until then; ps_splice_forget() drops the entry (call it before
+ * destroying obj).
+ */
+int ps_splice_set(struct bpf_object *obj, const struct ps_ebpf *body);
+void ps_splice_forget(struct bpf_object *obj);
+
+/* The pure part, exposed for tests. Records are rec_size bytes each. */
+struct ps_prog_image {
+	struct bpf_insn *insns;
+	size_t n;
+	void *func_info;      /* struct bpf_func_info records */
+	__u32 func_info_cnt;
+	__u32 func_info_rec_size;
+	void *line_info;      /* struct bpf_line_info records */
+	__u32 line_info_cnt;
+	__u32 line_info_rec_size;
+};
+
+/*
+ * Replace function number func (an index into func_info) with body. out
+ * gets freshly allocated insns/func_info/line_info (free with
+ * ps_prog_image_free). Returns 0 or -errno.
+ */
+int ps_splice_func(const struct ps_prog_image *in, __u32 func,
+		   const struct bpf_insn *body, size_t nbody,
+		   struct ps_prog_image *out);
+void ps_prog_image_free(struct ps_prog_image *img);
+
+#endif
