@@ -119,7 +119,9 @@ static void rejects_bad_input(void **state)
 		BAD("bad --tc-mode 'x'", "-i", "a", "-w", "f", "--tc-mode", "x"),
 		BAD("given twice", "-i", "a", "-i", "a", "-w", "f"),
 		BAD("empty interface", "-i", "", "-w", "f"),
-		BAD("unexpected argument 'tcp'", "-i", "a", "-w", "f", "tcp"),
+		BAD("either as arguments or with -F", "-i", "a", "-w", "f", "-F", "x", "tcp"),
+		BAD("-d needs a filter expression", "-d"),
+		BAD("empty filter file", "-i", "a", "-w", "f", "-F", ""),
 	};
 
 	(void)state;
@@ -132,6 +134,33 @@ static void rejects_bad_input(void **state)
 			fail_msg("case %zu: got %d '%s', want '%s'", i, r, err,
 				 cases[i].expect);
 	}
+}
+
+static void filter_words_and_dump(void **state)
+{
+	struct ps_opts o;
+	char err[256];
+
+	(void)state;
+	/* tcpdump style: the words after the options are the expression,
+	 * wherever the options are */
+	assert_int_equal(PARSE(&o, err, "-i", "a", "tcp", "port", "443", "-w", "f"), 0);
+	assert_int_equal(o.n_filter_words, 3);
+	assert_string_equal(o.filter_words[0], "tcp");
+	assert_string_equal(o.filter_words[2], "443");
+	assert_null(o.filter_file);
+	assert_false(o.dump_filter);
+
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "-F", "expr.txt"), 0);
+	assert_string_equal(o.filter_file, "expr.txt");
+	assert_int_equal(o.n_filter_words, 0);
+
+	/* -d needs neither an interface nor an output */
+	assert_int_equal(PARSE(&o, err, "-d", "vlan 100 and udp"), 0);
+	assert_true(o.dump_filter);
+	assert_int_equal(o.n_filter_words, 1);
+	assert_int_equal(PARSE(&o, err, "-d", "-F", "expr.txt"), 0);
+	assert_true(o.dump_filter);
 }
 
 static void parses_are_independent(void **state)
@@ -207,6 +236,7 @@ int main(void)
 		cmocka_unit_test(snaplen_zero_means_max),
 		cmocka_unit_test(help_and_version_need_nothing_else),
 		cmocka_unit_test(rejects_bad_input),
+		cmocka_unit_test(filter_words_and_dump),
 		cmocka_unit_test(parses_are_independent),
 		cmocka_unit_test(hook_lists),
 		cmocka_unit_test(durations),

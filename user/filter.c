@@ -70,7 +70,21 @@ int ps_filter_read_file(const char *path, char **expr, char *err, size_t errlen)
 		free(buf);
 		return ret;
 	}
-	if (!buf || !buf[strspn(buf, " \t")]) {
+	if (buf) { /* one line, single spaces: it goes into if_filter */
+		char *w = buf;
+
+		for (char *r = buf; *r; r++) {
+			bool space = *r == ' ' || *r == '\t';
+
+			if (space && (w == buf || w[-1] == ' '))
+				continue;
+			*w++ = space ? ' ' : *r;
+		}
+		if (w > buf && w[-1] == ' ')
+			w--;
+		*w = '\0';
+	}
+	if (!buf || !*buf) {
 		snprintf(err, errlen, "filter file %s holds no expression", path);
 		free(buf);
 		return -EINVAL;
