@@ -162,7 +162,9 @@ int main(int argc, char **argv)
 
 	for (int r = 0; r < ROUNDS; r++)
 		for (int i = 0; i < n; i++) {
-			struct xdp_md xctx = { .ingress_ifindex = LO_IFINDEX };
+			/* data_end: the linear part (the whole frame, as on veth) */
+			struct xdp_md xctx = { .ingress_ifindex = LO_IFINDEX,
+					       .data_end = FRAME };
 			LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frames[c[i].kind],
 				    .data_size_in = FRAME, .repeat = REPEAT);
 

@@ -22,6 +22,7 @@
 
 #define LO_IFINDEX 1
 #define MAX_RECORDS 64
+#define XDP_LINEAR_MAX 3000 /* fits the test run's page with head- and tailroom */
 
 struct record {
 	int cpu;
@@ -131,7 +132,9 @@ static int prog_fd(struct fixture *f, enum prog p)
 static uint32_t run(struct fixture *f, enum prog p, const uint8_t *pkt,
 		    uint32_t len, int repeat)
 {
-	struct xdp_md xctx = { .ingress_ifindex = LO_IFINDEX, .rx_queue_index = 0 };
+	/* data_end sets the linear part; the rest goes into frags */
+	struct xdp_md xctx = { .ingress_ifindex = LO_IFINDEX, .rx_queue_index = 0,
+			       .data_end = len < XDP_LINEAR_MAX ? len : XDP_LINEAR_MAX };
 	DECLARE_LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt,
 			    .data_size_in = len, .repeat = repeat);
 

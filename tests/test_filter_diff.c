@@ -6,9 +6,13 @@
  * hand-built frames and seeded random mutations of them. A frame must leave
  * the kernel exactly when pcap_offline_filter() keeps it. Needs root.
  *
- * Three views are checked: XDP (tags in the bytes, frags for big frames),
- * TC with the tag in the bytes, and TC with the tag out of band (the stack's
- * view at ingress), made by the test program tc_vlan_oob.
+ * Four views are checked: XDP with the frame linear (up to a page; bigger
+ * frames go on in frags), XDP with the frame split at a random point into a
+ * linear part and frags (loads straddle the split and go through
+ * bpf_xdp_load_bytes), TC with the tag in the bytes, and TC with the tag out
+ * of band (the stack's view at ingress), made by the test program
+ * tc_vlan_oob. BPF_PROG_TEST_RUN takes the XDP linear length from the
+ * context's data_end.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -32,6 +36,7 @@
 #define LO_IFINDEX 1
 #define MAX_PKT 9100
 #define TC_MAX_LEN 3000 /* skb test runs are limited to about a page */
+#define XDP_LINEAR_MAX 3000 /* the linear part must fit the run's page */
 #define N_BASE 240
 #define N_MUTANTS 360
 
@@ -288,8 +293,8 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	r->n++;
 }
 
-enum view { V_XDP, V_TC, V_TC_OOB, N_VIEWS };
-static const char *const view_names[N_VIEWS] = { "xdp", "tc", "tc-vlan-oob" };
+enum view { V_XDP, V_XDP_SPLIT, V_TC, V_TC_OOB, N_VIEWS };
+static const char *const view_names[N_VIEWS] = { "xdp", "xdp-split", "tc", "tc-vlan-oob" };
 
 static bool has_outer_tag(const struct pkt *p)
 {
@@ -341,7 +346,7 @@ static void differential(void **state)
 		if (pktsample_xdp__load(xdp) || tc_vlan_oob__load(tc))
 			fail_msg("'%s' does not load (run with PS_VERBOSE=2 for the verifier log)",
 				 expressions[e]);
-		fds[V_XDP] = bpf_program__fd(xdp->progs.pktsample_xdp);
+		fds[V_XDP] = fds[V_XDP_SPLIT] = bpf_program__fd(xdp->progs.pktsample_xdp);
 		fds[V_TC] = bpf_program__fd(tc->progs.pktsample_tc_ingress);
 		fds[V_TC_OOB] = bpf_program__fd(tc->progs.tc_vlan_oob);
 
@@ -354,18 +359,22 @@ static void differential(void **state)
 			matches += want != 0;
 			for (int v = 0; v < N_VIEWS; v++) {
 				struct xdp_md xctx = { .ingress_ifindex = LO_IFINDEX };
+				uint32_t linear = p->len < XDP_LINEAR_MAX ? p->len : XDP_LINEAR_MAX;
 				LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = p->b,
 					    .data_size_in = p->len);
 				uint32_t skb_len = p->len;
 
-				if (v != V_XDP && p->len > TC_MAX_LEN)
+				if (v >= V_TC && p->len > TC_MAX_LEN)
 					continue;
 				if (v == V_TC_OOB) {
 					if (!has_outer_tag(p))
 						continue;
 					skb_len -= 4;
 				}
-				if (v == V_XDP) {
+				if (v == V_XDP || v == V_XDP_SPLIT) {
+					/* split: a seeded point inside the frame */
+					xctx.data_end = v == V_XDP ? linear :
+						(uint32_t)((i * 2654435761u) % (linear + 1));
 					opts.ctx_in = &xctx;
 					opts.ctx_size_in = sizeof(xctx);
 				}
@@ -373,7 +382,7 @@ static void differential(void **state)
 				if (bpf_prog_test_run_opts(fds[v], &opts)) {
 					/* The kernel's skb test harness refuses frames
 					 * whose IP header is cut short; XDP still runs them. */
-					if (v != V_XDP && errno == EINVAL && p->len < 64) {
+					if (v >= V_TC && errno == EINVAL && p->len < 64) {
 						refused++;
 						continue;
 					}
@@ -397,10 +406,12 @@ static void differential(void **state)
 		tc_vlan_oob__destroy(tc);
 		ps_filter_free(&f);
 	}
-	printf("filter differential: %zu expressions x %zu frames; runs: xdp %llu, tc %llu, "
+	printf("filter differential: %zu expressions x %zu frames; runs: xdp linear %llu, "
+	       "xdp split into frags %llu, tc %llu, "
 	       "tc with tag out of band %llu (%llu truncated frames refused by the skb test harness); "
 	       "%llu expected matches; %llu mismatches\n",
 	       N_EXPR, n_corpus, (unsigned long long)runs[V_XDP],
+	       (unsigned long long)runs[V_XDP_SPLIT],
 	       (unsigned long long)runs[V_TC], (unsigned long long)runs[V_TC_OOB],
 	       (unsigned long long)refused, (unsigned long long)matches, (unsigned long long)mismatches);
 	perf_buffer__free(pb);
