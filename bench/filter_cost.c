@@ -104,7 +104,7 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	struct ps_maps maps = { .events_fd = -1, .counters_fd = -1, .cpu_seq_fd = -1 };
+	struct ps_maps maps = { .events_fd = -1, .counters_fd = -1, .cpu_seq_fd = -1, .sampler_fd = -1 };
 	struct contender c[N_CASES * 2 * 2];
 	struct pktsample_xdp *xdp[N_CASES] = { 0 };
 	struct pktsample_tc *tc[N_CASES] = { 0 };

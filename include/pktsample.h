@@ -21,6 +21,7 @@ enum ps_hook {
 
 /* ps_meta.flags */
 #define PS_F_VLAN_OOB (1U << 0) /* skb carries a VLAN tag out of band (TC) */
+#define PS_F_CLOCK_FALLBACK (1U << 1) /* clock mode: taken because the CPU's clock missed its tick */
 
 /*
  * One perf sample is this struct followed by cap_len packet bytes, appended
@@ -63,15 +64,54 @@ struct ps_counter_key {
 };
 _Static_assert(sizeof(struct ps_counter_key) == 8, "ps_counter_key is ABI");
 
+/*
+ * Every packet a hook sees ends in exactly one of the last five stages:
+ * seen = filtered + sampled_out + rate_limited + emitted + output_errors.
+ */
 struct ps_counters {
 	__u64 seen;          /* packets the hook ran on */
 	__u64 filtered;      /* did not match the filter expression */
+	__u64 sampled_out;   /* matched, not chosen by the sampler */
+	__u64 rate_limited;  /* chosen, over the --max-rate budget */
 	__u64 emitted;       /* samples handed to the perf buffer */
 	__u64 output_errors; /* bpf_perf_event_output failed (buffer full) */
 };
-_Static_assert(sizeof(struct ps_counters) == 32, "ps_counters is ABI");
+_Static_assert(sizeof(struct ps_counters) == 48, "ps_counters is ABI");
 
 #define PS_COUNTERS_MAX_ENTRIES 256 /* (interface, hook) pairs */
+
+/* How packets are chosen, after the filter (rodata sample_mode). */
+enum ps_sample_mode {
+	PS_SAMPLE_ALL = 0,    /* every matching packet */
+	PS_SAMPLE_RANDOM = 1, /* each with probability 1/N */
+	PS_SAMPLE_COUNT = 2,  /* every Nth per CPU */
+	PS_SAMPLE_FLOW = 3,   /* all packets of 1 in N flows (symmetric 5-tuple hash) */
+	PS_SAMPLE_CLOCK = 4,  /* the first packet after each clock tick, per CPU */
+};
+
+/*
+ * Per-CPU sampler state (a PERCPU_ARRAY of one entry, shared by the hook
+ * programs and the clock tick program).
+ */
+struct ps_sampler {
+	__u64 count;         /* count mode: packets since the last one chosen */
+	__u64 credit_ns;     /* rate cap: token bucket credit, in ns */
+	__u64 refill_ns;     /* rate cap: when credit was last added */
+	__u64 armed;         /* clock mode: a tick is waiting for a packet */
+	__u64 ticks;         /* clock mode: ticks seen on this CPU */
+	__u64 last_tick_ns;  /* clock mode: bpf_ktime_get_ns() of the last tick */
+	__u64 enabled_ns;    /* clock mode: the perf event's enabled time ... */
+	__u64 running_ns;    /* ... and running time, at the last tick */
+	/* Clock mode's schedule. A tick at least half an interval after the
+	 * last sampled slot arms a sample and becomes the slot; a CPU whose
+	 * clock does not tick on time has a packet 1.5 intervals after the
+	 * slot taken instead, and the slot moves on by one interval. */
+	__u64 slot_ns;       /* the time the last sample stands for */
+	__u64 fallback_at_ns; /* when the last fallback sample was taken */
+	__u64 fallbacks;     /* samples taken by the fallback */
+	__u64 pad;
+};
+_Static_assert(sizeof(struct ps_sampler) == 96, "ps_sampler is ABI");
 
 /*
  * ELF sections of the hook programs. Not libbpf's "xdp"/"tc": user space

@@ -9,11 +9,20 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include <linux/bpf_perf_event.h>
+#include <stdbool.h>
 #include "pktsample.h"
 
 /* Rodata knobs, set by user space between open and load. */
 const volatile __u32 snaplen = PS_SNAPLEN_MAX;
 const volatile __u32 filter_enabled = 0; /* 0: the filter call is dead code */
+const volatile __u32 sample_mode = PS_SAMPLE_ALL;  /* enum ps_sample_mode */
+const volatile __u32 sample_threshold = 0; /* random, flow: keep if hash < this (2^32/N) */
+const volatile __u64 sample_every = 1;     /* count: keep every Nth */
+const volatile __u32 flow_seed = 0;        /* flow: varies which flows are chosen */
+const volatile __u64 sample_interval_ns = 0; /* clock: the tick period */
+const volatile __u64 rate_cost_ns = 0;     /* rate cap: 1e9 / max rate; 0 = no cap */
+const volatile __u64 rate_burst_ns = 0;    /* rate cap: bucket size, in ns of credit */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -35,6 +44,13 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } cpu_seq SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ps_sampler);
+} sampler SEC(".maps");
 
 struct ps_pkt {
 	__u32 ifindex;
@@ -64,6 +80,228 @@ static __noinline __u32 pktsample_filter(void *ctx, void *data, void *data_end,
 	return keep;
 }
 
+/* ---- flow hash: symmetric, VLAN-aware, the same at XDP and TC ---- */
+
+#define PS_FLOW_HDR 128 /* header bytes copied for parsing */
+
+static __always_inline __u32 ps_rol32(__u32 x, int r)
+{
+	return (x << r) | (x >> (32 - r));
+}
+
+/* MurmurHash3's block and final mix: cheap, and good enough to pick flows. */
+static __always_inline __u32 ps_mix(__u32 h, __u32 v)
+{
+	v *= 0xcc9e2d51;
+	v = ps_rol32(v, 15);
+	v *= 0x1b873593;
+	h ^= v;
+	h = ps_rol32(h, 13);
+	return h * 5 + 0xe6546b64;
+}
+
+static __always_inline __u32 ps_fmix(__u32 h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6b;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35;
+	return h ^ (h >> 16);
+}
+
+/* Indices are masked so the verifier sees every read inside b[]. */
+#define PS_B(b, i) ((__u32)(b)[(i) & (PS_FLOW_HDR - 1)])
+#define PS_GET16(b, i) (PS_B(b, i) << 8 | PS_B(b, (i) + 1))
+#define PS_GET32(b, i) (PS_GET16(b, i) << 16 | PS_GET16(b, (i) + 2))
+
+/*
+ * Hash of the flow a packet belongs to, equal for both directions: each
+ * endpoint (address, port) is hashed alone, and the two are combined in
+ * sorted order with the protocol and the outer VLAN id. Ports count for
+ * TCP, UDP and SCTP outside fragments; other protocols hash by addresses,
+ * non-IP frames by MAC addresses and EtherType. Parsed from a copy of the
+ * first bytes, so frags and non-linear skbs are read the same way.
+ */
+static __always_inline __u32 ps_flow_hash(void *ctx, const struct ps_pkt *p)
+{
+	__u8 b[PS_FLOW_HDR + 4];
+	__u64 n = p->len; /* 64-bit: the verifier tracks bounds across its copies */
+	__u32 l3 = 14, l4 = 0, proto, ipproto = 0, vid = 0;
+	__u32 ea, eb, sport = 0, dport = 0, lo, hi, h;
+	bool have_vid = false;
+	long err;
+
+	__builtin_memset(b, 0, sizeof(b));
+	if (n > PS_FLOW_HDR)
+		n = PS_FLOW_HDR;
+	if (n < 14)
+		return ps_fmix(flow_seed);
+	/* The same n, rebuilt so the verifier sees 1..128 in the register the
+	 * helper gets (clang may check bounds on a copy); the barrier keeps
+	 * clang from folding it away. */
+	barrier_var(n);
+	n = ((n - 1) & (PS_FLOW_HDR - 1)) + 1;
+	if (p->hook == PS_HOOK_XDP)
+		err = bpf_xdp_load_bytes(ctx, 0, b, n);
+	else
+		err = bpf_skb_load_bytes(ctx, 0, b, n);
+	if (err)
+		return ps_fmix(flow_seed);
+
+	if (p->flags & PS_F_VLAN_OOB) { /* the outer tag, at TC */
+		vid = p->vlan_tci & 0xfff;
+		have_vid = true;
+	}
+	proto = PS_GET16(b, 12);
+#pragma unroll
+	for (int i = 0; i < 2; i++) {
+		if (proto != 0x8100 && proto != 0x88a8)
+			break;
+		if (!have_vid) {
+			vid = PS_GET16(b, l3) & 0xfff;
+			have_vid = true;
+		}
+		proto = PS_GET16(b, l3 + 2);
+		l3 += 4;
+	}
+	if (proto == 0x0800) {
+		ipproto = PS_B(b, l3 + 9);
+		ea = PS_GET32(b, l3 + 12);
+		eb = PS_GET32(b, l3 + 16);
+		if (!(PS_GET16(b, l3 + 6) & 0x3fff)) /* not a fragment */
+			l4 = l3 + (PS_B(b, l3) & 0xf) * 4;
+	} else if (proto == 0x86dd) {
+		ipproto = PS_B(b, l3 + 6);
+		ea = PS_GET32(b, l3 + 8) ^ PS_GET32(b, l3 + 12) ^
+		     PS_GET32(b, l3 + 16) ^ PS_GET32(b, l3 + 20);
+		eb = PS_GET32(b, l3 + 24) ^ PS_GET32(b, l3 + 28) ^
+		     PS_GET32(b, l3 + 32) ^ PS_GET32(b, l3 + 36);
+		l4 = l3 + 40;
+#pragma unroll
+		for (int i = 0; i < 3; i++) { /* hop-by-hop, routing, destination */
+			if (ipproto != 0 && ipproto != 43 && ipproto != 60)
+				break;
+			if (l4 + 2 > n) {
+				l4 = 0;
+				break;
+			}
+			ipproto = PS_B(b, l4);
+			l4 += (PS_B(b, l4 + 1) + 1) * 8;
+		}
+		if (ipproto == 44) /* fragment header: no ports */
+			l4 = 0;
+	} else {
+		ipproto = proto << 8;
+		ea = PS_GET32(b, 6) ^ PS_GET16(b, 10);
+		eb = PS_GET32(b, 0) ^ PS_GET16(b, 4);
+	}
+	if (l4 && l4 + 4 <= n &&
+	    (ipproto == 6 || ipproto == 17 || ipproto == 132)) {
+		sport = PS_GET16(b, l4);
+		dport = PS_GET16(b, l4 + 2);
+	}
+	ea = ps_mix(ps_mix(0, ea), sport);
+	eb = ps_mix(ps_mix(0, eb), dport);
+	lo = ea < eb ? ea : eb;
+	hi = ea < eb ? eb : ea;
+	h = ps_mix(ps_mix(ps_mix(flow_seed, lo), hi), ipproto << 12 | vid);
+	return ps_fmix(h);
+}
+
+/*
+ * The sampler: true if this matching packet is chosen. All state is
+ * per CPU, so no atomics; the hooks of one CPU never run concurrently.
+ */
+static __always_inline bool ps_sample(void *ctx, const struct ps_pkt *p,
+				      struct ps_sampler *s, __u8 *flags)
+{
+	__u64 now, due;
+
+	switch (sample_mode) {
+	case PS_SAMPLE_RANDOM:
+		return bpf_get_prandom_u32() < sample_threshold;
+	case PS_SAMPLE_COUNT:
+		if (++s->count < sample_every)
+			return false;
+		s->count = 0;
+		return true;
+	case PS_SAMPLE_FLOW:
+		return ps_flow_hash(ctx, p) < sample_threshold;
+	case PS_SAMPLE_CLOCK:
+		if (s->armed) {
+			s->armed = 0;
+			return true;
+		}
+		/*
+		 * Some CPUs' clocks do not tick on time (measured here: the
+		 * second vCPU ticks a third as often as asked, even when
+		 * busy). Half an interval past a missed tick, take this
+		 * packet instead, keeping the cadence of the missed ticks.
+		 */
+		now = bpf_ktime_get_ns();
+		due = s->slot_ns + sample_interval_ns;
+		if (now < due + sample_interval_ns / 2)
+			return false;
+		s->slot_ns = now - due < sample_interval_ns ? due :
+			     now - sample_interval_ns / 2; /* after a gap: resync */
+		s->fallback_at_ns = now;
+		s->fallbacks++;
+		*flags |= PS_F_CLOCK_FALLBACK;
+		return true;
+	default:
+		return true;
+	}
+}
+
+/* Token bucket, in nanoseconds of credit: one packet costs rate_cost_ns. */
+static __always_inline bool ps_rate_ok(struct ps_sampler *s)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u64 credit = s->credit_ns + (now - s->refill_ns);
+
+	if (credit > rate_burst_ns)
+		credit = rate_burst_ns;
+	s->refill_ns = now;
+	if (credit < rate_cost_ns) {
+		s->credit_ns = credit;
+		return false;
+	}
+	s->credit_ns = credit - rate_cost_ns;
+	return true;
+}
+
+/*
+ * Clock-driven sampling: a software CPU-clock perf event per CPU runs this
+ * every interval; it arms a token that the next packet on that CPU takes.
+ * The event's enabled/running times are kept so a multiplexed or stalled
+ * clock shows up in the statistics instead of silently thinning samples.
+ */
+SEC("perf_event")
+int pktsample_tick(struct bpf_perf_event_data *ctx)
+{
+	struct bpf_perf_event_value v;
+	struct ps_sampler *s;
+	__u32 zero = 0;
+	__u64 now;
+
+	s = bpf_map_lookup_elem(&sampler, &zero);
+	if (!s)
+		return 0;
+	now = bpf_ktime_get_ns();
+	s->ticks++;
+	s->last_tick_ns = now;
+	/* A tick whose interval the fallback already sampled arms nothing. */
+	if (now - s->slot_ns >= sample_interval_ns / 2) {
+		s->armed = 1;
+		s->slot_ns = now;
+	}
+	if (!bpf_perf_prog_read_value(ctx, &v, sizeof(v))) {
+		s->enabled_ns = v.enabled;
+		s->running_ns = v.running;
+	}
+	return 0;
+}
+
 /*
  * Count the packet, run the filter and emit metadata + the first
  * min(snaplen, len, filter result) bytes. The kernel copies the packet
@@ -77,6 +315,7 @@ static __always_inline void ps_capture(void *ctx, void *data, void *data_end,
 	struct ps_counters *cnt;
 	struct ps_meta meta = {};
 	__u32 zero = 0, cap;
+	__u8 flags;
 	__u64 *seq;
 	long err;
 
@@ -85,6 +324,7 @@ static __always_inline void ps_capture(void *ctx, void *data, void *data_end,
 		cnt->seen++;
 
 	cap = p->len < snaplen ? p->len : snaplen;
+	flags = p->flags;
 	if (filter_enabled) {
 		__u64 vlan = 0;
 		__u32 keep;
@@ -101,6 +341,22 @@ static __always_inline void ps_capture(void *ctx, void *data, void *data_end,
 		if (keep < cap)
 			cap = keep;
 	}
+	if (sample_mode != PS_SAMPLE_ALL || rate_cost_ns) {
+		struct ps_sampler *s = bpf_map_lookup_elem(&sampler, &zero);
+
+		if (!s)
+			return;
+		if (!ps_sample(ctx, p, s, &flags)) {
+			if (cnt)
+				cnt->sampled_out++;
+			return;
+		}
+		if (rate_cost_ns && !ps_rate_ok(s)) {
+			if (cnt)
+				cnt->rate_limited++;
+			return;
+		}
+	}
 
 	seq = bpf_map_lookup_elem(&cpu_seq, &zero);
 	if (!seq)
@@ -115,7 +371,7 @@ static __always_inline void ps_capture(void *ctx, void *data, void *data_end,
 	meta.cpu = bpf_get_smp_processor_id();
 	meta.version = PS_META_VERSION;
 	meta.hook = p->hook;
-	meta.flags = p->flags;
+	meta.flags = flags;
 	meta.vlan_tci = p->vlan_tci;
 	meta.vlan_proto = p->vlan_proto;
 

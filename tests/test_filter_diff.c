@@ -313,7 +313,7 @@ static void dump_packet(const struct pkt *p)
 
 static void differential(void **state)
 {
-	struct ps_maps maps = { .events_fd = -1, .counters_fd = -1, .cpu_seq_fd = -1 };
+	struct ps_maps maps = { .events_fd = -1, .counters_fd = -1, .cpu_seq_fd = -1, .sampler_fd = -1 };
 	struct records rec = { 0 };
 	struct perf_buffer *pb;
 	uint64_t runs[N_VIEWS] = { 0 }, matches = 0, mismatches = 0, refused = 0;

@@ -10,7 +10,7 @@
 
 void ps_maps_close(struct ps_maps *m)
 {
-	int *fds[] = { &m->events_fd, &m->counters_fd, &m->cpu_seq_fd };
+	int *fds[] = { &m->events_fd, &m->counters_fd, &m->cpu_seq_fd, &m->sampler_fd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)
@@ -33,7 +33,7 @@ static int map_create(enum bpf_map_type type, const char *name,
 
 int ps_maps_create(struct ps_maps *m)
 {
-	m->events_fd = m->counters_fd = m->cpu_seq_fd = -1;
+	m->events_fd = m->counters_fd = m->cpu_seq_fd = m->sampler_fd = -1;
 	m->ncpus = libbpf_num_possible_cpus();
 	if (m->ncpus <= 0) {
 		pr_err("cannot count possible CPUs: %s\n", strerror(-m->ncpus));
@@ -47,10 +47,13 @@ int ps_maps_create(struct ps_maps *m)
 				    PS_COUNTERS_MAX_ENTRIES);
 	m->cpu_seq_fd = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "cpu_seq",
 				   sizeof(uint32_t), sizeof(uint64_t), 1);
-	if (m->events_fd < 0 || m->counters_fd < 0 || m->cpu_seq_fd < 0) {
-		int err = m->events_fd < 0	 ? m->events_fd :
+	m->sampler_fd = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sampler",
+				   sizeof(uint32_t), sizeof(struct ps_sampler), 1);
+	if (m->events_fd < 0 || m->counters_fd < 0 || m->cpu_seq_fd < 0 ||
+	    m->sampler_fd < 0) {
+		int err = m->events_fd < 0 ? m->events_fd :
 			  m->counters_fd < 0 ? m->counters_fd :
-						 m->cpu_seq_fd;
+			  m->cpu_seq_fd < 0 ? m->cpu_seq_fd : m->sampler_fd;
 		ps_maps_close(m);
 		return err;
 	}
@@ -59,8 +62,8 @@ int ps_maps_create(struct ps_maps *m)
 
 int ps_maps_reuse(const struct ps_maps *m, struct bpf_object *obj)
 {
-	static const char *const names[] = { "events", "counters", "cpu_seq" };
-	const int fds[] = { m->events_fd, m->counters_fd, m->cpu_seq_fd };
+	static const char *const names[] = { "events", "counters", "cpu_seq", "sampler" };
+	const int fds[] = { m->events_fd, m->counters_fd, m->cpu_seq_fd, m->sampler_fd };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		struct bpf_map *map = bpf_object__find_map_by_name(obj, names[i]);
@@ -116,10 +119,21 @@ int ps_maps_read_counter(const struct ps_maps *m, uint32_t ifindex,
 	for (int i = 0; i < m->ncpus; i++) {
 		sum->seen += v[i].seen;
 		sum->filtered += v[i].filtered;
+		sum->sampled_out += v[i].sampled_out;
+		sum->rate_limited += v[i].rate_limited;
 		sum->emitted += v[i].emitted;
 		sum->output_errors += v[i].output_errors;
 	}
 out:
 	free(v);
 	return err;
+}
+
+int ps_maps_read_sampler(const struct ps_maps *m, struct ps_sampler *per_cpu)
+{
+	uint32_t zero = 0;
+
+	if (bpf_map_lookup_elem(m->sampler_fd, &zero, per_cpu))
+		return -errno;
+	return 0;
 }

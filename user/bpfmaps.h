@@ -16,6 +16,7 @@ struct ps_maps {
 	int events_fd;   /* PERF_EVENT_ARRAY, one slot per possible CPU */
 	int counters_fd; /* PERCPU_HASH ps_counter_key -> ps_counters */
 	int cpu_seq_fd;  /* PERCPU_ARRAY of one u64 */
+	int sampler_fd;  /* PERCPU_ARRAY of one struct ps_sampler */
 	int ncpus;       /* possible CPUs */
 };
 
@@ -29,5 +30,8 @@ int ps_maps_add_counter(const struct ps_maps *m, uint32_t ifindex,
 /* Sum one entry's counters over all CPUs. */
 int ps_maps_read_counter(const struct ps_maps *m, uint32_t ifindex,
 			 unsigned int hook, struct ps_counters *sum);
+
+/* The sampler state of every possible CPU (per_cpu has ncpus entries). */
+int ps_maps_read_sampler(const struct ps_maps *m, struct ps_sampler *per_cpu);
 
 #endif

@@ -220,6 +220,79 @@ static int set_dump(struct ps_opts *o, const char *a, char *e, size_t l)
 	return 0;
 }
 
+/*
+ * --sample, --sample-flows and --sample-interval exclude each other;
+ * --sample-mode count turns --sample's random choice into every Nth, once
+ * parsing is done (the options may come in any order).
+ */
+static int set_sampling(struct ps_opts *o, unsigned int mode, char *err,
+			size_t len)
+{
+	static const char *const opt[] = {
+		[PS_SAMPLE_RANDOM] = "--sample", [PS_SAMPLE_FLOW] = "--sample-flows",
+		[PS_SAMPLE_CLOCK] = "--sample-interval",
+	};
+
+	if (o->sample_mode != PS_SAMPLE_ALL && o->sample_mode != mode)
+		return fail(err, len, "%s and %s exclude each other: choose one way to sample",
+			    opt[o->sample_mode], opt[mode]);
+	o->sample_mode = mode;
+	return 0;
+}
+
+static int set_sample(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (ps_parse_u64(a, 1, UINT32_MAX, &o->sample_n))
+		return fail(err, len, "bad --sample '%s': use N from 1 to %u (1 in N packets)",
+			    a, UINT32_MAX);
+	return set_sampling(o, PS_SAMPLE_RANDOM, err, len);
+}
+
+static int set_sample_mode(struct ps_opts *o, const char *a, char *err,
+			   size_t len)
+{
+	if (strcmp(a, "random") && strcmp(a, "count"))
+		return fail(err, len, "bad --sample-mode '%s': use random or count", a);
+	o->sample_mode_given = true;
+	o->sample_count = !strcmp(a, "count");
+	return 0;
+}
+
+static int set_sample_flows(struct ps_opts *o, const char *a, char *err,
+			    size_t len)
+{
+	if (ps_parse_u64(a, 1, UINT32_MAX, &o->sample_n))
+		return fail(err, len, "bad --sample-flows '%s': use N from 1 to %u (1 in N flows)",
+			    a, UINT32_MAX);
+	return set_sampling(o, PS_SAMPLE_FLOW, err, len);
+}
+
+static int set_sample_interval(struct ps_opts *o, const char *a, char *err,
+			       size_t len)
+{
+	if (ps_parse_duration_ms(a, &o->sample_interval_ms) ||
+	    o->sample_interval_ms > 3600000)
+		return fail(err, len,
+			    "bad --sample-interval '%s': use 1ms to 1h, e.g. 10ms",
+			    a);
+	return set_sampling(o, PS_SAMPLE_CLOCK, err, len);
+}
+
+static int set_max_rate(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (ps_parse_u64(a, 1, PS_MAX_RATE, &o->max_rate))
+		return fail(err, len, "bad --max-rate '%s': use 1 to %llu packets/s per CPU",
+			    a, PS_MAX_RATE);
+	return 0;
+}
+
+static int set_stats(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (ps_parse_duration_ms(a, &o->stats_ms) || o->stats_ms < 100)
+		return fail(err, len, "bad --stats '%s': use 100ms or more, e.g. 1s", a);
+	return 0;
+}
+
 static int set_verbose(struct ps_opts *o, const char *a, char *e, size_t l)
 {
 	(void)a, (void)e, (void)l;
@@ -241,7 +314,9 @@ static int set_help(struct ps_opts *o, const char *a, char *e, size_t l)
 	return 0;
 }
 
-enum { KEY_HOOK = 256, KEY_DURATION, KEY_XDP_MODE, KEY_TC_MODE, KEY_VERSION };
+enum { KEY_HOOK = 256, KEY_DURATION, KEY_XDP_MODE, KEY_TC_MODE, KEY_VERSION,
+       KEY_SAMPLE, KEY_SAMPLE_MODE, KEY_SAMPLE_FLOWS, KEY_SAMPLE_INTERVAL,
+       KEY_MAX_RATE, KEY_STATS };
 
 static const struct cli_opt cli_opts[] = {
 	{ "iface", 'i', required_argument, "IFACE",
@@ -269,6 +344,20 @@ static const struct cli_opt cli_opts[] = {
 	{ "dump-filter", 'd', no_argument, NULL,
 	  "print the filter's cBPF and the eBPF it becomes, then exit",
 	  set_dump },
+	{ "sample", KEY_SAMPLE, required_argument, "N",
+	  "keep 1 in N matching packets (random, per CPU)", set_sample },
+	{ "sample-mode", KEY_SAMPLE_MODE, required_argument, "MODE",
+	  "with --sample: random (default) or count (every Nth per CPU)",
+	  set_sample_mode },
+	{ "sample-flows", KEY_SAMPLE_FLOWS, required_argument, "N",
+	  "keep every packet of 1 in N flows, both directions", set_sample_flows },
+	{ "sample-interval", KEY_SAMPLE_INTERVAL, required_argument, "TIME",
+	  "keep one packet per CPU every TIME (>= 1ms), clock-driven",
+	  set_sample_interval },
+	{ "max-rate", KEY_MAX_RATE, required_argument, "PPS",
+	  "at most PPS packets/s per CPU leave the kernel", set_max_rate },
+	{ "stats", KEY_STATS, required_argument, "TIME",
+	  "print a line of counters to stderr every TIME", set_stats },
 	{ "verbose", 'v', no_argument, NULL,
 	  "more messages (-vv for libbpf/libxdp debug)", set_verbose },
 	{ "version", KEY_VERSION, no_argument, NULL, "print the version",
@@ -357,6 +446,10 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 		o->filter_words = &argv[optind];
 		o->n_filter_words = argc - optind;
 	}
+	if (o->sample_mode_given && o->sample_mode != PS_SAMPLE_RANDOM)
+		return fail(err, errlen, "--sample-mode needs --sample N");
+	if (o->sample_mode == PS_SAMPLE_RANDOM && o->sample_count)
+		o->sample_mode = PS_SAMPLE_COUNT;
 	if (o->filter_file && o->n_filter_words)
 		return fail(err, errlen,
 			    "give the filter either as arguments or with -F, not both ('%s')",

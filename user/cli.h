@@ -20,6 +20,8 @@
 #define PS_HOOKS_DEFAULT ((1u << 0) | (1u << 2)) /* xdp, tc-egress */
 
 enum ps_xdp_mode { PS_XDP_AUTO, PS_XDP_NATIVE, PS_XDP_SKB };
+/* The user's sampling choice; values are enum ps_sample_mode's. */
+#define PS_MAX_RATE 1000000000ull /* pps: 1 ns of budget per packet */
 enum ps_tc_mode { PS_TC_AUTO, PS_TC_TCX, PS_TC_CLSACT };
 
 struct ps_opts {
@@ -41,6 +43,14 @@ struct ps_opts {
 	int n_filter_words;
 	const char *filter_file;
 	bool dump_filter;       /* -d: print the translation and exit */
+	/* Sampling, after the filter: at most one of the three modes. */
+	unsigned int sample_mode; /* enum ps_sample_mode */
+	uint64_t sample_n;      /* random, count, flow: 1 in N */
+	uint64_t sample_interval_ms; /* clock */
+	bool sample_mode_given; /* --sample-mode was used */
+	bool sample_count;      /* --sample-mode count */
+	uint64_t max_rate;      /* packets/s per CPU; 0 = no cap */
+	uint64_t stats_ms;      /* --stats period; 0 = off */
 };
 
 /*

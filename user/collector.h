@@ -47,6 +47,7 @@ struct ps_collector {
 	int error;            /* first writer error */
 	bool done;            /* limit reached or error */
 	uint64_t last_drain_ns;
+	char tag[96];         /* appended to every packet comment (sampling) */
 	uint8_t frame[PS_SNAPLEN_MAX + 4]; /* frame with its VLAN tag restored */
 };
 

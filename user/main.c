@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -28,6 +29,7 @@
 #include "log.h"
 #include "pcapng.h"
 #include "pktsample.h"
+#include "sampling.h"
 #include "splice.h"
 #include "pktsample_tc.skel.h"
 #include "pktsample_xdp.skel.h"
@@ -153,8 +155,21 @@ struct capture {
 	struct output out;
 	struct pcapng_writer *w;
 	struct ps_collector *col;
+	struct ps_sampling smp;
+	struct ps_ticker ticker; /* clock-driven sampling */
 	uint64_t start_ns;
 };
+
+/* The sampling rodata, identical in both skeletons' rodata structs. */
+#define SET_SAMPLING_RODATA(rodata, smp) do {			\
+	(rodata)->sample_mode = (smp)->bpf_mode;		\
+	(rodata)->sample_threshold = (smp)->threshold;		\
+	(rodata)->sample_every = (smp)->n ? (smp)->n : 1;	\
+	(rodata)->flow_seed = (smp)->seed;			\
+	(rodata)->sample_interval_ns = (smp)->interval_ns;	\
+	(rodata)->rate_cost_ns = (smp)->cost_ns;		\
+	(rodata)->rate_burst_ns = (smp)->burst_ns;		\
+} while (0)
 
 static int resolve_ifaces(struct capture *cap)
 {
@@ -217,6 +232,10 @@ static int open_objects(struct capture *cap)
 		if (!cap->xdp)
 			return open_failed("XDP");
 		cap->xdp->rodata->snaplen = o->snaplen;
+		SET_SAMPLING_RODATA(cap->xdp->rodata, &cap->smp);
+		/* One clock program is enough: XDP's, or TC's if no XDP. */
+		bpf_program__set_autoload(cap->xdp->progs.pktsample_tick,
+					  cap->smp.mode == PS_SAMPLE_CLOCK);
 		err = ps_maps_reuse(&cap->maps, cap->xdp->obj);
 		if (!err)
 			err = prepare_filter(cap, cap->xdp->obj,
@@ -248,6 +267,9 @@ static int open_objects(struct capture *cap)
 		if (!cap->tc)
 			return open_failed("TC");
 		cap->tc->rodata->snaplen = o->snaplen;
+		SET_SAMPLING_RODATA(cap->tc->rodata, &cap->smp);
+		bpf_program__set_autoload(cap->tc->progs.pktsample_tick,
+					  cap->smp.mode == PS_SAMPLE_CLOCK && !cap->xdp);
 		err = ps_maps_reuse(&cap->maps, cap->tc->obj);
 		if (!err)
 			err = prepare_filter(cap, cap->tc->obj,
@@ -304,15 +326,18 @@ static int write_headers(struct capture *cap)
 	for (int t = 0; !err && t < cap->n_targets; t++) {
 		struct ps_target *tg = &cap->targets[t];
 		const struct ps_attachment *att = NULL;
-		char comment[96];
+		char comment[320], how[200];
 		int id;
 
 		for (int i = 0; i < cap->att.n; i++)
 			if (cap->att.list[i].ifindex == tg->ifindex &&
 			    cap->att.list[i].hook == tg->hook)
 				att = &cap->att.list[i];
-		snprintf(comment, sizeof(comment), "pktsample %s hook, attached via %s",
-			 ps_hook_name(tg->hook), att ? ps_attach_kind_name(att) : "?");
+		ps_sampling_describe(&cap->smp, how, sizeof(how));
+		snprintf(comment, sizeof(comment), "pktsample %s hook, attached via %s%s%s",
+			 ps_hook_name(tg->hook), att ? ps_attach_kind_name(att) : "?",
+			 ps_sampling_active(&cap->smp) ? "; " : "",
+			 ps_sampling_active(&cap->smp) ? how : "");
 		id = pcapng_write_idb(cap->w, &(struct pcapng_idb){
 			.linktype = PCAPNG_LINKTYPE_ETHERNET,
 			.snaplen = cap->o->snaplen,
@@ -337,6 +362,7 @@ static int setup(struct capture *cap)
 	int err;
 
 	cap->maps.events_fd = cap->maps.counters_fd = cap->maps.cpu_seq_fd = -1;
+	cap->maps.sampler_fd = -1;
 	err = ps_maps_create(&cap->maps);
 	if (err)
 		return err;
@@ -361,6 +387,7 @@ static int setup(struct capture *cap)
 				cap->maps.ncpus, o->snaplen, o->count);
 	if (err)
 		return err;
+	ps_sampling_tag(&cap->smp, cap->col->tag, sizeof(cap->col->tag));
 	/* Buffers first: a sample emitted before they exist would be lost. */
 	err = ps_collector_open(cap->col, cap->maps.events_fd, o->buffer_kib);
 	if (err)
@@ -371,6 +398,13 @@ static int setup(struct capture *cap)
 	err = attach_all(cap);
 	if (err)
 		return err;
+	if (cap->smp.mode == PS_SAMPLE_CLOCK) {
+		err = ps_ticker_start(&cap->ticker, cap->xdp ? cap->xdp->progs.pktsample_tick :
+							       cap->tc->progs.pktsample_tick,
+				      cap->smp.interval_ns);
+		if (err)
+			return err;
+	}
 	err = output_start(&cap->out);
 	if (err)
 		return err;
@@ -390,9 +424,63 @@ static void announce(const struct capture *cap)
 	if (cap->att.xdp_single_prog)
 		pr_warn("note: libxdp's multi-program dispatcher is not available here; "
 			"XDP attached as a single program (no other XDP program can share the interface)\n");
+	if (ps_sampling_active(&cap->smp)) {
+		char how[200];
+
+		ps_sampling_describe(&cap->smp, how, sizeof(how));
+		pr_warn("%s\n", how);
+	}
 	for (int i = 0; i < cap->o->n_ifaces; i++)
 		pr_warn("capturing on %s (%s), snaplen %u\n", cap->o->ifaces[i],
 			hooks, cap->o->snaplen);
+}
+
+/* Counters summed over every (interface, hook) we attached. */
+struct totals {
+	struct ps_counters c;
+	uint64_t written;
+};
+
+static void sum_counters(const struct capture *cap, struct totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < cap->n_targets; i++) {
+		struct ps_counters c;
+
+		if (ps_maps_read_counter(&cap->maps, cap->targets[i].ifindex,
+					 cap->targets[i].hook, &c))
+			continue;
+		t->c.seen += c.seen;
+		t->c.filtered += c.filtered;
+		t->c.sampled_out += c.sampled_out;
+		t->c.rate_limited += c.rate_limited;
+		t->c.emitted += c.emitted;
+		t->c.output_errors += c.output_errors;
+	}
+	t->written = cap->col->written;
+}
+
+/* --stats: one line per period, and the rate of writes over it. */
+static void print_stats(const struct capture *cap, struct totals *prev,
+			uint64_t elapsed_ns)
+{
+	struct totals t;
+	uint64_t est;
+
+	sum_counters(cap, &t);
+	est = ps_sampling_estimate(&cap->smp, t.c.emitted + t.c.output_errors);
+	fprintf(stderr, "stats: seen %llu matched %llu sampled %llu written %llu lost %llu "
+			"rate %.0f/s",
+		(unsigned long long)t.c.seen,
+		(unsigned long long)(t.c.seen - t.c.filtered),
+		(unsigned long long)(t.c.emitted + t.c.output_errors),
+		(unsigned long long)t.written,
+		(unsigned long long)t.c.output_errors,
+		elapsed_ns ? (t.written - prev->written) * 1e9 / elapsed_ns : 0.0);
+	if (ps_sampling_active(&cap->smp) && est)
+		fprintf(stderr, " est-total %llu", (unsigned long long)est);
+	fputc('\n', stderr);
+	*prev = t;
 }
 
 static int capture_loop(struct capture *cap)
@@ -400,6 +488,8 @@ static int capture_loop(struct capture *cap)
 	/* Monotonic: a wall-clock step must not stretch or cut the capture. */
 	uint64_t deadline = cap->o->duration_ms ?
 		read_ns(CLOCK_MONOTONIC) + cap->o->duration_ms * 1000000ull : 0;
+	uint64_t period = cap->o->stats_ms * 1000000ull, last = read_ns(CLOCK_MONOTONIC);
+	struct totals prev = { 0 };
 	int err = 0;
 
 	while (!stop_requested && !cap->col->done) {
@@ -413,6 +503,12 @@ static int capture_loop(struct capture *cap)
 				       strerror(-err));
 			break;
 		}
+		if (period && read_ns(CLOCK_MONOTONIC) - last >= period) {
+			uint64_t now = read_ns(CLOCK_MONOTONIC);
+
+			print_stats(cap, &prev, now - last);
+			last = now;
+		}
 		if (deadline && read_ns(CLOCK_MONOTONIC) >= deadline)
 			break;
 	}
@@ -420,40 +516,82 @@ static int capture_loop(struct capture *cap)
 }
 
 /* Detach first so the counters stop moving, then drain, then account. */
+/*
+ * Clock-driven sampling: which CPUs' clocks ticked, and whether the event
+ * ran all the time it was enabled (a multiplexed or stalled clock thins
+ * samples; say so rather than let the rate look wrong).
+ */
+static void report_clock(const struct capture *cap)
+{
+	struct ps_sampler *per_cpu = calloc(cap->maps.ncpus, sizeof(*per_cpu));
+
+	if (!per_cpu || ps_maps_read_sampler(&cap->maps, per_cpu)) {
+		free(per_cpu);
+		return;
+	}
+	for (int i = 0; i < cap->ticker.n; i++) {
+		const struct ps_sampler *s = &per_cpu[cap->ticker.cpu[i]];
+		double running = s->enabled_ns ? 100.0 * s->running_ns / s->enabled_ns : 0;
+
+		if (running && running < 99.0)
+			pr_warn("clock sampling: CPU %d's clock ran %.1f%% of the time it was enabled "
+				"(multiplexed)\n", cap->ticker.cpu[i], running);
+		if (s->fallbacks)
+			pr_warn("clock sampling: CPU %d's clock ticked %llu times, late or not at all "
+				"for %llu samples, taken in place of the missed ticks\n",
+				cap->ticker.cpu[i], (unsigned long long)s->ticks,
+				(unsigned long long)s->fallbacks);
+		pr_info("clock sampling: CPU %d: %llu ticks, running %.1f%% of enabled, "
+			"%llu fallback samples\n", cap->ticker.cpu[i],
+			(unsigned long long)s->ticks, running,
+			(unsigned long long)s->fallbacks);
+	}
+	free(per_cpu);
+}
+
+/* Detach first so the counters stop moving, then drain, then account. */
 static int finish(struct capture *cap, int loop_err)
 {
-	uint64_t seen = 0, matched = 0, lost = 0, end_ns;
+	struct totals all = { 0 };
+	uint64_t end_ns, est;
 	int err = loop_err;
 
 	ps_detach_all(&cap->att);
+	if (cap->smp.mode == PS_SAMPLE_CLOCK)
+		report_clock(cap);
+	ps_ticker_stop(&cap->ticker);
 	if (!abort_requested && !err)
 		err = ps_collector_drain(cap->col);
 	end_ns = read_ns(CLOCK_REALTIME);
 
 	for (int t = 0; t < cap->n_targets; t++) {
 		struct ps_target *tg = &cap->targets[t];
-		struct ps_counters sum;
+		struct ps_counters c;
+		char line[320];
 
-		if (ps_maps_read_counter(&cap->maps, tg->ifindex, tg->hook, &sum))
+		if (ps_maps_read_counter(&cap->maps, tg->ifindex, tg->hook, &c))
 			continue;
-		seen += sum.seen;
-		matched += sum.seen - sum.filtered;
-		lost += sum.output_errors;
+		/* Every stage, so a reader can check the sums and scale back. */
+		snprintf(line, sizeof(line),
+			 "seen=%llu filtered-out=%llu sampled-out=%llu rate-limited=%llu "
+			 "emitted=%llu lost=%llu written=%llu",
+			 (unsigned long long)c.seen, (unsigned long long)c.filtered,
+			 (unsigned long long)c.sampled_out,
+			 (unsigned long long)c.rate_limited,
+			 (unsigned long long)c.emitted,
+			 (unsigned long long)c.output_errors,
+			 (unsigned long long)tg->written);
 		if (!err)
 			err = pcapng_write_isb(cap->w, &(struct pcapng_isb){
 				.if_id = tg->if_id, .ts_ns = end_ns,
 				.start_ns = cap->start_ns, .end_ns = end_ns,
-				.if_recv = sum.seen, .if_drop = sum.output_errors,
-				.has_filter_accept = cap->filter != NULL,
-				.filter_accept = sum.seen - sum.filtered,
+				.if_recv = c.seen, .if_drop = c.output_errors,
+				.has_filter_accept = cap->filter || ps_sampling_active(&cap->smp),
+				.filter_accept = c.seen - c.filtered,
 				.usr_deliv = tg->written,
+				.comment = line,
 			});
-		pr_info("%s %s: seen %llu, filtered out %llu, emitted %llu, lost %llu, written %llu\n",
-			tg->ifname, ps_hook_name(tg->hook), (unsigned long long)sum.seen,
-			(unsigned long long)sum.filtered,
-			(unsigned long long)sum.emitted,
-			(unsigned long long)sum.output_errors,
-			(unsigned long long)tg->written);
+		pr_info("%s %s: %s\n", tg->ifname, ps_hook_name(tg->hook), line);
 	}
 	if (!err)
 		err = pcapng_flush(cap->w);
@@ -467,18 +605,31 @@ static int finish(struct capture *cap, int loop_err)
 	pr_info("perf buffer: %llu lost records reported, %llu sequence gaps\n",
 		(unsigned long long)ps_collector_lost_total(cap->col),
 		(unsigned long long)cap->col->seq_gaps);
+	sum_counters(cap, &all);
 	fprintf(stderr, "%llu packets captured\n%llu packets seen by hooks\n",
-		(unsigned long long)cap->col->written, (unsigned long long)seen);
+		(unsigned long long)all.written, (unsigned long long)all.c.seen);
 	if (cap->filter)
 		fprintf(stderr, "%llu packets matched the filter\n",
-			(unsigned long long)matched);
-	fprintf(stderr, "%llu packets lost in perf buffer\n", (unsigned long long)lost);
+			(unsigned long long)(all.c.seen - all.c.filtered));
+	if (cap->smp.mode != PS_SAMPLE_ALL)
+		fprintf(stderr, "%llu packets sampled out\n",
+			(unsigned long long)all.c.sampled_out);
+	if (cap->smp.max_rate)
+		fprintf(stderr, "%llu packets over --max-rate\n",
+			(unsigned long long)all.c.rate_limited);
+	fprintf(stderr, "%llu packets lost in perf buffer\n",
+		(unsigned long long)all.c.output_errors);
+	est = ps_sampling_estimate(&cap->smp, all.c.emitted + all.c.output_errors);
+	if (cap->smp.bpf_mode != PS_SAMPLE_ALL && est)
+		fprintf(stderr, "~%llu matching packets estimated from the samples (x%llu)\n",
+			(unsigned long long)est, (unsigned long long)cap->smp.n);
 	return err;
 }
 
 static void teardown(struct capture *cap)
 {
 	ps_detach_all(&cap->att);
+	ps_ticker_stop(&cap->ticker);
 	if (cap->col)
 		ps_collector_free(cap->col);
 	free(cap->col);
@@ -499,6 +650,11 @@ static int run(const struct ps_opts *o, const struct ps_filter *filter)
 {
 	struct capture cap = { .o = o, .filter = filter, .out = { .fd = -1 } };
 	int err;
+
+	ps_sampling_from_opts(o, &cap.smp);
+	/* A fresh seed per run: which flows are chosen varies between runs. */
+	if (getrandom(&cap.smp.seed, sizeof(cap.smp.seed), 0) != sizeof(cap.smp.seed))
+		cap.smp.seed = (uint32_t)read_ns(CLOCK_MONOTONIC);
 
 	if (resolve_ifaces(&cap))
 		return EXIT_USAGE;

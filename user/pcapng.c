@@ -317,7 +317,8 @@ int pcapng_write_isb(struct pcapng_writer *w, const struct pcapng_isb *s)
 	struct block b;
 	int err;
 
-	err = reserve(w, 20 + 6 * 12 + 4 + 4);
+	err = reserve(w, 20 + 6 * 12 + 4 + 4 +
+			 (s->comment ? 4 + strlen(s->comment) + 3 : 0));
 	if (err)
 		return err;
 	begin(&b, w, BT_ISB);
@@ -330,6 +331,7 @@ int pcapng_write_isb(struct pcapng_writer *w, const struct pcapng_isb *s)
 	if (s->has_filter_accept)
 		put_opt_u64(w, ISB_FILTERACCEPT, s->filter_accept);
 	put_opt_u64(w, ISB_USRDELIV, s->usr_deliv);
+	put_opt_str(w, OPT_COMMENT, s->comment);
 	finish(&b, true);
 	return 0;
 }

@@ -71,6 +71,7 @@ struct pcapng_isb {
 	bool has_filter_accept; /* a filter ran: write isb_filteraccept */
 	uint64_t filter_accept;
 	uint64_t usr_deliv;
+	const char *comment;    /* opt_comment, NULL = omit */
 };
 
 /* fd is not closed by the writer. buf_size 0 picks the default. */
