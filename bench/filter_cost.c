@@ -210,6 +210,5 @@ out:
 		ps_filter_free(&filters[i]);
 	}
 	ps_maps_close(&maps);
-	ps_splice_unregister();
 	return err;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "cli.h"
+#include "sampling.h"
 #include "pktsample.h"
 
 #define ARGV(...) ((char *[]){ "pktsample", __VA_ARGS__, NULL })
@@ -121,6 +122,27 @@ static void rejects_bad_input(void **state)
 		BAD("empty interface", "-i", "", "-w", "f"),
 		BAD("either as arguments or with -F", "-i", "a", "-w", "f", "-F", "x", "tcp"),
 		BAD("-d needs a filter expression", "-d"),
+		BAD("bad --sample '0'", "-i", "a", "-w", "f", "--sample", "0"),
+		BAD("bad --sample '4294967296'", "-i", "a", "-w", "f", "--sample", "4294967296"),
+		BAD("--sample and --sample-flows exclude each other", "-i", "a", "-w", "f",
+		    "--sample", "10", "--sample-flows", "4"),
+		BAD("--sample-flows and --sample-interval exclude each other", "-i", "a",
+		    "-w", "f", "--sample-flows", "4", "--sample-interval", "10ms"),
+		BAD("bad --sample-interval '500us'", "-i", "a", "-w", "f",
+		    "--sample-interval", "500us"),
+		BAD("bad --sample-interval '0ms'", "-i", "a", "-w", "f",
+		    "--sample-interval", "0ms"),
+		BAD("bad --sample-flows '0'", "-i", "a", "-w", "f", "--sample-flows", "0"),
+		BAD("bad --sample-mode 'flow'", "-i", "a", "-w", "f", "--sample", "2",
+		    "--sample-mode", "flow"),
+		BAD("--sample-mode needs --sample N", "-i", "a", "-w", "f", "--sample-mode", "count"),
+		BAD("--sample-mode needs --sample N", "-i", "a", "-w", "f", "--sample-flows", "3",
+		    "--sample-mode", "count"),
+		BAD("bad --max-rate '0'", "-i", "a", "-w", "f", "--max-rate", "0"),
+		BAD("bad --max-rate '1000000001'", "-i", "a", "-w", "f", "--max-rate", "1000000001"),
+		BAD("bad --max-rate '18446744073709551616'", "-i", "a", "-w", "f",
+		    "--max-rate", "18446744073709551616"),
+		BAD("bad --stats '50ms'", "-i", "a", "-w", "f", "--stats", "50ms"),
 		BAD("empty filter file", "-i", "a", "-w", "f", "-F", ""),
 	};
 
@@ -161,6 +183,79 @@ static void filter_words_and_dump(void **state)
 	assert_int_equal(o.n_filter_words, 1);
 	assert_int_equal(PARSE(&o, err, "-d", "-F", "expr.txt"), 0);
 	assert_true(o.dump_filter);
+}
+
+static void sampling_options(void **state)
+{
+	struct ps_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f"), 0);
+	assert_int_equal(o.sample_mode, PS_SAMPLE_ALL);
+	assert_int_equal(o.max_rate, 0);
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample", "1000"), 0);
+	assert_int_equal(o.sample_mode, PS_SAMPLE_RANDOM);
+	assert_int_equal(o.sample_n, 1000);
+	/* --sample-mode before or after --sample */
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample-mode", "count",
+			       "--sample", "7"), 0);
+	assert_int_equal(o.sample_mode, PS_SAMPLE_COUNT);
+	assert_int_equal(o.sample_n, 7);
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample-flows", "64",
+			       "--max-rate", "5000", "--stats", "2s"), 0);
+	assert_int_equal(o.sample_mode, PS_SAMPLE_FLOW);
+	assert_int_equal(o.sample_n, 64);
+	assert_int_equal(o.max_rate, 5000);
+	assert_int_equal(o.stats_ms, 2000);
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample-interval", "10ms",
+			       "tcp", "port", "443"), 0);
+	assert_int_equal(o.sample_mode, PS_SAMPLE_CLOCK);
+	assert_int_equal(o.sample_interval_ms, 10);
+	assert_int_equal(o.n_filter_words, 3);
+}
+
+/* What the options become: BPF knobs, annotations, the scale-back factor. */
+static void sampling_config(void **state)
+{
+	struct ps_sampling s;
+	struct ps_opts o;
+	char buf[200], err[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample", "1000"), 0);
+	ps_sampling_from_opts(&o, &s);
+	assert_int_equal(s.bpf_mode, PS_SAMPLE_RANDOM);
+	assert_int_equal(s.threshold, 4294967); /* floor(2^32 / 1000) */
+	ps_sampling_tag(&s, buf, sizeof(buf));
+	assert_string_equal(buf, "sample=1/1000 mode=random");
+	assert_int_equal(ps_sampling_estimate(&s, 7), 7000);
+
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample", "1"), 0);
+	ps_sampling_from_opts(&o, &s);
+	assert_int_equal(s.bpf_mode, PS_SAMPLE_ALL); /* 1 in 1: keep everything */
+
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample-flows", "64",
+			       "--max-rate", "5000"), 0);
+	ps_sampling_from_opts(&o, &s);
+	assert_int_equal(s.cost_ns, 200000);
+	assert_int_equal(s.burst_ns, 50 * 200000); /* 10 ms of packets */
+	ps_sampling_tag(&s, buf, sizeof(buf));
+	assert_string_equal(buf, "sample=1/64 mode=flow max-rate=5000/s");
+	ps_sampling_describe(&s, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "1 in 64 flows"));
+	assert_non_null(strstr(buf, "at most 5000 packets/s per CPU"));
+	assert_int_equal(ps_sampling_estimate(&s, 7), 0); /* capped: no factor */
+
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--max-rate", "1"), 0);
+	ps_sampling_from_opts(&o, &s);
+	assert_int_equal(s.burst_ns, s.cost_ns); /* a bucket of one packet */
+
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample-interval", "10ms"), 0);
+	ps_sampling_from_opts(&o, &s);
+	assert_int_equal(s.interval_ns, 10000000);
+	ps_sampling_tag(&s, buf, sizeof(buf));
+	assert_string_equal(buf, "sample=10ms mode=clock");
 }
 
 static void parses_are_independent(void **state)
@@ -237,6 +332,8 @@ int main(void)
 		cmocka_unit_test(help_and_version_need_nothing_else),
 		cmocka_unit_test(rejects_bad_input),
 		cmocka_unit_test(filter_words_and_dump),
+		cmocka_unit_test(sampling_options),
+		cmocka_unit_test(sampling_config),
 		cmocka_unit_test(parses_are_independent),
 		cmocka_unit_test(hook_lists),
 		cmocka_unit_test(durations),

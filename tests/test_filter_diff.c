@@ -416,7 +416,6 @@ static void differential(void **state)
 	       (unsigned long long)refused, (unsigned long long)matches, (unsigned long long)mismatches);
 	perf_buffer__free(pb);
 	ps_maps_close(&maps);
-	ps_splice_unregister();
 	assert_true(N_EXPR >= 40);
 	assert_true(matches > 0);
 	assert_int_equal(mismatches, 0);

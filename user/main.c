@@ -678,14 +678,12 @@ static int run(const struct ps_opts *o, const struct ps_filter *filter)
 		if (err == -EINTR)
 			pr_err("interrupted during setup\n");
 		teardown(&cap);
-		ps_splice_unregister();
 		return EXIT_RUNTIME;
 	}
 	cap.start_ns = read_ns(CLOCK_REALTIME);
 	announce(&cap);
 	err = finish(&cap, capture_loop(&cap));
 	teardown(&cap);
-	ps_splice_unregister();
 	return err ? EXIT_RUNTIME : 0;
 }
 

@@ -226,21 +226,11 @@ int ps_splice_register(void)
 		if (id < 0) {
 			pr_err("cannot register the %s program handler: %s\n",
 			       secs[i].sec, strerror(-id));
-			ps_splice_unregister();
 			return id;
 		}
 		handler_ids[i] = id;
 	}
 	return 0;
-}
-
-void ps_splice_unregister(void)
-{
-	for (int i = 0; i < 2; i++) {
-		if (handler_ids[i] > 0)
-			libbpf_unregister_prog_handler(handler_ids[i]);
-		handler_ids[i] = 0;
-	}
 }
 
 int ps_splice_set(struct bpf_object *obj, const struct ps_ebpf *body)

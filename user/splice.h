@@ -21,8 +21,12 @@ struct bpf_object;
 
 #define PS_FILTER_FUNC "pktsample_filter"
 
+/*
+ * Idempotent; the handlers stay for the life of the process. (libbpf 1.1
+ * corrupts its handler table if handlers are registered again after all of
+ * them were unregistered, so we never unregister.)
+ */
 int ps_splice_register(void);
-void ps_splice_unregister(void);
 
 /*
  * Splice body into obj's placeholder when obj is loaded. body must stay
