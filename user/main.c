@@ -571,16 +571,20 @@ static int finish(struct capture *cap, int loop_err)
 
 		if (ps_maps_read_counter(&cap->maps, tg->ifindex, tg->hook, &c))
 			continue;
-		/* Every stage, so a reader can check the sums and scale back. */
+		/*
+		 * Every stage, so a reader can check the sums and scale back:
+		 * seen = filtered-out + sampled-out + rate-limited + emitted,
+		 * emitted = written + lost (lost: the perf buffer was full).
+		 */
 		snprintf(line, sizeof(line),
 			 "seen=%llu filtered-out=%llu sampled-out=%llu rate-limited=%llu "
-			 "emitted=%llu lost=%llu written=%llu",
+			 "emitted=%llu written=%llu lost=%llu",
 			 (unsigned long long)c.seen, (unsigned long long)c.filtered,
 			 (unsigned long long)c.sampled_out,
 			 (unsigned long long)c.rate_limited,
-			 (unsigned long long)c.emitted,
-			 (unsigned long long)c.output_errors,
-			 (unsigned long long)tg->written);
+			 (unsigned long long)(c.emitted + c.output_errors),
+			 (unsigned long long)tg->written,
+			 (unsigned long long)c.output_errors);
 		if (!err)
 			err = pcapng_write_isb(cap->w, &(struct pcapng_isb){
 				.if_id = tg->if_id, .ts_ns = end_ns,

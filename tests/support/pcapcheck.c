@@ -5,6 +5,7 @@
  *
  *   pcapcheck count FILE              packets, as libpcap reads them
  *   pcapcheck same SENT CAPTURED      same frames, byte for byte, each once
+ *   pcapcheck isb FILE                each ISB's counters and comment, a line each
  *   pcapcheck times FILE              first/last timestamp (ns)
  *   pcapcheck isb FILE                one line per interface statistics block
  */
@@ -145,6 +146,13 @@ static int cmd_isb(const char *path)
 			if (pn_opt(&b, opts[i].code, 0, &v) == 8)
 				printf(" %s=%llu", opts[i].name,
 				       (unsigned long long)pn_u64(v));
+		}
+		{ /* opt_comment: pktsample's per-stage counters */
+			const uint8_t *v;
+			int n = pn_opt(&b, 1, 0, &v);
+
+			if (n > 0)
+				printf(" | %.*s", n, (const char *)v);
 		}
 		printf("\n");
 	}
