@@ -7,10 +7,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
 mkdir -p "$top/bench/out"
 cmake -S "$top" -B "$build" >/dev/null
-cmake --build "$build" --target bench_filter_cost -j2 >/dev/null
+cmake --build "$build" --target bench_datapath_cost -j2 >/dev/null
 
-echo "## Filter path cost (BPF_PROG_TEST_RUN, 64-byte frames, emission excluded)"
+echo "## Datapath cost per packet (BPF_PROG_TEST_RUN, 64-byte frames, no perf reader)"
 echo
-"$build/bench_filter_cost" -o "$top/bench/out/filter_cost.csv"
+"$build/bench_datapath_cost" -o "$top/bench/out/datapath_cost.csv"
 echo
-echo "CSV: bench/out/filter_cost.csv"
+echo "CSV: bench/out/datapath_cost.csv"

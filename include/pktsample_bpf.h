@@ -69,14 +69,15 @@ struct ps_pkt {
  * result is what the cBPF program returns: 0 = no match, else the number of
  * bytes to keep. __noinline keeps it a separate function to replace; the
  * asm uses every argument, so clang passes them all, and hides the result,
- * so clang cannot assume it is wire_len.
+ * so clang cannot assume what it returns.
  */
 static __noinline __u32 pktsample_filter(void *ctx, void *data, void *data_end,
 					 __u32 wire_len, __u64 vlan)
 {
-	__u32 keep = wire_len;
+	__u32 keep = 0; /* never spliced: fail closed, capture nothing */
 
-	asm volatile("" : "+r"(keep) : "r"(ctx), "r"(data), "r"(data_end), "r"(vlan));
+	asm volatile("" : "+r"(keep)
+		     : "r"(ctx), "r"(data), "r"(data_end), "r"(wire_len), "r"(vlan));
 	return keep;
 }
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Per-packet cost of the in-kernel filter, measured with BPF_PROG_TEST_RUN:
- * the XDP and TC programs with no filter, and with a handful of expressions
- * on a frame that matches and one that does not.
+ * Per-packet cost of the datapath, measured with BPF_PROG_TEST_RUN: a bare
+ * XDP_PASS program for reference; the XDP and TC programs with no filter;
+ * with a handful of filter expressions on a frame that matches and one that
+ * does not; and with each sampling mode, where nearly every packet is
+ * sampled out (the cost a sampler adds to traffic it does not keep).
  *
  * No perf buffer is open, so bpf_perf_event_output() fails at once: the
  * numbers are the hook, the counters and the filter, without the copy to
@@ -13,6 +15,7 @@
  * Output: a markdown table on stdout and CSV to the file given with -o.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +29,9 @@
 #include "splice.h"
 #include "pktsample_tc.skel.h"
 #include "pktsample_xdp.skel.h"
+#include "bare_xdp.skel.h"
+#include "cli.h"
+#include "sampling.h"
 
 #define LO_IFINDEX 1
 #define ROUNDS 7
@@ -37,10 +43,21 @@ enum frame_kind { F_UDP53, F_UDP9, F_TCP443, F_TCP_GET, F_VLAN_UDP, N_FRAMES };
 struct bench_case {
 	const char *expr;        /* NULL: no filter */
 	enum frame_kind match, miss;
+	const char *sampling;    /* label; NULL: no sampling */
+	struct ps_opts opts;     /* the sampling options */
 };
 
 static const struct bench_case cases[] = {
 	{ NULL, F_UDP53, F_UDP53 },
+	{ NULL, F_UDP53, F_UDP53, "--sample 1000", { .sample_mode = PS_SAMPLE_RANDOM, .sample_n = 1000 } },
+	{ NULL, F_UDP53, F_UDP53, "--sample 1000 --sample-mode count",
+	  { .sample_mode = PS_SAMPLE_COUNT, .sample_n = 1000 } },
+	{ NULL, F_UDP53, F_UDP53, "--sample-flows 1000", { .sample_mode = PS_SAMPLE_FLOW, .sample_n = 1000 } },
+	{ NULL, F_UDP53, F_UDP53, "--sample-interval 1h (clock not armed)",
+	  { .sample_mode = PS_SAMPLE_CLOCK, .sample_interval_ms = 3600000 } },
+	{ NULL, F_UDP53, F_UDP53, "--max-rate 1 (over the cap)", { .max_rate = 1 } },
+	{ "udp port 53", F_UDP53, F_UDP53, "'udp port 53' --sample 1000",
+	  { .sample_mode = PS_SAMPLE_RANDOM, .sample_n = 1000 } },
 	{ "udp port 53", F_UDP53, F_UDP9 },
 	{ "tcp port 443 and host 10.0.0.1", F_TCP443, F_UDP9 },
 	{ "vlan 100 and udp", F_VLAN_UDP, F_UDP9 },
@@ -105,7 +122,8 @@ static int cmp_double(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	struct ps_maps maps = { .events_fd = -1, .counters_fd = -1, .cpu_seq_fd = -1, .sampler_fd = -1 };
-	struct contender c[N_CASES * 2 * 2];
+	struct contender c[N_CASES * 2 * 2 + 1];
+	struct bare_xdp *bare = NULL;
 	struct pktsample_xdp *xdp[N_CASES] = { 0 };
 	struct pktsample_tc *tc[N_CASES] = { 0 };
 	struct ps_filter filters[N_CASES] = { 0 };
@@ -124,7 +142,15 @@ int main(int argc, char **argv)
 		if (ps_maps_add_counter(&maps, LO_IFINDEX, h))
 			goto out;
 
+	bare = bare_xdp__open_and_load();
+	if (!bare)
+		goto out;
+	c[n++] = (struct contender){ .hook = "xdp", .expr = "bare XDP_PASS program (reference)",
+				     .frame = "any", .kind = F_UDP53,
+				     .fd = bpf_program__fd(bare->progs.bare_xdp_pass) };
+
 	for (size_t i = 0; i < N_CASES; i++) {
+		struct ps_sampling smp;
 		char why[512];
 
 		xdp[i] = pktsample_xdp__open();
@@ -132,6 +158,18 @@ int main(int argc, char **argv)
 		if (!xdp[i] || !tc[i] || ps_maps_reuse(&maps, xdp[i]->obj) ||
 		    ps_maps_reuse(&maps, tc[i]->obj))
 			goto out;
+		ps_sampling_from_opts(&cases[i].opts, &smp);
+#define SET(r) do {							\
+	(r)->sample_mode = smp.bpf_mode;				\
+	(r)->sample_threshold = smp.threshold;				\
+	(r)->sample_every = smp.n ? smp.n : 1;				\
+	(r)->sample_interval_ns = smp.interval_ns;			\
+	(r)->rate_cost_ns = smp.cost_ns;				\
+	(r)->rate_burst_ns = smp.burst_ns;				\
+} while (0)
+		SET(xdp[i]->rodata);
+		SET(tc[i]->rodata);
+#undef SET
 		if (cases[i].expr) {
 			if (ps_filter_build(&filters[i], strdup(cases[i].expr), PS_SNAPLEN_MAX,
 					    why, sizeof(why))) {
@@ -140,20 +178,34 @@ int main(int argc, char **argv)
 			}
 			xdp[i]->rodata->filter_enabled = 1;
 			tc[i]->rodata->filter_enabled = 1;
-			ps_splice_set(xdp[i]->obj, &filters[i].xdp);
-			ps_splice_set(tc[i]->obj, &filters[i].tc);
+			if (ps_splice_set(xdp[i]->obj, &filters[i].xdp) ||
+			    ps_splice_set(tc[i]->obj, &filters[i].tc)) {
+				fprintf(stderr, "cannot prepare the filter of case %zu\n", i);
+				goto out;
+			}
 		}
-		if (pktsample_xdp__load(xdp[i]) || pktsample_tc__load(tc[i])) {
+		err = pktsample_xdp__load(xdp[i]) || pktsample_tc__load(tc[i]);
+		/* loaded: the splice entries are no longer needed */
+		ps_splice_forget(xdp[i]->obj);
+		ps_splice_forget(tc[i]->obj);
+		if (err) {
 			fprintf(stderr, "cannot load case %zu\n", i);
+			err = 1;
 			goto out;
 		}
 		for (int hook = 0; hook < 2; hook++)
-			for (int m = 0; m < (cases[i].expr ? 2 : 1); m++) {
+			for (int m = 0; m < (cases[i].expr && !cases[i].sampling ? 2 : 1); m++) {
 				struct contender *x = &c[n++];
 
 				x->hook = hook ? "tc" : "xdp";
-				x->expr = cases[i].expr ? cases[i].expr : "(no filter)";
-				x->frame = !cases[i].expr ? "captured" : m ? "no match" : "match";
+				x->expr = cases[i].sampling ? cases[i].sampling :
+					  cases[i].expr ? cases[i].expr : "(no filter)";
+				x->frame = cases[i].sampling ? "sampled out (999 of 1000)" :
+					   !cases[i].expr ? "captured" : m ? "no match" : "match";
+				if (cases[i].sampling && cases[i].opts.max_rate)
+					x->frame = "rate-limited";
+				if (cases[i].sampling && cases[i].opts.sample_mode == PS_SAMPLE_CLOCK)
+					x->frame = "sampled out";
 				x->kind = m ? cases[i].miss : cases[i].match;
 				x->fd = bpf_program__fd(hook ? tc[i]->progs.pktsample_tc_ingress :
 							     xdp[i]->progs.pktsample_xdp);
@@ -172,11 +224,27 @@ int main(int argc, char **argv)
 				o.ctx_in = &xctx;
 				o.ctx_size_in = sizeof(xctx);
 			}
+			struct ps_counters before, after;
+			unsigned int hook = strcmp(c[i].hook, "xdp") ? PS_HOOK_TC_INGRESS : PS_HOOK_XDP;
+
+			ps_maps_read_counter(&maps, LO_IFINDEX, hook, &before);
 			if (bpf_prog_test_run_opts(c[i].fd, &o)) {
 				perror("BPF_PROG_TEST_RUN");
 				goto out;
 			}
 			c[i].ns[r] = o.duration; /* the kernel's mean ns per run */
+			ps_maps_read_counter(&maps, LO_IFINDEX, hook, &after);
+			/* A bench that measures the wrong path measures nothing:
+			 * check the frame took the path its row names. */
+			if (!strcmp(c[i].frame, "match") || !strcmp(c[i].frame, "no match")) {
+				bool filtered = after.filtered != before.filtered;
+
+				if (filtered != !strcmp(c[i].frame, "no match")) {
+					fprintf(stderr, "%s '%s': the frame did not take the %s path\n",
+						c[i].hook, c[i].expr, c[i].frame);
+					goto out;
+				}
+			}
 		}
 
 	if (csv_path && !(csv = fopen(csv_path, "w"))) {
@@ -184,8 +252,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (csv)
-		fprintf(csv, "hook,filter,frame,median_ns,min_ns,max_ns,rounds,repeat\n");
-	printf("| hook | filter | frame | ns/packet median | min-max |\n|---|---|---|---|---|\n");
+		fprintf(csv, "hook,configuration,frame,median_ns,min_ns,max_ns,rounds,repeat\n");
+	printf("| hook | configuration | frame | ns/packet median | min-max |\n|---|---|---|---|---|\n");
 	for (int i = 0; i < n; i++) {
 		qsort(c[i].ns, ROUNDS, sizeof(double), cmp_double);
 		printf("| %s | `%.60s%s` | %s | %.0f | %.0f-%.0f |\n", c[i].hook, c[i].expr,
@@ -209,6 +277,7 @@ out:
 		pktsample_tc__destroy(tc[i]);
 		ps_filter_free(&filters[i]);
 	}
+	bare_xdp__destroy(bare);
 	ps_maps_close(&maps);
 	return err;
 }
