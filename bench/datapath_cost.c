@@ -159,17 +159,8 @@ int main(int argc, char **argv)
 		    ps_maps_reuse(&maps, tc[i]->obj))
 			goto out;
 		ps_sampling_from_opts(&cases[i].opts, &smp);
-#define SET(r) do {							\
-	(r)->sample_mode = smp.bpf_mode;				\
-	(r)->sample_threshold = smp.threshold;				\
-	(r)->sample_every = smp.n ? smp.n : 1;				\
-	(r)->sample_interval_ns = smp.interval_ns;			\
-	(r)->rate_cost_ns = smp.cost_ns;				\
-	(r)->rate_burst_ns = smp.burst_ns;				\
-} while (0)
-		SET(xdp[i]->rodata);
-		SET(tc[i]->rodata);
-#undef SET
+PS_SAMPLING_SET_RODATA(xdp[i]->rodata, &smp);
+		PS_SAMPLING_SET_RODATA(tc[i]->rodata, &smp);
 		if (cases[i].expr) {
 			if (ps_filter_build(&filters[i], strdup(cases[i].expr), PS_SNAPLEN_MAX,
 					    why, sizeof(why))) {

@@ -49,17 +49,8 @@ static void load(struct fixture *f, const struct ps_sampling *s)
 	f->tc = tc_vlan_oob__open();
 	assert_non_null(f->xdp);
 	assert_non_null(f->tc);
-#define SET(r) do {							\
-	(r)->sample_mode = s->bpf_mode;					\
-	(r)->sample_threshold = s->threshold;				\
-	(r)->sample_every = s->n ? s->n : 1;				\
-	(r)->flow_seed = s->seed;					\
-	(r)->rate_cost_ns = s->cost_ns;					\
-	(r)->rate_burst_ns = s->burst_ns;				\
-} while (0)
-	SET(f->xdp->rodata);
-	SET(f->tc->rodata);
-#undef SET
+PS_SAMPLING_SET_RODATA(f->xdp->rodata, s);
+	PS_SAMPLING_SET_RODATA(f->tc->rodata, s);
 	bpf_program__set_autoload(f->xdp->progs.pktsample_tick, false);
 	bpf_program__set_autoload(f->tc->progs.pktsample_tick, false);
 	assert_int_equal(ps_maps_reuse(&f->maps, f->xdp->obj), 0);
@@ -128,24 +119,29 @@ static uint64_t chosen(const struct ps_counters *c)
 	return c->emitted + c->output_errors;
 }
 
+/* A UDP frame through XDP `repeat` times; the XDP counters after. */
+static struct ps_counters xdp_udp_runs(struct fixture *f, uint32_t repeat)
+{
+	uint8_t pkt[FRAME];
+
+	udp_frame(pkt);
+	run(bpf_program__fd(f->xdp->progs.pktsample_xdp), true, pkt, FRAME, repeat);
+	return counters(f, PS_HOOK_XDP);
+}
+
 static void count_mode_keeps_every_nth(void **state)
 {
 	struct ps_sampling s = sampling(PS_SAMPLE_COUNT, 7, 0);
 	struct fixture f;
 	struct ps_counters c;
-	uint8_t pkt[FRAME];
 
 	(void)state;
-	udp_frame(pkt);
 	load(&f, &s);
-	run(bpf_program__fd(f.xdp->progs.pktsample_xdp), true, pkt, FRAME, 6);
-	c = counters(&f, PS_HOOK_XDP);
+	c = xdp_udp_runs(&f, 6);
 	assert_int_equal(chosen(&c), 0); /* not yet the 7th */
-	run(bpf_program__fd(f.xdp->progs.pktsample_xdp), true, pkt, FRAME, 1);
-	c = counters(&f, PS_HOOK_XDP);
+	c = xdp_udp_runs(&f, 1);
 	assert_int_equal(chosen(&c), 1); /* the 7th */
-	run(bpf_program__fd(f.xdp->progs.pktsample_xdp), true, pkt, FRAME, 7000 - 7);
-	c = counters(&f, PS_HOOK_XDP);
+	c = xdp_udp_runs(&f, 7000 - 7);
 	assert_int_equal(c.seen, 7000);
 	assert_int_equal(chosen(&c), 1000);
 	assert_int_equal(c.sampled_out, 6000);
@@ -159,13 +155,10 @@ static void random_mode_is_one_in_n(void **state)
 	double mean = (double)runs / n, sigma = sqrt(runs * (1.0 / n) * (1 - 1.0 / n));
 	struct fixture f;
 	struct ps_counters c;
-	uint8_t pkt[FRAME];
 
 	(void)state;
-	udp_frame(pkt);
 	load(&f, &s);
-	run(bpf_program__fd(f.xdp->progs.pktsample_xdp), true, pkt, FRAME, runs);
-	c = counters(&f, PS_HOOK_XDP);
+	c = xdp_udp_runs(&f, runs);
 	printf("random 1/%llu over %llu runs: %llu chosen (expected %.0f, sigma %.1f, %+.2f sigma)\n",
 	       (unsigned long long)n, (unsigned long long)runs,
 	       (unsigned long long)chosen(&c), mean, sigma, (chosen(&c) - mean) / sigma);
@@ -281,20 +274,17 @@ static void rate_cap_never_exceeds_its_bucket(void **state)
 	struct ps_sampling s = sampling(PS_SAMPLE_ALL, 0, rate);
 	struct fixture f;
 	struct ps_counters c;
-	uint8_t pkt[FRAME];
 	double elapsed, allowed;
 	uint64_t bucket = s.burst_ns / s.cost_ns;
 
 	(void)state;
-	udp_frame(pkt);
 	load(&f, &s);
 	/* The bucket refills on bpf_ktime_get_ns() (CLOCK_MONOTONIC), so the
 	 * wall time around the syscall bounds the credit it can have earned
 	 * (the kernel's own duration leaves out time spent rescheduling). */
 	elapsed = mono_s();
-	run(bpf_program__fd(f.xdp->progs.pktsample_xdp), true, pkt, FRAME, runs);
+	c = xdp_udp_runs(&f, runs);
 	elapsed = mono_s() - elapsed;
-	c = counters(&f, PS_HOOK_XDP);
 	allowed = rate * elapsed + bucket;
 	printf("rate cap %llu/s, bucket %llu: %llu of %llu passed in %.3f s (at most %.0f allowed)\n",
 	       (unsigned long long)rate, (unsigned long long)bucket,

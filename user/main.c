@@ -160,17 +160,6 @@ struct capture {
 	uint64_t start_ns;
 };
 
-/* The sampling rodata, identical in both skeletons' rodata structs. */
-#define SET_SAMPLING_RODATA(rodata, smp) do {			\
-	(rodata)->sample_mode = (smp)->bpf_mode;		\
-	(rodata)->sample_threshold = (smp)->threshold;		\
-	(rodata)->sample_every = (smp)->n ? (smp)->n : 1;	\
-	(rodata)->flow_seed = (smp)->seed;			\
-	(rodata)->sample_interval_ns = (smp)->interval_ns;	\
-	(rodata)->rate_cost_ns = (smp)->cost_ns;		\
-	(rodata)->rate_burst_ns = (smp)->burst_ns;		\
-} while (0)
-
 static int resolve_ifaces(struct capture *cap)
 {
 	for (int i = 0; i < cap->o->n_ifaces; i++) {
@@ -232,7 +221,7 @@ static int open_objects(struct capture *cap)
 		if (!cap->xdp)
 			return open_failed("XDP");
 		cap->xdp->rodata->snaplen = o->snaplen;
-		SET_SAMPLING_RODATA(cap->xdp->rodata, &cap->smp);
+		PS_SAMPLING_SET_RODATA(cap->xdp->rodata, &cap->smp);
 		/* One clock program is enough: XDP's, or TC's if no XDP. */
 		bpf_program__set_autoload(cap->xdp->progs.pktsample_tick,
 					  cap->smp.mode == PS_SAMPLE_CLOCK);
@@ -267,7 +256,7 @@ static int open_objects(struct capture *cap)
 		if (!cap->tc)
 			return open_failed("TC");
 		cap->tc->rodata->snaplen = o->snaplen;
-		SET_SAMPLING_RODATA(cap->tc->rodata, &cap->smp);
+		PS_SAMPLING_SET_RODATA(cap->tc->rodata, &cap->smp);
 		bpf_program__set_autoload(cap->tc->progs.pktsample_tick,
 					  cap->smp.mode == PS_SAMPLE_CLOCK && !cap->xdp);
 		err = ps_maps_reuse(&cap->maps, cap->tc->obj);

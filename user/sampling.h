@@ -28,6 +28,20 @@ struct ps_sampling {
 	uint32_t seed;         /* flow hash seed: which flows are chosen */
 };
 
+/*
+ * Set a skeleton's sampling rodata (the XDP and TC skeletons have distinct
+ * rodata struct types with the same fields, hence a macro).
+ */
+#define PS_SAMPLING_SET_RODATA(rodata, smp) do {			\
+	(rodata)->sample_mode = (smp)->bpf_mode;			\
+	(rodata)->sample_threshold = (smp)->threshold;			\
+	(rodata)->sample_every = (smp)->n ? (smp)->n : 1;		\
+	(rodata)->flow_seed = (smp)->seed;				\
+	(rodata)->sample_interval_ns = (smp)->interval_ns;		\
+	(rodata)->rate_cost_ns = (smp)->cost_ns;			\
+	(rodata)->rate_burst_ns = (smp)->burst_ns;			\
+} while (0)
+
 /* Pure: options already validated by the parser. */
 void ps_sampling_from_opts(const struct ps_opts *o, struct ps_sampling *s);
 bool ps_sampling_active(const struct ps_sampling *s);
