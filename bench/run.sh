@@ -1,16 +1,29 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Build and run pktsample's benchmarks; tables on stdout, CSV in bench/out/.
-# Needs root (BPF_PROG_TEST_RUN). Usage: bench/run.sh [BUILD_DIR]
+# Build and run pktsample's benchmarks; markdown tables on stdout, CSV in
+# bench/out/. Needs root (BPF_PROG_TEST_RUN, namespaces), tcpdump and
+# /usr/bin/time (.ci/deps.sh installs them).
+#   bench/run.sh [BUILD_DIR]          everything (the end-to-end part takes minutes)
+#   QUICK=1 bench/run.sh              skip the end-to-end part
+# Numbers from one machine are comparable only within one run: each part
+# interleaves its contenders and reports medians and min-max.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
 mkdir -p "$top/bench/out"
 cmake -S "$top" -B "$build" >/dev/null
-cmake --build "$build" --target bench_datapath_cost -j2 >/dev/null
+cmake --build "$build" --target pktsample psgen bench_datapath_cost bench_writer_throughput \
+	-j2 >/dev/null
 
-echo "## Datapath cost per packet (BPF_PROG_TEST_RUN, 64-byte frames, no perf reader)"
+echo "## 1. Datapath cost per packet (BPF_PROG_TEST_RUN, 64-byte frames, no perf reader)"
 echo
 "$build/bench_datapath_cost" -o "$top/bench/out/datapath_cost.csv"
 echo
-echo "CSV: bench/out/datapath_cost.csv"
+echo "## 2. Collector + pcapng writer, one core, synthetic samples to tmpfs"
+echo
+"$build/bench_writer_throughput" /dev/shm/pktsample-bench-writer.pcapng \
+	"$top/bench/out/writer_throughput.csv"
+echo
+if [ -z "${QUICK:-}" ]; then
+	"$top/bench/e2e.sh" "$build"
+fi

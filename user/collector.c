@@ -69,7 +69,7 @@ void ps_collector_sample(struct ps_collector *c, int cpu, const void *raw,
 	struct ps_target *t;
 	struct ps_meta m;
 	const uint8_t *pkt;
-	char comment[64 + sizeof(c->tag)];
+	struct ps_cpu_state *cs;
 	int err;
 
 	if (c->done)
@@ -99,10 +99,19 @@ void ps_collector_sample(struct ps_collector *c, int cpu, const void *raw,
 						   PCAPNG_VERDICT_TC;
 	epb.verdict = m.verdict;
 	epb.drop_count = take_drops(c, cpu, m.seq);
-	snprintf(comment, sizeof(comment), "hook=%s cpu=%u queue=%u%s%s%s",
-		 ps_hook_name(m.hook), m.cpu, m.rx_queue, c->tag[0] ? " " : "", c->tag,
-		 m.flags & PS_F_CLOCK_FALLBACK ? " clock=fallback" : "");
-	epb.comment = comment;
+	cs = &c->cpus[cpu];
+	if (!cs->comment_valid || cs->comment_hook != m.hook || cs->comment_cpu != m.cpu ||
+	    cs->comment_queue != m.rx_queue || cs->comment_flags != m.flags) {
+		snprintf(cs->comment, sizeof(cs->comment), "hook=%s cpu=%u queue=%u%s%s%s",
+			 ps_hook_name(m.hook), m.cpu, m.rx_queue, c->tag[0] ? " " : "",
+			 c->tag, m.flags & PS_F_CLOCK_FALLBACK ? " clock=fallback" : "");
+		cs->comment_valid = true;
+		cs->comment_hook = m.hook;
+		cs->comment_cpu = m.cpu;
+		cs->comment_queue = m.rx_queue;
+		cs->comment_flags = m.flags;
+	}
+	epb.comment = cs->comment;
 
 	err = pcapng_write_epb(c->w, &epb);
 	if (err) {

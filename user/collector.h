@@ -28,6 +28,12 @@ struct ps_cpu_state {
 	uint64_t next_seq;  /* seq expected next from this CPU */
 	uint64_t pending_drops; /* lost since the last packet written */
 	uint64_t lost;      /* PERF_RECORD_LOST totals */
+	/* The last packet comment built for this CPU: consecutive packets
+	 * mostly share it, and formatting it was the collector's top cost. */
+	bool comment_valid;
+	uint8_t comment_hook, comment_flags;
+	uint32_t comment_cpu, comment_queue;
+	char comment[160];
 };
 
 struct ps_collector {

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# End to end on a veth pair in testenv: psgen floods N frames as fast as it
+# can into the capture interface while one contender watches it:
+#   none           nothing attached
+#   xdp-pass-drv   a bare XDP_PASS program, native mode
+#   xdp-pass-skb   a bare XDP_PASS program, skb (generic) mode
+#   tcpdump        tcpdump -w (AF_PACKET, TPACKET_V3), same snap length and -B
+#   pktsample      pktsample -w, default configuration
+#   pktsample-drv  pktsample -w --xdp-mode native
+#   pktsample-skb  pktsample -w --xdp-mode skb
+#   pktsample-s100 pktsample --sample 100 -w
+# Contenders are interleaved (A B C ... A B C ...) ROUNDS times per frame
+# size. For each run: the sender's packets/s, frames captured and lost, the
+# capture process's CPU seconds (user+sys) and peak RSS. Prints a markdown
+# table of medians (min-max) and writes every run to CSV.
+#
+# Usage: bench/e2e.sh [BUILD_DIR]   (env: ROUNDS=3 N=1000000 SIZES="64 1500")
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/build}
+ROUNDS=${ROUNDS:-3}
+N=${N:-1000000}
+SIZES=${SIZES:-64 1500}
+CONTENDERS=${CONTENDERS:-none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-skb pktsample-s100}
+TESTENV=$top/testenv/testenv.sh
+out=$top/bench/out
+csv=$out/e2e.csv
+mkdir -p "$out"
+
+ENV=$("$TESTENV" setup --name "psb$$")
+CAPIF=${ENV}0
+PEERIF=${ENV}1
+SHM=$(mktemp -d /dev/shm/pktsample-bench.XXXXXX)
+cleanup() {
+	"$TESTENV" exec "$ENV" cap -- ip link set dev "$CAPIF" xdpdrv off 2>/dev/null || true
+	"$TESTENV" exec "$ENV" cap -- ip link set dev "$CAPIF" xdpgeneric off 2>/dev/null || true
+	"$TESTENV" teardown "$ENV"
+	rm -rf "$SHM"
+}
+trap cleanup EXIT
+
+in_cap() { "$TESTENV" exec "$ENV" cap -- "$@"; }
+
+# wait_for FILE REGEX PID: until the capture says it is ready.
+wait_for() {
+	for _ in $(seq 200); do
+		grep -Eq "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "bench: contender did not start: $(cat "$1")" >&2
+	exit 1
+}
+
+# run_one CONTENDER SIZE ROUND: one flood; appends a CSV row.
+run_one() {
+	local c=$1 size=$2 round=$3 pid="" err=$SHM/err time=$SHM/time
+	local captured="" lost="" cpu="" rss="" pps
+	: >"$err"
+	rm -f "$time"
+	case $c in
+	none) ;;
+	xdp-pass-drv | xdp-pass-skb)
+		in_cap ip link set dev "$CAPIF" "$([ "$c" = xdp-pass-drv ] && echo xdpdrv || echo xdpgeneric)" \
+			obj "$build/bpf/bare_xdp.bpf.o" sec xdp ;;
+	tcpdump)
+		in_cap /usr/bin/time -f "%U %S %M" -o "$time" \
+			tcpdump -i "$CAPIF" -n -s 65468 -B 4096 -w "$SHM/t.pcap" 2>"$err" &
+		pid=$!
+		wait_for "$err" "listening on" "$pid" ;;
+	pktsample*)
+		local extra=()
+		case $c in
+		pktsample-s100) extra=(--sample 100) ;;
+		pktsample-drv) extra=(--xdp-mode native) ;;
+		pktsample-skb) extra=(--xdp-mode skb) ;;
+		esac
+		in_cap /usr/bin/time -f "%U %S %M" -o "$time" \
+			"$build/pktsample" -i "$CAPIF" -w "$SHM/p.pcapng" "${extra[@]}" 2>"$err" &
+		pid=$!
+		wait_for "$err" "capturing on" "$pid" ;;
+	esac
+	pps=$("$TESTENV" exec "$ENV" peer -- "$build/psgen" -i "$PEERIF" -n "$N" -s "$size" |
+		sed -n 's/.*pps=\([0-9]*\).*/\1/p')
+	sleep 0.5
+	case $c in
+	xdp-pass-drv) in_cap ip link set dev "$CAPIF" xdpdrv off ;;
+	xdp-pass-skb) in_cap ip link set dev "$CAPIF" xdpgeneric off ;;
+	tcpdump | pktsample*)
+		in_cap pkill -INT -f "$([ "$c" = tcpdump ] && echo "tcpdump -i $CAPIF" || echo "pktsample -i $CAPIF")" || true
+		wait "$pid" || true
+		read -r usr sys rss <"$time"
+		cpu=$(python3 -c "print(round($usr + $sys, 2))")
+		if [ "$c" = tcpdump ]; then
+			captured=$(sed -n 's/^\([0-9]*\) packets captured/\1/p' "$err")
+			lost=$(sed -n 's/^\([0-9]*\) packets dropped by kernel/\1/p' "$err")
+		else
+			captured=$(sed -n 's/^\([0-9]*\) packets captured/\1/p' "$err")
+			lost=$(sed -n 's/^\([0-9]*\) packets lost in perf buffer/\1/p' "$err")
+		fi ;;
+	esac
+	rm -f "$SHM/t.pcap" "$SHM/p.pcapng"
+	echo "$size,$round,$c,$pps,$captured,$lost,$cpu,$rss" >>"$csv"
+	printf '  %-15s %5s B round %s: %8s pps  captured %-8s lost %-6s cpu %-5s s  rss %s KiB\n' \
+		"$c" "$size" "$round" "$pps" "${captured:--}" "${lost:--}" "${cpu:--}" "${rss:--}" >&2
+}
+
+echo "size,round,contender,sender_pps,captured,lost,cpu_s,peak_rss_kib" >"$csv"
+for size in $SIZES; do
+	for round in $(seq "$ROUNDS"); do
+		for c in $CONTENDERS; do
+			run_one "$c" "$size" "$round"
+		done
+	done
+done
+
+python3 - "$csv" "$N" <<'EOF'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+n = int(sys.argv[2])
+def med(v):
+    v = [float(x) for x in v if x != ""]
+    return (statistics.median(v), min(v), max(v)) if v else None
+print(f"## End to end: {n} frames flooded into a veth, sender packets/s (median of {len({r['round'] for r in rows})}, min-max)\n")
+print("| size | contender | sender pps | vs none | vs tcpdump | vs bare XDP (same mode) | captured | lost | CPU s | CPU s / M captured | peak RSS KiB |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for size in dict.fromkeys(r["size"] for r in rows):
+    by = {}
+    for r in rows:
+        if r["size"] == size:
+            by.setdefault(r["contender"], []).append(r)
+    base = {c: med([r["sender_pps"] for r in rs])[0] for c, rs in by.items()}
+    for c, rs in by.items():
+        p = med([r["sender_pps"] for r in rs])
+        cap = med([r["captured"] for r in rs])
+        lost = med([r["lost"] for r in rs])
+        cpu = med([r["cpu_s"] for r in rs])
+        rss = med([r["peak_rss_kib"] for r in rs])
+        ratio = lambda b: f"{p[0] / base[b]:.2f}" if b in base else "-"
+        bare = ("xdp-pass-skb" if c == "pktsample-skb" else "xdp-pass-drv") if c.startswith("pktsample") else None
+        per_m = f"{cpu[0] / (cap[0] / 1e6):.2f}" if cpu and cap and cap[0] else "-"
+        print(f"| {size} | {c} | {p[0]:.0f} ({p[1]:.0f}-{p[2]:.0f}) | {ratio('none')} | {ratio('tcpdump')} | "
+              f"{ratio(bare) if bare else '-'} | {f'{cap[0]:.0f}' if cap else '-'} | "
+              f"{f'{lost[0]:.0f}' if lost else '-'} | {f'{cpu[0]:.2f}' if cpu else '-'} | {per_m} | {f'{rss[0]:.0f}' if rss else '-'} |")
+print(f"\nCSV: {sys.argv[1]}")
+EOF
