@@ -102,6 +102,16 @@ int ps_maps_add_counter(const struct ps_maps *m, uint32_t ifindex,
 	return 0;
 }
 
+void ps_counters_add(struct ps_counters *sum, const struct ps_counters *c)
+{
+	sum->seen += c->seen;
+	sum->filtered += c->filtered;
+	sum->sampled_out += c->sampled_out;
+	sum->rate_limited += c->rate_limited;
+	sum->emitted += c->emitted;
+	sum->output_errors += c->output_errors;
+}
+
 int ps_maps_read_counter(const struct ps_maps *m, uint32_t ifindex,
 			 unsigned int hook, struct ps_counters *sum)
 {
@@ -116,14 +126,8 @@ int ps_maps_read_counter(const struct ps_maps *m, uint32_t ifindex,
 		err = -errno;
 		goto out;
 	}
-	for (int i = 0; i < m->ncpus; i++) {
-		sum->seen += v[i].seen;
-		sum->filtered += v[i].filtered;
-		sum->sampled_out += v[i].sampled_out;
-		sum->rate_limited += v[i].rate_limited;
-		sum->emitted += v[i].emitted;
-		sum->output_errors += v[i].output_errors;
-	}
+	for (int i = 0; i < m->ncpus; i++)
+		ps_counters_add(sum, &v[i]);
 out:
 	free(v);
 	return err;

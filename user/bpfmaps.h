@@ -27,6 +27,8 @@ int ps_maps_reuse(const struct ps_maps *m, struct bpf_object *obj);
 /* Add a zeroed counter entry, so the BPF side only ever looks up. */
 int ps_maps_add_counter(const struct ps_maps *m, uint32_t ifindex,
 			unsigned int hook);
+/* sum += c, stage by stage: the one place that knows every counter. */
+void ps_counters_add(struct ps_counters *sum, const struct ps_counters *c);
 /* Sum one entry's counters over all CPUs. */
 int ps_maps_read_counter(const struct ps_maps *m, uint32_t ifindex,
 			 unsigned int hook, struct ps_counters *sum);

@@ -196,13 +196,13 @@ static int load_failed(const struct capture *cap, const char *what, int err)
 
 /* Filter knob and splice entry for an opened, not yet loaded object. */
 static int prepare_filter(struct capture *cap, struct bpf_object *obj,
-			  volatile const __u32 *enabled_knob, const struct ps_ebpf *body)
+			  __u32 *enabled_knob, const struct ps_ebpf *body)
 {
 	int err;
 
 	if (!cap->filter)
 		return 0;
-	*(volatile __u32 *)enabled_knob = 1;
+	*enabled_knob = 1;
 	err = ps_splice_set(obj, body);
 	if (err)
 		pr_err("cannot prepare the filter: %s\n", strerror(-err));
@@ -304,6 +304,7 @@ static int write_headers(struct capture *cap)
 	struct utsname u;
 	char os[sizeof(u.sysname) + sizeof(u.release) + 2];
 	struct pcapng_shb shb = { .userappl = "pktsample " PKTSAMPLE_VERSION };
+	char how[200];
 	int err;
 
 	if (!uname(&u)) {
@@ -311,18 +312,19 @@ static int write_headers(struct capture *cap)
 		shb.os = os;
 		shb.hardware = u.machine;
 	}
+	/* The same sampling description goes into every interface's comment. */
+	ps_sampling_describe(&cap->smp, how, sizeof(how));
 	err = pcapng_write_shb(cap->w, &shb);
 	for (int t = 0; !err && t < cap->n_targets; t++) {
 		struct ps_target *tg = &cap->targets[t];
 		const struct ps_attachment *att = NULL;
-		char comment[320], how[200];
+		char comment[320];
 		int id;
 
 		for (int i = 0; i < cap->att.n; i++)
 			if (cap->att.list[i].ifindex == tg->ifindex &&
 			    cap->att.list[i].hook == tg->hook)
 				att = &cap->att.list[i];
-		ps_sampling_describe(&cap->smp, how, sizeof(how));
 		snprintf(comment, sizeof(comment), "pktsample %s hook, attached via %s%s%s",
 			 ps_hook_name(tg->hook), att ? ps_attach_kind_name(att) : "?",
 			 ps_sampling_active(&cap->smp) ? "; " : "",
@@ -436,15 +438,9 @@ static void sum_counters(const struct capture *cap, struct totals *t)
 	for (int i = 0; i < cap->n_targets; i++) {
 		struct ps_counters c;
 
-		if (ps_maps_read_counter(&cap->maps, cap->targets[i].ifindex,
-					 cap->targets[i].hook, &c))
-			continue;
-		t->c.seen += c.seen;
-		t->c.filtered += c.filtered;
-		t->c.sampled_out += c.sampled_out;
-		t->c.rate_limited += c.rate_limited;
-		t->c.emitted += c.emitted;
-		t->c.output_errors += c.output_errors;
+		if (!ps_maps_read_counter(&cap->maps, cap->targets[i].ifindex,
+					  cap->targets[i].hook, &c))
+			ps_counters_add(&t->c, &c);
 	}
 	t->written = cap->col->written;
 }
@@ -477,7 +473,7 @@ static int capture_loop(struct capture *cap)
 	/* Monotonic: a wall-clock step must not stretch or cut the capture. */
 	uint64_t deadline = cap->o->duration_ms ?
 		read_ns(CLOCK_MONOTONIC) + cap->o->duration_ms * 1000000ull : 0;
-	uint64_t period = cap->o->stats_ms * 1000000ull, last = read_ns(CLOCK_MONOTONIC);
+	uint64_t period = cap->o->stats_ms * 1000000ull, last = read_ns(CLOCK_MONOTONIC), now;
 	struct totals prev = { 0 };
 	int err = 0;
 
@@ -492,13 +488,12 @@ static int capture_loop(struct capture *cap)
 				       strerror(-err));
 			break;
 		}
-		if (period && read_ns(CLOCK_MONOTONIC) - last >= period) {
-			uint64_t now = read_ns(CLOCK_MONOTONIC);
-
+		now = read_ns(CLOCK_MONOTONIC);
+		if (period && now - last >= period) {
 			print_stats(cap, &prev, now - last);
 			last = now;
 		}
-		if (deadline && read_ns(CLOCK_MONOTONIC) >= deadline)
+		if (deadline && now >= deadline)
 			break;
 	}
 	return err;
@@ -541,7 +536,7 @@ static void report_clock(const struct capture *cap)
 /* Detach first so the counters stop moving, then drain, then account. */
 static int finish(struct capture *cap, int loop_err)
 {
-	struct totals all = { 0 };
+	struct ps_counters all = { 0 };
 	uint64_t end_ns, est;
 	int err = loop_err;
 
@@ -560,6 +555,7 @@ static int finish(struct capture *cap, int loop_err)
 
 		if (ps_maps_read_counter(&cap->maps, tg->ifindex, tg->hook, &c))
 			continue;
+		ps_counters_add(&all, &c);
 		/*
 		 * Every stage, so a reader can check the sums and scale back:
 		 * seen = filtered-out + sampled-out + rate-limited + emitted,
@@ -598,21 +594,20 @@ static int finish(struct capture *cap, int loop_err)
 	pr_info("perf buffer: %llu lost records reported, %llu sequence gaps\n",
 		(unsigned long long)ps_collector_lost_total(cap->col),
 		(unsigned long long)cap->col->seq_gaps);
-	sum_counters(cap, &all);
 	fprintf(stderr, "%llu packets captured\n%llu packets seen by hooks\n",
-		(unsigned long long)all.written, (unsigned long long)all.c.seen);
+		(unsigned long long)cap->col->written, (unsigned long long)all.seen);
 	if (cap->filter)
 		fprintf(stderr, "%llu packets matched the filter\n",
-			(unsigned long long)(all.c.seen - all.c.filtered));
+			(unsigned long long)(all.seen - all.filtered));
 	if (cap->smp.mode != PS_SAMPLE_ALL)
 		fprintf(stderr, "%llu packets sampled out\n",
-			(unsigned long long)all.c.sampled_out);
+			(unsigned long long)all.sampled_out);
 	if (cap->smp.max_rate)
 		fprintf(stderr, "%llu packets over --max-rate\n",
-			(unsigned long long)all.c.rate_limited);
+			(unsigned long long)all.rate_limited);
 	fprintf(stderr, "%llu packets lost in perf buffer\n",
-		(unsigned long long)all.c.output_errors);
-	est = ps_sampling_estimate(&cap->smp, all.c.emitted + all.c.output_errors);
+		(unsigned long long)all.output_errors);
+	est = ps_sampling_estimate(&cap->smp, all.emitted + all.output_errors);
 	if (cap->smp.bpf_mode != PS_SAMPLE_ALL && est)
 		fprintf(stderr, "~%llu matching packets estimated from the samples (x%llu)\n",
 			(unsigned long long)est, (unsigned long long)cap->smp.n);
