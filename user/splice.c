@@ -146,6 +146,22 @@ static int find_filter_func(const struct btf *btf, const struct ps_prog_image *i
 	return -ENOENT;
 }
 
+/*
+ * At open: XDP programs default to multi-buffer aware, because jumbo frames
+ * on veth reach native XDP as multi-buffer packets. A loader that knows
+ * every attach will be generic (skb) mode clears the flag before load: the
+ * generic hook then linearizes in place instead of copying every packet
+ * into page-pool pages (see ps_xdp_wants_frags()).
+ */
+static int setup_prog(struct bpf_program *prog, long cookie)
+{
+	(void)cookie;
+	if (bpf_program__type(prog) == BPF_PROG_TYPE_XDP)
+		return bpf_program__set_flags(prog, bpf_program__flags(prog) |
+						    BPF_F_XDP_HAS_FRAGS);
+	return 0;
+}
+
 static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opts,
 			long cookie)
 {
@@ -155,10 +171,6 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 	int func, err;
 
 	(void)cookie;
-	/* Jumbo frames on veth reach XDP as multi-buffer packets. */
-	if (bpf_program__type(prog) == BPF_PROG_TYPE_XDP)
-		opts->prog_flags |= BPF_F_XDP_HAS_FRAGS;
-
 	e = find_entry(prog);
 	if (!e || !e->body)
 		return 0;
@@ -214,6 +226,7 @@ int ps_splice_register(void)
 		{ PS_SEC_TC, BPF_PROG_TYPE_SCHED_CLS, 0 },
 	};
 	LIBBPF_OPTS(libbpf_prog_handler_opts, hopts,
+		    .prog_setup_fn = setup_prog,
 		    .prog_prepare_load_fn = prepare_load);
 
 	for (int i = 0; i < 2; i++) {

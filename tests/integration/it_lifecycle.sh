@@ -19,7 +19,7 @@ assert_match "^if=0 ifrecv=[0-9]+ ifdrop=0 usrdeliv=10 \| .*" "$("$PCAPCHECK" is
 assert_nothing_attached
 
 # --xdp-mode skb: generic XDP, and the IDB says how it was attached.
-start_capture -i "$CAPIF" --hook xdp --xdp-mode skb -v -c 5 -w "$WORK/skb.pcapng"
+start_capture -i "$CAPIF" --hook xdp --xdp-mode skb -v -c 5 -w "$WORK/skb.pcapng" "udp port 9 or tcp port 9"
 gen -n 5
 wait_capture
 assert_eq 0 "$PS_RC" "--xdp-mode skb capture exits 0"
@@ -28,6 +28,29 @@ assert_match "Comment = pktsample xdp hook, attached via skb" "$(capinfos -M "$W
 	"the IDB comment records the attach mode"
 assert_eq 5 "$(count "$WORK/skb.pcapng" "$GEN")" "skb-mode XDP captures"
 assert_nothing_attached
+
+# --xdp-mode auto (the default) picks skb mode on veth, where it measured
+# cheaper, and loads the program without multi-buffer support (the generic
+# hook linearizes for it); --xdp-mode native still gets native.
+for mode in auto native; do
+	start_capture -i "$CAPIF" --hook xdp --xdp-mode "$mode" -v -c 3 -w "$WORK/$mode.pcapng" "udp port 9"
+	linkinfo=$("$TESTENV" exec "$ENV" cap -- ip -d link show dev "$CAPIF")
+	gen -n 3
+	wait_capture
+	assert_eq 0 "$PS_RC" "--xdp-mode $mode capture exits 0"
+	assert_eq 3 "$(count "$WORK/$mode.pcapng" "$GEN")" "--xdp-mode $mode captures"
+	if [ "$mode" = auto ]; then
+		assert_match "xdp: attached to $CAPIF \(skb mode\)" "$(cat "$WORK/ps.err")" "auto on veth: skb mode"
+		assert_match "xdpgeneric" "$linkinfo" "auto on veth: the link shows generic XDP"
+		assert_match "xdp: loading without multi-buffer support" "$(cat "$WORK/ps.err")" \
+			"auto on veth: loaded without BPF_F_XDP_HAS_FRAGS"
+	else
+		assert_match "xdp: attached to $CAPIF \(native mode\)" "$(cat "$WORK/ps.err")" "native asked: native mode"
+		assert_match " xdp qdisc" "$linkinfo" "native asked: the link shows driver XDP"
+		assert_no_match "multi-buffer" "$(cat "$WORK/ps.err")" "native: loaded with BPF_F_XDP_HAS_FRAGS"
+	fi
+	assert_nothing_attached
+done
 
 # --duration: stops by itself.
 start_capture -i "$CAPIF" --duration 1 -w "$WORK/d.pcapng"

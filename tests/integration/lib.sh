@@ -48,6 +48,11 @@ assert_match() { # regex text description
 	ok "$3"
 }
 
+assert_no_match() { # regex text description
+	[[ ! "$2" =~ $1 ]] || fail "$3: '$2' matches /$1/"
+	ok "$3"
+}
+
 # env_up [--mtu N]: a fresh testenv; sets ENV, CAPIF, PEERIF.
 env_up() {
 	ENV=$("$TESTENV" setup "$@")
