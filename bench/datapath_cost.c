@@ -136,7 +136,7 @@ int main(int argc, char **argv)
 	ps_log_hook_libs();
 	for (int k = 0; k < N_FRAMES; k++)
 		make_frame(k, frames[k]);
-	if (ps_splice_register() || ps_maps_create(&maps))
+	if (ps_splice_register() || ps_maps_create(&maps, 0))
 		return 1;
 	for (int h = 0; h < PS_HOOK_MAX; h++)
 		if (ps_maps_add_counter(&maps, LO_IFINDEX, h))

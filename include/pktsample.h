@@ -78,6 +78,12 @@ struct ps_counters {
 };
 _Static_assert(sizeof(struct ps_counters) == 48, "ps_counters is ABI");
 
+/* How samples leave the kernel (--transport). */
+enum ps_transport {
+	PS_TRANSPORT_PERF = 0,    /* bpf_perf_event_output, payload appended */
+	PS_TRANSPORT_RINGBUF = 1, /* bpf_ringbuf_reserve + load_bytes */
+};
+
 #define PS_COUNTERS_MAX_ENTRIES 256 /* (interface, hook) pairs */
 
 /* How packets are chosen, after the filter (rodata sample_mode). */

@@ -23,12 +23,19 @@ const volatile __u32 flow_seed = 0;        /* flow: varies which flows are chose
 const volatile __u64 sample_interval_ns = 0; /* clock: the tick period */
 const volatile __u64 rate_cost_ns = 0;     /* rate cap: 1e9 / max rate; 0 = no cap */
 const volatile __u64 rate_burst_ns = 0;    /* rate cap: bucket size, in ns of credit */
+const volatile __u32 transport = PS_TRANSPORT_PERF; /* enum ps_transport */
+const volatile __u64 ring_wakeup_bytes = 0; /* ringbuf: wake the reader from here */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(__u32));
 } events SEC(".maps");
+
+/* --transport ringbuf only; user space sizes it (a page when unused). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+} ring SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -303,6 +310,86 @@ int pktsample_tick(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
+/* ---- the BPF ring buffer transport (--transport ringbuf) ---- */
+
+/*
+ * bpf_ringbuf_reserve() wants a size the verifier knows, so a record is
+ * reserved in a size class: ps_meta plus PS_RING_CLASS(k) packet bytes, the
+ * smallest class that holds cap_len. Classes double from 128 bytes up to
+ * the largest snap length; the reader trusts meta.cap_len, not the record
+ * size.
+ */
+#define PS_RING_CLASS_MIN 128u
+#define PS_RING_CLASSES 10 /* 128 B .. 64 KiB */
+_Static_assert((PS_RING_CLASS_MIN << (PS_RING_CLASSES - 1)) >= PS_SNAPLEN_MAX,
+	       "the largest ring class holds the largest snap length");
+
+struct ps_ring_rec {
+	struct ps_meta meta;
+	__u8 data[];
+};
+
+static __always_inline long ps_ring_class(void *ctx, struct ps_meta *meta,
+					  bool xdp, const __u32 room)
+{
+	struct ps_ring_rec *r;
+	__u64 n = meta->cap_len;
+	long err = 0;
+
+	r = bpf_ringbuf_reserve(&ring, sizeof(*meta) + room, 0);
+	if (!r)
+		return -1; /* full: counted as an output error */
+	r->meta = *meta;
+	if (n) {
+		/* n is 1..room; rebuilt so the verifier sees the bound in the
+		 * register the helper gets. */
+		barrier_var(n);
+		n = ((n - 1) & (room - 1)) + 1;
+		if (xdp)
+			err = bpf_xdp_load_bytes(ctx, 0, r->data, n);
+		else
+			err = bpf_skb_load_bytes(ctx, 0, r->data, n);
+	}
+	if (err) {
+		bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
+		return err;
+	}
+	/*
+	 * Wake the reader only once a batch is waiting, never per record:
+	 * below the mark it finds the data on its idle drain.
+	 */
+	bpf_ringbuf_submit(r, bpf_ringbuf_query(&ring, BPF_RB_AVAIL_DATA) >=
+				      ring_wakeup_bytes ? BPF_RB_FORCE_WAKEUP :
+							  BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+static __always_inline long ps_ring_output(void *ctx, struct ps_meta *meta, bool xdp)
+{
+	__u32 cap = meta->cap_len;
+
+	/* Unrolled: each call reserves a constant size. */
+	if (cap <= PS_RING_CLASS_MIN)
+		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN);
+	if (cap <= PS_RING_CLASS_MIN << 1)
+		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 1);
+	if (cap <= PS_RING_CLASS_MIN << 2)
+		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 2);
+	if (cap <= PS_RING_CLASS_MIN << 3)
+		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 3);
+	if (cap <= PS_RING_CLASS_MIN << 4)
+		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 4);
+	if (cap <= PS_RING_CLASS_MIN << 5)
+		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 5);
+	if (cap <= PS_RING_CLASS_MIN << 6)
+		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 6);
+	if (cap <= PS_RING_CLASS_MIN << 7)
+		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 7);
+	if (cap <= PS_RING_CLASS_MIN << 8)
+		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 8);
+	return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 9);
+}
+
 /*
  * Count the packet, run the filter and emit metadata + the first
  * min(snaplen, len, filter result) bytes. The kernel copies the packet
@@ -376,9 +463,12 @@ static __always_inline void ps_capture(void *ctx, void *data, void *data_end,
 	meta.vlan_tci = p->vlan_tci;
 	meta.vlan_proto = p->vlan_proto;
 
-	err = bpf_perf_event_output(ctx, &events,
-				    BPF_F_CURRENT_CPU | ((__u64)cap << 32),
-				    &meta, sizeof(meta));
+	if (transport == PS_TRANSPORT_RINGBUF)
+		err = ps_ring_output(ctx, &meta, p->hook == PS_HOOK_XDP);
+	else
+		err = bpf_perf_event_output(ctx, &events,
+					    BPF_F_CURRENT_CPU | ((__u64)cap << 32),
+					    &meta, sizeof(meta));
 	if (cnt) {
 		if (err)
 			cnt->output_errors++;

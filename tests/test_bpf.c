@@ -35,6 +35,7 @@ struct fixture {
 	struct pktsample_xdp *xdp;
 	struct pktsample_tc *tc;
 	struct perf_buffer *pb;
+	struct ring_buffer *rb; /* --transport ringbuf */
 	struct record rec[MAX_RECORDS];
 	int n_rec;
 	uint64_t lost;
@@ -59,10 +60,19 @@ static void on_lost(void *ctx, int cpu, __u64 n)
 	((struct fixture *)ctx)->lost += n;
 }
 
-static void load(struct fixture *f, uint32_t snaplen, bool with_buffer)
+/* A ring record names its CPU in the metadata; keep the whole record. */
+static int on_ring(void *ctx, void *data, size_t size)
+{
+	on_sample(ctx, (int)((struct ps_meta *)data)->cpu, data, (__u32)size);
+	return 0;
+}
+
+/* ring_bytes: 0 for the perf transport, else the ring buffer's size. */
+static void load_with(struct fixture *f, uint32_t snaplen, bool with_buffer,
+		      uint32_t ring_bytes)
 {
 	assert_int_equal(ps_splice_register(), 0); /* our section names */
-	assert_int_equal(ps_maps_create(&f->maps), 0);
+	assert_int_equal(ps_maps_create(&f->maps, ring_bytes), 0);
 	for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
 		assert_int_equal(ps_maps_add_counter(&f->maps, LO_IFINDEX, h), 0);
 	f->xdp = pktsample_xdp__open();
@@ -71,11 +81,19 @@ static void load(struct fixture *f, uint32_t snaplen, bool with_buffer)
 	assert_non_null(f->tc);
 	f->xdp->rodata->snaplen = snaplen;
 	f->tc->rodata->snaplen = snaplen;
+	if (ring_bytes) {
+		f->xdp->rodata->transport = PS_TRANSPORT_RINGBUF;
+		f->tc->rodata->transport = PS_TRANSPORT_RINGBUF;
+	}
 	assert_int_equal(ps_maps_reuse(&f->maps, f->xdp->obj), 0);
 	assert_int_equal(ps_maps_reuse(&f->maps, f->tc->obj), 0);
 	assert_int_equal(pktsample_xdp__load(f->xdp), 0);
 	assert_int_equal(pktsample_tc__load(f->tc), 0);
-	if (with_buffer) {
+	if (with_buffer && ring_bytes) {
+		f->rb = ring_buffer__new(f->maps.ring_fd, on_ring, f, NULL);
+		assert_non_null(f->rb);
+		assert_int_equal(libbpf_get_error(f->rb), 0);
+	} else if (with_buffer) {
 		/* 16 pages = 64 KiB: room for one maximal record */
 		f->pb = perf_buffer__new(f->maps.events_fd, 32, on_sample, on_lost, f, NULL);
 		assert_non_null(f->pb);
@@ -83,11 +101,17 @@ static void load(struct fixture *f, uint32_t snaplen, bool with_buffer)
 	}
 }
 
+static void load(struct fixture *f, uint32_t snaplen, bool with_buffer)
+{
+	load_with(f, snaplen, with_buffer, 0);
+}
+
 static void unload(struct fixture *f)
 {
 	for (int i = 0; i < f->n_rec; i++)
 		free(f->rec[i].data);
 	perf_buffer__free(f->pb);
+	ring_buffer__free(f->rb);
 	pktsample_xdp__destroy(f->xdp);
 	pktsample_tc__destroy(f->tc);
 	ps_maps_close(&f->maps);
@@ -145,6 +169,8 @@ static uint32_t run(struct fixture *f, enum prog p, const uint8_t *pkt,
 	assert_int_equal(bpf_prog_test_run_opts(prog_fd(f, p), &opts), 0);
 	if (f->pb)
 		assert_true(perf_buffer__consume(f->pb) >= 0);
+	if (f->rb)
+		assert_true(ring_buffer__consume(f->rb) >= 0);
 	return opts.retval;
 }
 
@@ -171,9 +197,19 @@ static const struct fixture_case cases[] = {
 	{ "tc-egress 3000B snaplen 2000", TC_EG, 2000, 3000, (uint32_t)-1, PS_HOOK_TC_EGRESS, -1 },
 };
 
-static void packet_in_record_out(void **state)
+/* The ring reserves ps_meta + the smallest power of two >= 128 that holds
+ * the packet bytes. */
+static uint32_t ring_room(uint32_t cap)
 {
-	(void)state;
+	uint32_t room = 128;
+
+	while (room < cap)
+		room <<= 1;
+	return room;
+}
+
+static void records_for(uint32_t ring_bytes)
+{
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct fixture_case *c = &cases[i];
 		uint32_t cap = c->pkt_len < c->snaplen ? c->pkt_len : c->snaplen;
@@ -184,14 +220,19 @@ static void packet_in_record_out(void **state)
 		uint8_t *pkt = make_packet(c->pkt_len);
 		uint64_t t0, t1;
 
-		print_message("fixture: %s\n", c->name);
-		load(&f, c->snaplen, true);
+		print_message("fixture: %s (%s)\n", c->name, ring_bytes ? "ringbuf" : "perf");
+		load_with(&f, c->snaplen, true, ring_bytes);
 		t0 = mono_ns();
 		assert_int_equal(run(&f, c->prog, pkt, c->pkt_len, 1), c->expect_retval);
 		t1 = mono_ns();
 
 		assert_int_equal(f.n_rec, 1);
 		assert_int_equal(f.lost, 0);
+		if (ring_bytes) {
+			/* the record has its class's room; the reader trims it */
+			assert_int_equal(f.rec[0].size, sizeof(m) + ring_room(cap));
+			f.rec[0].size = sizeof(m) + cap;
+		}
 		assert_int_equal(ps_split_sample(f.rec[0].data, f.rec[0].size, &m, &bytes), 0);
 		assert_int_equal(m.version, PS_META_VERSION);
 		assert_int_equal(m.hook, c->expect_hook);
@@ -213,6 +254,52 @@ static void packet_in_record_out(void **state)
 		free(pkt);
 		unload(&f);
 	}
+}
+
+static void packet_in_record_out(void **state)
+{
+	(void)state;
+	records_for(0);
+}
+
+/* The same fixtures through the ring buffer transport (1 MiB ring). */
+static void packet_in_ring_record_out(void **state)
+{
+	(void)state;
+	records_for(1u << 20);
+}
+
+/*
+ * A one-page ring holds one 1500-byte record (2 KiB class): the next two
+ * reservations fail, are counted as output errors, and leave a gap of two
+ * in the CPU's sequence, which is how the collector counts them per packet.
+ */
+static void ring_full_is_counted(void **state)
+{
+	struct fixture f = { 0 };
+	uint8_t *pkt = make_packet(1500);
+	struct ps_counters cnt;
+	struct ps_meta m0, m1;
+	const uint8_t *b;
+
+	(void)state;
+	load_with(&f, PS_SNAPLEN_MAX, false, 4096);
+	assert_int_equal(run(&f, XDP, pkt, 1500, 3), 2);
+	assert_int_equal(ps_maps_read_counter(&f.maps, LO_IFINDEX, PS_HOOK_XDP, &cnt), 0);
+	assert_int_equal(cnt.seen, 3);
+	assert_int_equal(cnt.emitted, 1);
+	assert_int_equal(cnt.output_errors, 2);
+	f.rb = ring_buffer__new(f.maps.ring_fd, on_ring, &f, NULL);
+	assert_non_null(f.rb);
+	assert_int_equal(ring_buffer__consume(f.rb), 1);
+	assert_int_equal(run(&f, XDP, pkt, 1500, 1), 2); /* room again */
+	assert_int_equal(f.n_rec, 2);
+	assert_int_equal(ps_split_sample(f.rec[0].data, sizeof(m0) + 1500, &m0, &b), 0);
+	assert_memory_equal(b, pkt, 1500);
+	assert_int_equal(ps_split_sample(f.rec[1].data, sizeof(m1) + 1500, &m1, &b), 0);
+	assert_int_equal(m1.seq - m0.seq, 3);
+	free(pkt);
+	unload(&f);
 }
 
 static void sequence_numbers_count_per_cpu(void **state)
@@ -273,6 +360,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(packet_in_record_out),
+		cmocka_unit_test(packet_in_ring_record_out),
+		cmocka_unit_test(ring_full_is_counted),
 		cmocka_unit_test(sequence_numbers_count_per_cpu),
 		cmocka_unit_test(output_errors_are_counted),
 	};

@@ -32,6 +32,7 @@ static void defaults(void **state)
 	assert_int_equal(o.duration_ms, 0);
 	assert_int_equal(o.buffer_kib, PS_DEFAULT_BUFFER_KIB);
 	assert_int_equal(o.xdp_mode, PS_XDP_AUTO);
+	assert_int_equal(o.transport, PS_TRANSPORT_PERF);
 	assert_int_equal(o.tc_mode, PS_TC_AUTO);
 	assert_int_equal(o.verbosity, 0);
 	assert_false(o.help);
@@ -47,7 +48,8 @@ static void everything(void **state)
 	assert_int_equal(PARSE(&o, err, "-i", "veth0", "-i", "veth1", "--hook",
 			       "xdp,tc-ingress,tc-egress", "-s", "128", "-c", "1000",
 			       "-w", "-", "--duration", "500ms", "-B", "8192",
-			       "--xdp-mode", "skb", "--tc-mode", "clsact", "-vv"),
+			       "--xdp-mode", "skb", "--tc-mode", "clsact", "-vv",
+			       "--transport", "ringbuf"),
 			 0);
 	assert_int_equal(o.n_ifaces, 2);
 	assert_string_equal(o.ifaces[1], "veth1");
@@ -58,6 +60,7 @@ static void everything(void **state)
 	assert_int_equal(o.duration_ms, 500);
 	assert_int_equal(o.buffer_kib, 8192);
 	assert_int_equal(o.xdp_mode, PS_XDP_SKB);
+	assert_int_equal(o.transport, PS_TRANSPORT_RINGBUF);
 	assert_int_equal(o.tc_mode, PS_TC_CLSACT);
 	assert_int_equal(o.verbosity, 2);
 }
@@ -118,6 +121,7 @@ static void rejects_bad_input(void **state)
 		BAD("bad --hook 'xdp,tc'", "-i", "a", "-w", "f", "--hook", "xdp,tc"),
 		BAD("bad --hook ''", "-i", "a", "-w", "f", "--hook", ""),
 		BAD("bad --xdp-mode 'hw'", "-i", "a", "-w", "f", "--xdp-mode", "hw"),
+		BAD("bad --transport 'afxdp'", "-i", "a", "-w", "f", "--transport", "afxdp"),
 		BAD("bad --tc-mode 'x'", "-i", "a", "-w", "f", "--tc-mode", "x"),
 		BAD("given twice", "-i", "a", "-i", "a", "-w", "f"),
 		BAD("empty interface", "-i", "", "-w", "f"),
@@ -313,7 +317,7 @@ static void usage_lists_every_option(void **state)
 	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
 	const char *names[] = { "--iface", "--write", "--hook", "--snaplen",
 				"--count", "--duration", "--buffer-size",
-				"--xdp-mode", "--tc-mode", "--verbose",
+				"--xdp-mode", "--tc-mode", "--verbose", "--transport",
 				"--version", "--help" };
 
 	(void)state;

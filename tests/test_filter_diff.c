@@ -320,7 +320,7 @@ static void differential(void **state)
 
 	(void)state;
 	assert_int_equal(ps_splice_register(), 0);
-	assert_int_equal(ps_maps_create(&maps), 0);
+	assert_int_equal(ps_maps_create(&maps, 0), 0);
 	for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
 		assert_int_equal(ps_maps_add_counter(&maps, LO_IFINDEX, h), 0);
 	pb = perf_buffer__new(maps.events_fd, 64, on_sample, NULL, &rec, NULL);

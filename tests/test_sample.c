@@ -42,7 +42,7 @@ static void load(struct fixture *f, const struct ps_sampling *s)
 {
 	memset(f, 0, sizeof(*f));
 	assert_int_equal(ps_splice_register(), 0);
-	assert_int_equal(ps_maps_create(&f->maps), 0);
+	assert_int_equal(ps_maps_create(&f->maps, 0), 0);
 	for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
 		assert_int_equal(ps_maps_add_counter(&f->maps, LO_IFINDEX, h), 0);
 	f->xdp = pktsample_xdp__open();

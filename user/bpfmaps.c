@@ -10,7 +10,8 @@
 
 void ps_maps_close(struct ps_maps *m)
 {
-	int *fds[] = { &m->events_fd, &m->counters_fd, &m->cpu_seq_fd, &m->sampler_fd };
+	int *fds[] = { &m->events_fd, &m->counters_fd, &m->cpu_seq_fd, &m->sampler_fd,
+		       &m->ring_fd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)
@@ -31,9 +32,10 @@ static int map_create(enum bpf_map_type type, const char *name,
 	return err;
 }
 
-int ps_maps_create(struct ps_maps *m)
+int ps_maps_create(struct ps_maps *m, uint32_t ring_bytes)
 {
 	m->events_fd = m->counters_fd = m->cpu_seq_fd = m->sampler_fd = -1;
+	m->ring_fd = -1;
 	m->ncpus = libbpf_num_possible_cpus();
 	if (m->ncpus <= 0) {
 		pr_err("cannot count possible CPUs: %s\n", strerror(-m->ncpus));
@@ -49,11 +51,14 @@ int ps_maps_create(struct ps_maps *m)
 				   sizeof(uint32_t), sizeof(uint64_t), 1);
 	m->sampler_fd = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sampler",
 				   sizeof(uint32_t), sizeof(struct ps_sampler), 1);
+	m->ring_fd = map_create(BPF_MAP_TYPE_RINGBUF, "ring", 0, 0,
+				ring_bytes ? ring_bytes : (uint32_t)sysconf(_SC_PAGESIZE));
 	if (m->events_fd < 0 || m->counters_fd < 0 || m->cpu_seq_fd < 0 ||
-	    m->sampler_fd < 0) {
+	    m->sampler_fd < 0 || m->ring_fd < 0) {
 		int err = m->events_fd < 0 ? m->events_fd :
 			  m->counters_fd < 0 ? m->counters_fd :
-			  m->cpu_seq_fd < 0 ? m->cpu_seq_fd : m->sampler_fd;
+			  m->cpu_seq_fd < 0 ? m->cpu_seq_fd :
+			  m->sampler_fd < 0 ? m->sampler_fd : m->ring_fd;
 		ps_maps_close(m);
 		return err;
 	}
@@ -62,8 +67,10 @@ int ps_maps_create(struct ps_maps *m)
 
 int ps_maps_reuse(const struct ps_maps *m, struct bpf_object *obj)
 {
-	static const char *const names[] = { "events", "counters", "cpu_seq", "sampler" };
-	const int fds[] = { m->events_fd, m->counters_fd, m->cpu_seq_fd, m->sampler_fd };
+	static const char *const names[] = { "events", "counters", "cpu_seq", "sampler",
+					     "ring" };
+	const int fds[] = { m->events_fd, m->counters_fd, m->cpu_seq_fd, m->sampler_fd,
+			    m->ring_fd };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		struct bpf_map *map = bpf_object__find_map_by_name(obj, names[i]);

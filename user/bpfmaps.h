@@ -17,10 +17,13 @@ struct ps_maps {
 	int counters_fd; /* PERCPU_HASH ps_counter_key -> ps_counters */
 	int cpu_seq_fd;  /* PERCPU_ARRAY of one u64 */
 	int sampler_fd;  /* PERCPU_ARRAY of one struct ps_sampler */
+	int ring_fd;     /* RINGBUF: --transport ringbuf (a page otherwise) */
 	int ncpus;       /* possible CPUs */
 };
 
-int ps_maps_create(struct ps_maps *m);
+/* ring_bytes: the ring buffer's size (a power-of-2 number of pages), or 0
+ * for the one-page placeholder the perf transport leaves unused. */
+int ps_maps_create(struct ps_maps *m, uint32_t ring_bytes);
 void ps_maps_close(struct ps_maps *m);
 /* Make an opened (not loaded) object use these maps instead of its own. */
 int ps_maps_reuse(const struct ps_maps *m, struct bpf_object *obj);

@@ -191,6 +191,18 @@ static int set_xdp_mode(struct ps_opts *o, const char *a, char *err,
 	return 0;
 }
 
+static int set_transport(struct ps_opts *o, const char *a, char *err,
+			 size_t len)
+{
+	if (!strcmp(a, "perf"))
+		o->transport = PS_TRANSPORT_PERF;
+	else if (!strcmp(a, "ringbuf"))
+		o->transport = PS_TRANSPORT_RINGBUF;
+	else
+		return fail(err, len, "bad --transport '%s': use perf or ringbuf", a);
+	return 0;
+}
+
 static int set_tc_mode(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (!strcmp(a, "auto"))
@@ -316,7 +328,7 @@ static int set_help(struct ps_opts *o, const char *a, char *e, size_t l)
 
 enum { KEY_HOOK = 256, KEY_DURATION, KEY_XDP_MODE, KEY_TC_MODE, KEY_VERSION,
        KEY_SAMPLE, KEY_SAMPLE_MODE, KEY_SAMPLE_FLOWS, KEY_SAMPLE_INTERVAL,
-       KEY_MAX_RATE, KEY_STATS };
+       KEY_MAX_RATE, KEY_STATS, KEY_TRANSPORT };
 
 static const struct cli_opt cli_opts[] = {
 	{ "iface", 'i', required_argument, "IFACE",
@@ -333,6 +345,9 @@ static const struct cli_opt cli_opts[] = {
 	  "stop after TIME (10, 10s, 500ms, 2m, 1h)", set_duration },
 	{ "buffer-size", 'B', required_argument, "KIB",
 	  "perf buffer per CPU in KiB (default 4096)", set_buffer },
+	{ "transport", KEY_TRANSPORT, required_argument, "KIND",
+	  "perf (default: per-CPU perf buffers) or ringbuf (one BPF ring of -B x CPUs)",
+	  set_transport },
 	{ "xdp-mode", KEY_XDP_MODE, required_argument, "MODE",
 	  "XDP attach mode: native, skb or auto (default auto: skb on veth, native elsewhere)", set_xdp_mode },
 	{ "tc-mode", KEY_TC_MODE, required_argument, "MODE",

@@ -32,7 +32,8 @@ struct ps_opts {
 	uint32_t snaplen;       /* 1..PS_SNAPLEN_MAX */
 	uint64_t count;         /* 0 = unlimited */
 	uint64_t duration_ms;   /* 0 = unlimited */
-	uint32_t buffer_kib;    /* per-CPU perf buffer */
+	uint32_t buffer_kib;    /* per-CPU perf buffer (ring: times the CPUs) */
+	unsigned int transport; /* enum ps_transport */
 	enum ps_xdp_mode xdp_mode;
 	enum ps_tc_mode tc_mode;
 	int verbosity;

@@ -215,6 +215,36 @@ int ps_collector_open(struct ps_collector *c, int events_fd,
 	return 0;
 }
 
+/* A ring record is one sample; it says itself which CPU emitted it. */
+static int on_ring_record(void *ctx, void *data, size_t size)
+{
+	struct ps_collector *c = ctx;
+	const struct ps_meta *m = data;
+
+	/* The record has its size class's room; the packet is cap_len of it. */
+	if (size < sizeof(*m) || m->cap_len > size - sizeof(*m))
+		c->malformed++;
+	else
+		ps_collector_sample(c, (int)m->cpu, data,
+				    (uint32_t)sizeof(*m) + m->cap_len);
+	/* A negative return stops ring_buffer__consume() once done. */
+	return c->done ? -ECANCELED : 0;
+}
+
+int ps_collector_open_ring(struct ps_collector *c, int ring_fd)
+{
+	int err;
+
+	c->rb = ring_buffer__new(ring_fd, on_ring_record, c, NULL);
+	err = libbpf_get_error(c->rb);
+	if (err) {
+		c->rb = NULL;
+		pr_err("cannot open the BPF ring buffer: %s\n", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
 static uint64_t now_ns(void)
 {
 	return (uint64_t)ps_clock_read_ns(CLOCK_MONOTONIC, NULL);
@@ -227,6 +257,11 @@ int ps_collector_drain(struct ps_collector *c)
 	c->last_drain_ns = now_ns();
 	if (c->pb && !c->done)
 		err = perf_buffer__consume(c->pb);
+	if (c->rb && !c->done) {
+		err = ring_buffer__consume(c->rb);
+		if (err == -ECANCELED)
+			err = 0;
+	}
 	if (!c->error)
 		c->error = pcapng_flush(c->w);
 	return err < 0 ? err : c->error;
@@ -234,8 +269,11 @@ int ps_collector_drain(struct ps_collector *c)
 
 int ps_collector_poll(struct ps_collector *c, int timeout_ms)
 {
-	int n = perf_buffer__poll(c->pb, timeout_ms);
+	int n = c->rb ? ring_buffer__poll(c->rb, timeout_ms) :
+			perf_buffer__poll(c->pb, timeout_ms);
 
+	if (n == -ECANCELED)
+		n = 1;
 	if (n < 0 && n != -EINTR)
 		return n;
 	/*
@@ -252,6 +290,8 @@ void ps_collector_free(struct ps_collector *c)
 {
 	perf_buffer__free(c->pb);
 	c->pb = NULL;
+	ring_buffer__free(c->rb);
+	c->rb = NULL;
 	free(c->cpus);
 	c->cpus = NULL;
 }

@@ -14,6 +14,7 @@
 
 struct pcapng_writer;
 struct perf_buffer;
+struct ring_buffer;
 
 /* One (interface, hook) pair: one pcapng interface. */
 struct ps_target {
@@ -38,7 +39,8 @@ struct ps_cpu_state {
 
 struct ps_collector {
 	struct pcapng_writer *w;
-	struct perf_buffer *pb;
+	struct perf_buffer *pb;   /* --transport perf (the default) */
+	struct ring_buffer *rb;   /* --transport ringbuf */
 	struct ps_clock clock;
 	uint32_t snaplen;
 	uint64_t limit;       /* stop after this many packets; 0 = no limit */
@@ -64,6 +66,8 @@ int ps_collector_init(struct ps_collector *c, struct pcapng_writer *w,
 /* Open the perf buffers on the events map; buffer_kib per CPU. */
 int ps_collector_open(struct ps_collector *c, int events_fd,
 		      uint32_t buffer_kib);
+/* Or read the BPF ring buffer map instead (--transport ringbuf). */
+int ps_collector_open_ring(struct ps_collector *c, int ring_fd);
 /* Wait up to timeout_ms for data; drains everything when idle. */
 int ps_collector_poll(struct ps_collector *c, int timeout_ms);
 /* Read everything that is in the buffers now. */

@@ -157,6 +157,7 @@ struct capture {
 	struct pcapng_writer *w;
 	struct ps_collector *col;
 	struct ps_sampling smp;
+	uint32_t ring_bytes; /* --transport ringbuf: the ring's size */
 	struct ps_ticker ticker; /* clock-driven sampling */
 	uint64_t start_ns;
 };
@@ -238,6 +239,9 @@ static int open_objects(struct capture *cap)
 			return open_failed("XDP");
 		cap->xdp->rodata->snaplen = o->snaplen;
 		PS_SAMPLING_SET_RODATA(cap->xdp->rodata, &cap->smp);
+		cap->xdp->rodata->transport = o->transport;
+		/* As with the perf buffers: wake the reader at a quarter full. */
+		cap->xdp->rodata->ring_wakeup_bytes = cap->ring_bytes / 4;
 		/* One clock program is enough: XDP's, or TC's if no XDP. */
 		bpf_program__set_autoload(cap->xdp->progs.pktsample_tick,
 					  cap->smp.mode == PS_SAMPLE_CLOCK);
@@ -277,6 +281,9 @@ static int open_objects(struct capture *cap)
 			return open_failed("TC");
 		cap->tc->rodata->snaplen = o->snaplen;
 		PS_SAMPLING_SET_RODATA(cap->tc->rodata, &cap->smp);
+		cap->tc->rodata->transport = o->transport;
+		/* As with the perf buffers: wake the reader at a quarter full. */
+		cap->tc->rodata->ring_wakeup_bytes = cap->ring_bytes / 4;
 		bpf_program__set_autoload(cap->tc->progs.pktsample_tick,
 					  cap->smp.mode == PS_SAMPLE_CLOCK && !cap->xdp);
 		err = ps_maps_reuse(&cap->maps, cap->tc->obj);
@@ -370,14 +377,31 @@ static int write_headers(struct capture *cap)
 	return err;
 }
 
+/*
+ * One ring serves every CPU, so it gets what the per-CPU perf buffers would
+ * have together: -B times the CPUs, as a power of two, at most 1 GiB.
+ */
+static uint32_t ring_bytes(uint32_t buffer_kib)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	uint64_t want = (uint64_t)buffer_kib * 1024 * (ncpus > 0 ? ncpus : 1);
+	uint64_t bytes = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	while (bytes < want && bytes < (1ull << 30))
+		bytes <<= 1;
+	return (uint32_t)bytes;
+}
+
 static int setup(struct capture *cap)
 {
 	const struct ps_opts *o = cap->o;
 	int err;
 
 	cap->maps.events_fd = cap->maps.counters_fd = cap->maps.cpu_seq_fd = -1;
-	cap->maps.sampler_fd = -1;
-	err = ps_maps_create(&cap->maps);
+	cap->maps.sampler_fd = cap->maps.ring_fd = -1;
+	if (o->transport == PS_TRANSPORT_RINGBUF)
+		cap->ring_bytes = ring_bytes(o->buffer_kib);
+	err = ps_maps_create(&cap->maps, cap->ring_bytes);
 	if (err)
 		return err;
 	for (int i = 0; i < o->n_ifaces; i++)
@@ -403,7 +427,10 @@ static int setup(struct capture *cap)
 		return err;
 	ps_sampling_tag(&cap->smp, cap->col->tag, sizeof(cap->col->tag));
 	/* Buffers first: a sample emitted before they exist would be lost. */
-	err = ps_collector_open(cap->col, cap->maps.events_fd, o->buffer_kib);
+	if (o->transport == PS_TRANSPORT_RINGBUF)
+		err = ps_collector_open_ring(cap->col, cap->maps.ring_fd);
+	else
+		err = ps_collector_open(cap->col, cap->maps.events_fd, o->buffer_kib);
 	if (err)
 		return err;
 	err = open_objects(cap);
@@ -628,8 +655,9 @@ static int finish(struct capture *cap, int loop_err)
 	if (cap->smp.max_rate)
 		fprintf(stderr, "%llu packets over --max-rate\n",
 			(unsigned long long)all.rate_limited);
-	fprintf(stderr, "%llu packets lost in perf buffer\n",
-		(unsigned long long)all.output_errors);
+	fprintf(stderr, "%llu packets lost in %s buffer\n",
+		(unsigned long long)all.output_errors,
+		cap->o->transport == PS_TRANSPORT_RINGBUF ? "ring" : "perf");
 	est = ps_sampling_estimate(&cap->smp, all.emitted + all.output_errors);
 	if (cap->smp.bpf_mode != PS_SAMPLE_ALL && est)
 		fprintf(stderr, "~%llu matching packets estimated from the samples (x%llu)\n",

@@ -47,12 +47,13 @@ start_tcpdump() {
 	fail "tcpdump did not start: $(cat "$WORK/td-$1.err")"
 }
 
-check_expression() {
+check_expression() { # EXPR [EXTRA PKTSAMPLE ARGS...]
 	local expr=$1 cap=$WORK/ps.pcapng total=0
+	shift
 	TD_PIDS=()
 	start_tcpdump in
 	start_tcpdump out
-	start_capture -i "$CAPIF" --hook xdp,tc-ingress,tc-egress -w "$cap" "$expr"
+	start_capture -i "$CAPIF" --hook xdp,tc-ingress,tc-egress -w "$cap" "$@" "$expr"
 	traffic >/dev/null
 	sleep 0.5
 	stop_capture INT
@@ -67,7 +68,7 @@ check_expression() {
 		want=$("$PCAPCHECK" count "$WORK/sel.pcap")
 		got=$("$PCAPCHECK" same "$WORK/sel.pcap" "$WORK/hook.pcap" || true)
 		assert_eq "$want frames identical" "$got" \
-			"'$expr' at $desc: the frames tcpdump -Q $dir selects, no more, no less"
+			"'$expr' $* at $desc: the frames tcpdump -Q $dir selects, no more, no less"
 		total=$((total + want))
 	done
 	[ "$total" -gt 0 ] || fail "'$expr' selected nothing: the test proves nothing"
@@ -85,6 +86,10 @@ check_expression 'vlan 100 and udp'
 check_expression 'ip6 and udp'
 check_expression 'tcp port 443 and host 10.0.0.1'
 check_expression 'greater 5000'
+# The ring buffer transport (records in size classes, bytes copied with
+# bpf_{xdp,skb}_load_bytes) carries the same frames, tags and jumbos too.
+check_expression 'udp or tcp' --transport ringbuf
+assert_match "0 packets lost in ring buffer" "$(cat "$WORK/ps.err")" "ringbuf: the summary names the ring"
 assert_nothing_attached
 
 # ---- -F: the expression from a file, comments dropped ----
