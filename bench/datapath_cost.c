@@ -1,29 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Per-packet cost of the datapath, measured with BPF_PROG_TEST_RUN: a bare
- * XDP_PASS program for reference; the XDP and TC programs with no filter;
- * with a handful of filter expressions on a frame that matches and one that
- * does not; and with each sampling mode, where nearly every packet is
- * sampled out (the cost a sampler adds to traffic it does not keep).
+ * XDP_PASS program for reference; the XDP and TC programs capturing every
+ * packet (whole, and at snaplen 128; through the perf buffer and through
+ * the BPF ring buffer); with a handful of filter expressions on a frame
+ * that matches and one that does not; and with each sampling mode, where
+ * nearly every packet is sampled out (the cost a sampler adds to traffic it
+ * does not keep). The core rows run at 64 and 1500 bytes.
  *
- * No perf buffer is open, so bpf_perf_event_output() fails at once: the
- * numbers are the hook, the counters and the filter, without the copy to
- * user space (that is the end-to-end benchmark's business).
+ * A reader thread on another CPU drains the perf buffers and the ring the
+ * whole time, as pktsample's collector would, so a captured packet pays
+ * for the real copy to user space; the lost column says how many outputs
+ * found the buffer full anyway (then the row is a lower bound).
  *
  * Contenders are interleaved (A B C ... A B C ...) ROUNDS times and the
  * median and min-max of the kernel's own per-run average are reported.
  * Output: a markdown table on stdout and CSV to the file given with -o.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/bpf.h>
+#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bpfmaps.h"
+#include "collector.h"
 #include "filter.h"
 #include "log.h"
 #include "splice.h"
@@ -36,7 +46,12 @@
 #define LO_IFINDEX 1
 #define ROUNDS 7
 #define REPEAT 200000
-#define FRAME 64
+#define FRAME_MAX 1500
+#define PERF_KIB 4096      /* per CPU, pktsample's default */
+#define RING_BYTES (8u << 20) /* what the default gives on 2 CPUs */
+
+static const uint32_t sizes[] = { 64, 1500 };
+#define N_SIZES (sizeof(sizes) / sizeof(sizes[0]))
 
 enum frame_kind { F_UDP53, F_UDP9, F_TCP443, F_TCP_GET, F_VLAN_UDP, N_FRAMES };
 
@@ -45,11 +60,21 @@ struct bench_case {
 	enum frame_kind match, miss;
 	const char *sampling;    /* label; NULL: no sampling */
 	struct ps_opts opts;     /* the sampling options */
+	const char *label;       /* overrides the configuration column */
+	uint32_t snaplen;        /* 0: the maximum */
+	unsigned int transport;  /* enum ps_transport */
+	bool all_sizes;          /* run at every size, not just 64 B */
 };
 
 static const struct bench_case cases[] = {
-	{ NULL, F_UDP53, F_UDP53 },
-	{ NULL, F_UDP53, F_UDP53, "--sample 1000", { .sample_mode = PS_SAMPLE_RANDOM, .sample_n = 1000 } },
+	{ NULL, F_UDP53, F_UDP53, .all_sizes = true },
+	{ NULL, F_UDP53, F_UDP53, .label = "-s 128", .snaplen = 128, .all_sizes = true },
+	{ NULL, F_UDP53, F_UDP53, .label = "--transport ringbuf",
+	  .transport = PS_TRANSPORT_RINGBUF, .all_sizes = true },
+	{ NULL, F_UDP53, F_UDP53, .label = "--transport ringbuf -s 128", .snaplen = 128,
+	  .transport = PS_TRANSPORT_RINGBUF, .all_sizes = true },
+	{ NULL, F_UDP53, F_UDP53, "--sample 1000", { .sample_mode = PS_SAMPLE_RANDOM, .sample_n = 1000 },
+	  .all_sizes = true },
 	{ NULL, F_UDP53, F_UDP53, "--sample 1000 --sample-mode count",
 	  { .sample_mode = PS_SAMPLE_COUNT, .sample_n = 1000 } },
 	{ NULL, F_UDP53, F_UDP53, "--sample-flows 1000", { .sample_mode = PS_SAMPLE_FLOW, .sample_n = 1000 } },
@@ -58,7 +83,7 @@ static const struct bench_case cases[] = {
 	{ NULL, F_UDP53, F_UDP53, "--max-rate 1 (over the cap)", { .max_rate = 1 } },
 	{ "udp port 53", F_UDP53, F_UDP53, "'udp port 53' --sample 1000",
 	  { .sample_mode = PS_SAMPLE_RANDOM, .sample_n = 1000 } },
-	{ "udp port 53", F_UDP53, F_UDP9 },
+	{ "udp port 53", F_UDP53, F_UDP9, .all_sizes = true },
 	{ "tcp port 443 and host 10.0.0.1", F_TCP443, F_UDP9 },
 	{ "vlan 100 and udp", F_VLAN_UDP, F_UDP9 },
 	{ "tcp[((tcp[12:1] & 0xf0) >> 2):4] = 0x47455420", F_TCP_GET, F_TCP443 },
@@ -71,11 +96,12 @@ static const struct bench_case cases[] = {
 };
 #define N_CASES (sizeof(cases) / sizeof(cases[0]))
 
-static void make_frame(enum frame_kind k, uint8_t *b)
+static void make_frame(enum frame_kind k, uint8_t *b, uint32_t len)
 {
+	uint32_t ip_len = len - 14 - (k == F_VLAN_UDP ? 4 : 0);
 	uint8_t *ip;
 
-	memset(b, 0, FRAME);
+	memset(b, 0, len);
 	memcpy(b, "\x02\0\0\0\0\x02\x02\0\0\0\0\x01", 12);
 	if (k == F_VLAN_UDP) {
 		memcpy(b + 12, "\x81\x00\x00\x64", 4);
@@ -84,8 +110,8 @@ static void make_frame(enum frame_kind k, uint8_t *b)
 	memcpy(b + 12, "\x08\x00", 2);
 	ip = b + 14;
 	ip[0] = 0x45;
-	ip[2] = 0;
-	ip[3] = 46;
+	ip[2] = (uint8_t)(ip_len >> 8);
+	ip[3] = (uint8_t)ip_len;
 	ip[8] = 64;
 	ip[9] = k == F_TCP443 || k == F_TCP_GET ? 6 : 17;
 	memcpy(ip + 12, k == F_UDP9 ? "\xc0\x00\x02\x09" : "\x0a\x00\x00\x01", 4);
@@ -103,14 +129,50 @@ static void make_frame(enum frame_kind k, uint8_t *b)
 }
 
 struct contender {
-	char name[96];
 	const char *hook;
 	const char *expr;
 	const char *frame;
 	int fd;
 	enum frame_kind kind;
+	uint32_t size;
 	double ns[ROUNDS];
+	uint64_t emitted, lost; /* over all rounds */
 };
+
+/* The reader: drains every buffer until told to stop. */
+static atomic_bool reader_stop;
+
+static enum bpf_perf_event_ret on_perf(void *ctx, int cpu, struct perf_event_header *ev)
+{
+	(void)ctx, (void)cpu, (void)ev;
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+static int on_ring(void *ctx, void *data, size_t size)
+{
+	(void)ctx, (void)data, (void)size;
+	return 0;
+}
+
+struct reader {
+	struct perf_buffer *pb;
+	struct ring_buffer *rb;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	while (!atomic_load(&reader_stop)) {
+		perf_buffer__consume(r->pb);
+		ring_buffer__consume(r->rb);
+	}
+	return NULL;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -121,23 +183,47 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	struct ps_maps maps = { .events_fd = -1, .counters_fd = -1, .cpu_seq_fd = -1, .sampler_fd = -1 };
-	struct contender c[N_CASES * 2 * 2 + 1];
+	struct ps_maps maps = { .events_fd = -1, .counters_fd = -1, .cpu_seq_fd = -1,
+				.sampler_fd = -1, .ring_fd = -1 };
+	struct contender c[(N_CASES * 2 * 2 + 1) * N_SIZES];
+	struct reader rd = { 0 };
+	pthread_t reader_thread;
+	bool reader_started = false;
+	struct perf_event_attr attr;
+	long page_size = sysconf(_SC_PAGESIZE);
+	cpu_set_t set;
 	struct bare_xdp *bare = NULL;
 	struct pktsample_xdp *xdp[N_CASES] = { 0 };
 	struct pktsample_tc *tc[N_CASES] = { 0 };
 	struct ps_filter filters[N_CASES] = { 0 };
-	uint8_t frames[N_FRAMES][FRAME];
+	static uint8_t frames[N_SIZES][N_FRAMES][FRAME_MAX];
 	const char *csv_path = argc == 3 && !strcmp(argv[1], "-o") ? argv[2] : NULL;
 	int n = 0, err = 1;
 	FILE *csv = NULL;
 
 	ps_log_set_verbosity(0);
 	ps_log_hook_libs();
-	for (int k = 0; k < N_FRAMES; k++)
-		make_frame(k, frames[k]);
-	if (ps_splice_register() || ps_maps_create(&maps, 0))
+	for (size_t z = 0; z < N_SIZES; z++)
+		for (int k = 0; k < N_FRAMES; k++)
+			make_frame(k, frames[z][k], sizes[z]);
+	/* The programs run here, on CPU 0; the reader drains on CPU 1. */
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	if (ps_splice_register() || ps_maps_create(&maps, RING_BYTES))
 		return 1;
+	ps_perf_attr_init(&attr, ps_buffer_pages(PERF_KIB, page_size), page_size);
+	rd.pb = perf_buffer__new_raw(maps.events_fd, ps_buffer_pages(PERF_KIB, page_size),
+				     &attr, on_perf, NULL, NULL);
+	rd.rb = ring_buffer__new(maps.ring_fd, on_ring, NULL, NULL);
+	if (libbpf_get_error(rd.pb) || libbpf_get_error(rd.rb)) {
+		fprintf(stderr, "cannot open the perf buffers or the ring\n");
+		rd.pb = NULL, rd.rb = NULL;
+		goto out;
+	}
+	if (pthread_create(&reader_thread, NULL, reader_main, &rd))
+		goto out;
+	reader_started = true;
 	for (int h = 0; h < PS_HOOK_MAX; h++)
 		if (ps_maps_add_counter(&maps, LO_IFINDEX, h))
 			goto out;
@@ -145,9 +231,11 @@ int main(int argc, char **argv)
 	bare = bare_xdp__open_and_load();
 	if (!bare)
 		goto out;
-	c[n++] = (struct contender){ .hook = "xdp", .expr = "bare XDP_PASS program (reference)",
-				     .frame = "any", .kind = F_UDP53,
-				     .fd = bpf_program__fd(bare->progs.bare_xdp_pass) };
+	for (size_t z = 0; z < N_SIZES; z++)
+		c[n++] = (struct contender){ .hook = "xdp",
+					     .expr = "bare XDP_PASS program (reference)",
+					     .frame = "any", .kind = F_UDP53, .size = sizes[z],
+					     .fd = bpf_program__fd(bare->progs.bare_xdp_pass) };
 
 	for (size_t i = 0; i < N_CASES; i++) {
 		struct ps_sampling smp;
@@ -161,6 +249,14 @@ int main(int argc, char **argv)
 		ps_sampling_from_opts(&cases[i].opts, &smp);
 PS_SAMPLING_SET_RODATA(xdp[i]->rodata, &smp);
 		PS_SAMPLING_SET_RODATA(tc[i]->rodata, &smp);
+		if (cases[i].snaplen) {
+			xdp[i]->rodata->snaplen = cases[i].snaplen;
+			tc[i]->rodata->snaplen = cases[i].snaplen;
+		}
+		xdp[i]->rodata->transport = cases[i].transport;
+		tc[i]->rodata->transport = cases[i].transport;
+		xdp[i]->rodata->ring_wakeup_bytes = RING_BYTES / 4;
+		tc[i]->rodata->ring_wakeup_bytes = RING_BYTES / 4;
 		if (cases[i].expr) {
 			if (ps_filter_build(&filters[i], strdup(cases[i].expr), PS_SNAPLEN_MAX,
 					    why, sizeof(why))) {
@@ -184,12 +280,15 @@ PS_SAMPLING_SET_RODATA(xdp[i]->rodata, &smp);
 			err = 1;
 			goto out;
 		}
+		for (size_t z = 0; z < (cases[i].all_sizes ? N_SIZES : 1); z++)
 		for (int hook = 0; hook < 2; hook++)
 			for (int m = 0; m < (cases[i].expr && !cases[i].sampling ? 2 : 1); m++) {
 				struct contender *x = &c[n++];
 
+				x->size = sizes[z];
 				x->hook = hook ? "tc" : "xdp";
-				x->expr = cases[i].sampling ? cases[i].sampling :
+				x->expr = cases[i].label ? cases[i].label :
+					  cases[i].sampling ? cases[i].sampling :
 					  cases[i].expr ? cases[i].expr : "(no filter)";
 				x->frame = cases[i].sampling ? "sampled out (999 of 1000)" :
 					   !cases[i].expr ? "captured" : m ? "no match" : "match";
@@ -205,11 +304,12 @@ PS_SAMPLING_SET_RODATA(xdp[i]->rodata, &smp);
 
 	for (int r = 0; r < ROUNDS; r++)
 		for (int i = 0; i < n; i++) {
+			size_t z = c[i].size == sizes[0] ? 0 : 1;
 			/* data_end: the linear part (the whole frame, as on veth) */
 			struct xdp_md xctx = { .ingress_ifindex = LO_IFINDEX,
-					       .data_end = FRAME };
-			LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frames[c[i].kind],
-				    .data_size_in = FRAME, .repeat = REPEAT);
+					       .data_end = c[i].size };
+			LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frames[z][c[i].kind],
+				    .data_size_in = c[i].size, .repeat = REPEAT);
 
 			if (!strcmp(c[i].hook, "xdp")) {
 				o.ctx_in = &xctx;
@@ -225,6 +325,8 @@ PS_SAMPLING_SET_RODATA(xdp[i]->rodata, &smp);
 			}
 			c[i].ns[r] = o.duration; /* the kernel's mean ns per run */
 			ps_maps_read_counter(&maps, LO_IFINDEX, hook, &after);
+			c[i].emitted += after.emitted - before.emitted;
+			c[i].lost += after.output_errors - before.output_errors;
 			/* A bench that measures the wrong path measures nothing:
 			 * check the frame took the path its row names. */
 			if (!strcmp(c[i].frame, "match") || !strcmp(c[i].frame, "no match")) {
@@ -243,20 +345,33 @@ PS_SAMPLING_SET_RODATA(xdp[i]->rodata, &smp);
 		goto out;
 	}
 	if (csv)
-		fprintf(csv, "hook,configuration,frame,median_ns,min_ns,max_ns,rounds,repeat\n");
-	printf("| hook | configuration | frame | ns/packet median | min-max |\n|---|---|---|---|---|\n");
+		fprintf(csv, "size,hook,configuration,frame,median_ns,min_ns,max_ns,lost_pct,rounds,repeat\n");
+	printf("| size | hook | configuration | frame | ns/packet median | min-max | outputs lost |\n"
+	       "|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < n; i++) {
+		uint64_t out = c[i].emitted + c[i].lost;
+		double lost_pct = out ? 100.0 * (double)c[i].lost / (double)out : 0;
+		char lost[32] = "-";
+
+		if (out)
+			snprintf(lost, sizeof(lost), "%.1f%%", lost_pct);
 		qsort(c[i].ns, ROUNDS, sizeof(double), cmp_double);
-		printf("| %s | `%.60s%s` | %s | %.0f | %.0f-%.0f |\n", c[i].hook, c[i].expr,
-		       strlen(c[i].expr) > 60 ? "..." : "", c[i].frame, c[i].ns[ROUNDS / 2],
-		       c[i].ns[0], c[i].ns[ROUNDS - 1]);
+		printf("| %u | %s | `%.60s%s` | %s | %.0f | %.0f-%.0f | %s |\n", c[i].size,
+		       c[i].hook, c[i].expr, strlen(c[i].expr) > 60 ? "..." : "", c[i].frame,
+		       c[i].ns[ROUNDS / 2], c[i].ns[0], c[i].ns[ROUNDS - 1], lost);
 		if (csv)
-			fprintf(csv, "%s,\"%s\",%s,%.0f,%.0f,%.0f,%d,%d\n", c[i].hook,
-				c[i].expr, c[i].frame, c[i].ns[ROUNDS / 2], c[i].ns[0],
-				c[i].ns[ROUNDS - 1], ROUNDS, REPEAT);
+			fprintf(csv, "%u,%s,\"%s\",%s,%.0f,%.0f,%.0f,%.1f,%d,%d\n", c[i].size,
+				c[i].hook, c[i].expr, c[i].frame, c[i].ns[ROUNDS / 2], c[i].ns[0],
+				c[i].ns[ROUNDS - 1], lost_pct, ROUNDS, REPEAT);
 	}
 	err = 0;
 out:
+	if (reader_started) {
+		atomic_store(&reader_stop, true);
+		pthread_join(reader_thread, NULL);
+	}
+	perf_buffer__free(rd.pb);
+	ring_buffer__free(rd.rb);
 	if (csv)
 		fclose(csv);
 	for (size_t i = 0; i < N_CASES; i++) {

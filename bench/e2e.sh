@@ -6,9 +6,9 @@
 #   xdp-pass-drv   a bare XDP_PASS program, native mode
 #   xdp-pass-skb   a bare XDP_PASS program, skb (generic) mode
 #   tcpdump        tcpdump -w (AF_PACKET, TPACKET_V3), same snap length and -B
-#   pktsample      pktsample -w, default configuration
+#   pktsample      pktsample -w, default configuration (skb mode on veth)
 #   pktsample-drv  pktsample -w --xdp-mode native
-#   pktsample-skb  pktsample -w --xdp-mode skb
+#   pktsample-ring pktsample -w --transport ringbuf (BPF ring buffer)
 #   pktsample-s100 pktsample --sample 100 -w
 # Contenders are interleaved (A B C ... A B C ...) ROUNDS times per frame
 # size. For each run: the sender's packets/s, frames captured and lost, the
@@ -22,7 +22,7 @@ build=${1:-$top/build}
 ROUNDS=${ROUNDS:-3}
 N=${N:-1000000}
 SIZES=${SIZES:-64 1500}
-CONTENDERS=${CONTENDERS:-none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-skb pktsample-s100}
+CONTENDERS=${CONTENDERS:-none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-ring pktsample-s100}
 TESTENV=$top/testenv/testenv.sh
 out=$top/bench/out
 csv=$out/e2e.csv
@@ -75,6 +75,7 @@ run_one() {
 		pktsample-s100) extra=(--sample 100) ;;
 		pktsample-drv) extra=(--xdp-mode native) ;;
 		pktsample-skb) extra=(--xdp-mode skb) ;;
+		pktsample-ring) extra=(--transport ringbuf) ;;
 		esac
 		in_cap /usr/bin/time -f "%U %S %M" -o "$time" \
 			"$build/pktsample" -i "$CAPIF" -w "$SHM/p.pcapng" "${extra[@]}" 2>"$err" &
@@ -97,7 +98,7 @@ run_one() {
 			lost=$(sed -n 's/^\([0-9]*\) packets dropped by kernel/\1/p' "$err")
 		else
 			captured=$(sed -n 's/^\([0-9]*\) packets captured/\1/p' "$err")
-			lost=$(sed -n 's/^\([0-9]*\) packets lost in perf buffer/\1/p' "$err")
+			lost=$(sed -n 's/^\([0-9]*\) packets lost in .* buffer/\1/p' "$err")
 		fi ;;
 	esac
 	rm -f "$SHM/t.pcap" "$SHM/p.pcapng"
@@ -138,7 +139,8 @@ for size in dict.fromkeys(r["size"] for r in rows):
         cpu = med([r["cpu_s"] for r in rs])
         rss = med([r["peak_rss_kib"] for r in rs])
         ratio = lambda b: f"{p[0] / base[b]:.2f}" if b in base else "-"
-        bare = ("xdp-pass-skb" if c == "pktsample-skb" else "xdp-pass-drv") if c.startswith("pktsample") else None
+        # pktsample's default on veth is skb mode; -drv asks for native.
+        bare = ("xdp-pass-drv" if c == "pktsample-drv" else "xdp-pass-skb") if c.startswith("pktsample") else None
         per_m = f"{cpu[0] / (cap[0] / 1e6):.2f}" if cpu and cap and cap[0] else "-"
         print(f"| {size} | {c} | {p[0]:.0f} ({p[1]:.0f}-{p[2]:.0f}) | {ratio('none')} | {ratio('tcpdump')} | "
               f"{ratio(bare) if bare else '-'} | {f'{cap[0]:.0f}' if cap else '-'} | "

@@ -15,7 +15,7 @@ cmake -S "$top" -B "$build" >/dev/null
 cmake --build "$build" --target pktsample psgen bench_datapath_cost bench_writer_throughput \
 	-j2 >/dev/null
 
-echo "## 1. Datapath cost per packet (BPF_PROG_TEST_RUN, 64-byte frames, no perf reader)"
+echo "## 1. Datapath cost per packet (BPF_PROG_TEST_RUN on CPU 0, a reader draining on CPU 1)"
 echo
 "$build/bench_datapath_cost" -o "$top/bench/out/datapath_cost.csv"
 echo

@@ -181,12 +181,10 @@ unsigned int ps_buffer_pages(uint32_t buffer_kib, long page_size)
 	return pages;
 }
 
-int ps_collector_open(struct ps_collector *c, int events_fd,
-		      uint32_t buffer_kib)
+void ps_perf_attr_init(struct perf_event_attr *attr, unsigned int pages,
+		       long page_size)
 {
-	long page_size = sysconf(_SC_PAGESIZE);
-	unsigned int pages = ps_buffer_pages(buffer_kib, page_size);
-	struct perf_event_attr attr = {
+	*attr = (struct perf_event_attr){
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_BPF_OUTPUT,
 		.sample_type = PERF_SAMPLE_RAW,
@@ -199,8 +197,17 @@ int ps_collector_open(struct ps_collector *c, int events_fd,
 		.watermark = 1,
 		.wakeup_watermark = (uint32_t)((uint64_t)pages * page_size / 4),
 	};
+}
+
+int ps_collector_open(struct ps_collector *c, int events_fd,
+		      uint32_t buffer_kib)
+{
+	long page_size = sysconf(_SC_PAGESIZE);
+	unsigned int pages = ps_buffer_pages(buffer_kib, page_size);
+	struct perf_event_attr attr;
 	int err;
 
+	ps_perf_attr_init(&attr, pages, page_size);
 	c->pb = perf_buffer__new_raw(events_fd, pages, &attr, on_event, c, NULL);
 	err = libbpf_get_error(c->pb);
 	if (err) {

@@ -63,6 +63,10 @@ struct ps_collector {
 int ps_collector_init(struct ps_collector *c, struct pcapng_writer *w,
 		      struct ps_target *targets, int n_targets, int ncpus,
 		      uint32_t snaplen, uint64_t limit);
+struct perf_event_attr;
+/* The perf event every CPU's buffer gets: raw samples, batched wakeups. */
+void ps_perf_attr_init(struct perf_event_attr *attr, unsigned int pages,
+		       long page_size);
 /* Open the perf buffers on the events map; buffer_kib per CPU. */
 int ps_collector_open(struct ps_collector *c, int events_fd,
 		      uint32_t buffer_kib);
