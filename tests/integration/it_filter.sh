@@ -34,9 +34,12 @@ traffic() {
 }
 
 # start_tcpdump DIR: tcpdump -Q DIR in the capture namespace, everything.
+# --immediate-mode: without it libpcap hands over a TPACKET_V3 block only
+# when the block fills or times out, and the traffic's last frames could
+# still sit in an unretired block when tcpdump is interrupted.
 start_tcpdump() {
 	: >"$WORK/td-$1.err"
-	"$TESTENV" exec "$ENV" cap -- tcpdump -i "$CAPIF" -Q "$1" -s 0 -U -n \
+	"$TESTENV" exec "$ENV" cap -- tcpdump -i "$CAPIF" -Q "$1" -s 0 -U --immediate-mode -n \
 		-w "$WORK/td-$1.pcap" 2>"$WORK/td-$1.err" &
 	PIDS+=($!)
 	TD_PIDS+=($!)
