@@ -34,12 +34,13 @@ traffic() {
 }
 
 # start_tcpdump DIR: tcpdump -Q DIR in the capture namespace, everything.
-# --immediate-mode: without it libpcap hands over a TPACKET_V3 block only
-# when the block fills or times out, and the traffic's last frames could
-# still sit in an unretired block when tcpdump is interrupted.
+# libpcap hands over a TPACKET_V3 block only when it fills or its timeout
+# (tcpdump's 1 s) expires, so the traffic's last frames may sit in an
+# unretired block for up to a second: check_expression waits longer than
+# that before interrupting. -B: room for the jumbo frames' bursts.
 start_tcpdump() {
 	: >"$WORK/td-$1.err"
-	"$TESTENV" exec "$ENV" cap -- tcpdump -i "$CAPIF" -Q "$1" -s 0 -U --immediate-mode -n \
+	"$TESTENV" exec "$ENV" cap -- tcpdump -i "$CAPIF" -Q "$1" -s 0 -B 16384 -U -n \
 		-w "$WORK/td-$1.pcap" 2>"$WORK/td-$1.err" &
 	PIDS+=($!)
 	TD_PIDS+=($!)
@@ -58,7 +59,7 @@ check_expression() { # EXPR [EXTRA PKTSAMPLE ARGS...]
 	start_tcpdump out
 	start_capture -i "$CAPIF" --hook xdp,tc-ingress,tc-egress -w "$cap" "$@" "$expr"
 	traffic >/dev/null
-	sleep 0.5
+	sleep 1.5 # > tcpdump's block timeout, see start_tcpdump
 	stop_capture INT
 	kill -INT "${TD_PIDS[@]}"
 	wait "${TD_PIDS[@]}" || true
