@@ -641,9 +641,13 @@ static int finish(struct capture *cap, int loop_err)
 		pr_warn("%llu malformed and %llu unexpected samples ignored\n",
 			(unsigned long long)cap->col->malformed,
 			(unsigned long long)cap->col->unknown);
-	pr_info("perf buffer: %llu lost records reported, %llu sequence gaps\n",
-		(unsigned long long)ps_collector_lost_total(cap->col),
-		(unsigned long long)cap->col->seq_gaps);
+	if (cap->o->transport == PS_TRANSPORT_RINGBUF)
+		pr_info("ring buffer: %llu sequence gaps\n",
+			(unsigned long long)cap->col->seq_gaps);
+	else
+		pr_info("perf buffer: %llu lost records reported, %llu sequence gaps\n",
+			(unsigned long long)ps_collector_lost_total(cap->col),
+			(unsigned long long)cap->col->seq_gaps);
 	fprintf(stderr, "%llu packets captured\n%llu packets seen by hooks\n",
 		(unsigned long long)cap->col->written, (unsigned long long)all.seen);
 	if (cap->filter)
