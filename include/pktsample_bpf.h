@@ -368,26 +368,12 @@ static __always_inline long ps_ring_output(void *ctx, struct ps_meta *meta, bool
 {
 	__u32 cap = meta->cap_len;
 
-	/* Unrolled: each call reserves a constant size. */
-	if (cap <= PS_RING_CLASS_MIN)
-		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN);
-	if (cap <= PS_RING_CLASS_MIN << 1)
-		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 1);
-	if (cap <= PS_RING_CLASS_MIN << 2)
-		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 2);
-	if (cap <= PS_RING_CLASS_MIN << 3)
-		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 3);
-	if (cap <= PS_RING_CLASS_MIN << 4)
-		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 4);
-	if (cap <= PS_RING_CLASS_MIN << 5)
-		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 5);
-	if (cap <= PS_RING_CLASS_MIN << 6)
-		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 6);
-	if (cap <= PS_RING_CLASS_MIN << 7)
-		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 7);
-	if (cap <= PS_RING_CLASS_MIN << 8)
-		return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 8);
-	return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << 9);
+	/* Unrolled, so each call reserves a constant size. */
+#pragma unroll
+	for (int k = 0; k < PS_RING_CLASSES - 1; k++)
+		if (cap <= PS_RING_CLASS_MIN << k)
+			return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << k);
+	return ps_ring_class(ctx, meta, xdp, PS_RING_CLASS_MIN << (PS_RING_CLASSES - 1));
 }
 
 /*

@@ -69,6 +69,7 @@ int ps_iface_driver(const char *ifname, char *buf, size_t size)
 
 enum ps_xdp_mode ps_xdp_resolve_mode(enum ps_xdp_mode asked, const char *ifname)
 {
+	enum ps_xdp_mode mode;
 	char driver[32];
 
 	if (asked != PS_XDP_AUTO)
@@ -77,9 +78,10 @@ enum ps_xdp_mode ps_xdp_resolve_mode(enum ps_xdp_mode asked, const char *ifname)
 		pr_debug("xdp: no driver name for %s; libxdp picks the mode\n", ifname);
 		return PS_XDP_AUTO;
 	}
+	mode = ps_xdp_default_mode(driver);
 	pr_debug("xdp: %s uses driver %s: %s mode\n", ifname, driver,
-		 ps_xdp_mode_name(ps_xdp_default_mode(driver)));
-	return ps_xdp_default_mode(driver);
+		 ps_xdp_mode_name(mode));
+	return mode;
 }
 
 const char *ps_xdp_mode_name(enum ps_xdp_mode mode)

@@ -177,42 +177,53 @@ static int set_buffer(struct ps_opts *o, const char *a, char *err, size_t len)
 	return 0;
 }
 
+/* The index of word a in names[n] (an enum's values, in order), or -1. */
+static int pick_word(const char *a, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(a, names[i]))
+			return i;
+	return -1;
+}
+
 static int set_xdp_mode(struct ps_opts *o, const char *a, char *err,
 			size_t len)
 {
-	if (!strcmp(a, "auto"))
-		o->xdp_mode = PS_XDP_AUTO;
-	else if (!strcmp(a, "native"))
-		o->xdp_mode = PS_XDP_NATIVE;
-	else if (!strcmp(a, "skb"))
-		o->xdp_mode = PS_XDP_SKB;
-	else
+	static const char *const names[] = {
+		[PS_XDP_AUTO] = "auto", [PS_XDP_NATIVE] = "native", [PS_XDP_SKB] = "skb",
+	};
+	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
+
+	if (i < 0)
 		return fail(err, len, "bad --xdp-mode '%s': use native, skb or auto", a);
+	o->xdp_mode = (enum ps_xdp_mode)i;
 	return 0;
 }
 
 static int set_transport(struct ps_opts *o, const char *a, char *err,
 			 size_t len)
 {
-	if (!strcmp(a, "perf"))
-		o->transport = PS_TRANSPORT_PERF;
-	else if (!strcmp(a, "ringbuf"))
-		o->transport = PS_TRANSPORT_RINGBUF;
-	else
+	static const char *const names[] = {
+		[PS_TRANSPORT_PERF] = "perf", [PS_TRANSPORT_RINGBUF] = "ringbuf",
+	};
+	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
+
+	if (i < 0)
 		return fail(err, len, "bad --transport '%s': use perf or ringbuf", a);
+	o->transport = (unsigned int)i;
 	return 0;
 }
 
 static int set_tc_mode(struct ps_opts *o, const char *a, char *err, size_t len)
 {
-	if (!strcmp(a, "auto"))
-		o->tc_mode = PS_TC_AUTO;
-	else if (!strcmp(a, "tcx"))
-		o->tc_mode = PS_TC_TCX;
-	else if (!strcmp(a, "clsact"))
-		o->tc_mode = PS_TC_CLSACT;
-	else
+	static const char *const names[] = {
+		[PS_TC_AUTO] = "auto", [PS_TC_TCX] = "tcx", [PS_TC_CLSACT] = "clsact",
+	};
+	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
+
+	if (i < 0)
 		return fail(err, len, "bad --tc-mode '%s': use tcx, clsact or auto", a);
+	o->tc_mode = (enum ps_tc_mode)i;
 	return 0;
 }
 
