@@ -65,7 +65,7 @@ run_one() {
 		in_cap ip link set dev "$CAPIF" "$([ "$c" = xdp-pass-drv ] && echo xdpdrv || echo xdpgeneric)" \
 			obj "$build/bpf/bare_xdp.bpf.o" sec xdp ;;
 	tcpdump)
-		in_cap /usr/bin/time -f "%U %S %M" -o "$time" \
+		in_cap "$build/bench_runstat" "$time" \
 			tcpdump -i "$CAPIF" -n -s 65468 -B 4096 -w "$SHM/t.pcap" 2>"$err" &
 		pid=$!
 		wait_for "$err" "listening on" "$pid" ;;
@@ -77,14 +77,15 @@ run_one() {
 		pktsample-skb) extra=(--xdp-mode skb) ;;
 		pktsample-ring) extra=(--transport ringbuf) ;;
 		esac
-		in_cap /usr/bin/time -f "%U %S %M" -o "$time" \
+		in_cap "$build/bench_runstat" "$time" \
 			"$build/pktsample" -i "$CAPIF" -w "$SHM/p.pcapng" "${extra[@]}" 2>"$err" &
 		pid=$!
 		wait_for "$err" "capturing on" "$pid" ;;
 	esac
 	pps=$("$TESTENV" exec "$ENV" peer -- "$build/psgen" -i "$PEERIF" -n "$N" -s "$size" |
 		sed -n 's/.*pps=\([0-9]*\).*/\1/p')
-	sleep 0.5
+	# Past tcpdump's 1 s block timeout, so it has its last frames too.
+	sleep 1.2
 	case $c in
 	xdp-pass-drv) in_cap ip link set dev "$CAPIF" xdpdrv off ;;
 	xdp-pass-skb) in_cap ip link set dev "$CAPIF" xdpgeneric off ;;
@@ -92,7 +93,7 @@ run_one() {
 		in_cap pkill -INT -f "$([ "$c" = tcpdump ] && echo "tcpdump -i $CAPIF" || echo "pktsample -i $CAPIF")" || true
 		wait "$pid" || true
 		read -r usr sys rss <"$time"
-		cpu=$(python3 -c "print(round($usr + $sys, 2))")
+		cpu=$(python3 -c "print(round($usr + $sys, 4))")
 		if [ "$c" = tcpdump ]; then
 			captured=$(sed -n 's/^\([0-9]*\) packets captured/\1/p' "$err")
 			lost=$(sed -n 's/^\([0-9]*\) packets dropped by kernel/\1/p' "$err")
@@ -141,9 +142,9 @@ for size in dict.fromkeys(r["size"] for r in rows):
         ratio = lambda b: f"{p[0] / base[b]:.2f}" if b in base else "-"
         # pktsample's default on veth is skb mode; -drv asks for native.
         bare = ("xdp-pass-drv" if c == "pktsample-drv" else "xdp-pass-skb") if c.startswith("pktsample") else None
-        per_m = f"{cpu[0] / (cap[0] / 1e6):.2f}" if cpu and cap and cap[0] else "-"
+        per_m = f"{cpu[0] / (cap[0] / 1e6):.3f}" if cpu and cap and cap[0] else "-"
         print(f"| {size} | {c} | {p[0]:.0f} ({p[1]:.0f}-{p[2]:.0f}) | {ratio('none')} | {ratio('tcpdump')} | "
               f"{ratio(bare) if bare else '-'} | {f'{cap[0]:.0f}' if cap else '-'} | "
-              f"{f'{lost[0]:.0f}' if lost else '-'} | {f'{cpu[0]:.2f}' if cpu else '-'} | {per_m} | {f'{rss[0]:.0f}' if rss else '-'} |")
+              f"{f'{lost[0]:.0f}' if lost else '-'} | {f'{cpu[0]:.3f}' if cpu else '-'} | {per_m} | {f'{rss[0]:.0f}' if rss else '-'} |")
 print(f"\nCSV: {sys.argv[1]}")
 EOF

@@ -12,7 +12,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
 mkdir -p "$top/bench/out"
 cmake -S "$top" -B "$build" >/dev/null
-cmake --build "$build" --target pktsample psgen bench_datapath_cost bench_writer_throughput \
+cmake --build "$build" --target pktsample psgen bench_datapath_cost bench_writer_throughput bench_runstat \
 	-j2 >/dev/null
 
 echo "## 1. Datapath cost per packet (BPF_PROG_TEST_RUN on CPU 0, a reader draining on CPU 1)"

@@ -106,10 +106,11 @@ static void epb_bytes_with_every_option(void **state)
 		1, 2, 3, 4, 5, 0, 0, 0,
 		LE16(2), LE16(4), LE32(1),                 /* flags: inbound */
 		LE16(6), LE16(4), LE32(3),                 /* queue */
-		LE16(5), LE16(8), LE64(0x0001000000000007ull), /* packet id */
 		LE16(7), LE16(9), 2, LE64(2), 0, 0, 0,     /* verdict: XDP_PASS */
-		LE16(4), LE16(8), LE64(5),                 /* drop count */
 		LE16(1), LE16(5), 'h', 'e', 'l', 'l', 'o', 0, 0, 0,
+		/* per packet, after the options that repeat */
+		LE16(5), LE16(8), LE64(0x0001000000000007ull), /* packet id */
+		LE16(4), LE16(8), LE64(5),                 /* drop count */
 		LE32(0), LE32(112),
 	};
 	const uint8_t data[] = { 1, 2, 3, 4, 5 };
@@ -148,6 +149,56 @@ static void epb_minimal_and_negative_tc_verdict(void **state)
 	assert_int_equal(pcapng_writer_free(w), 0);
 	assert_written(fd, expect);
 	close(fd);
+}
+
+/*
+ * The collector's path: options encoded once and reused give the same bytes
+ * as options encoded from the fields; a comment over the limit is cut.
+ */
+static void epb_preencoded_options_match_fields(void **state)
+{
+	static char long_comment[PCAPNG_COMMENT_MAX + 100];
+	const uint8_t data[] = { 9, 8, 7, 6, 5, 4, 3 };
+	struct pcapng_epb e = {
+		.if_id = 2, .ts_ns = 123456789, .cap_len = 7, .wire_len = 1500,
+		.data = data, .direction = PCAPNG_DIR_OUTBOUND,
+		.has_queue = true, .queue = 5, .has_packet_id = true,
+		.packet_id = 42, .has_verdict = true,
+		.verdict_type = PCAPNG_VERDICT_TC, .verdict = -1,
+		.drop_count = 3, .comment = long_comment,
+	};
+	struct pcapng_epb_opts opts;
+	uint8_t a[4096], b[4096];
+	size_t na, nb;
+	int fa = mem_fd(), fb = mem_fd();
+	struct pcapng_writer *wa = pcapng_writer_new(fa, 0);
+	struct pcapng_writer *wb = pcapng_writer_new(fb, 0);
+
+	(void)state;
+	memset(long_comment, 'c', sizeof(long_comment) - 1);
+	pcapng_epb_opts_encode(&opts, &e);
+	/* flags 8 + queue 8 + verdict 16 + the comment cut to the limit */
+	assert_int_equal(opts.len, 8 + 8 + 16 + 4 + PCAPNG_COMMENT_MAX);
+	assert_int_equal(pcapng_write_epb(wa, &e), 0);
+	e.opts = &opts;
+	for (int i = 0; i < 2; i++) { /* reused, with a new id and no drops */
+		assert_int_equal(pcapng_write_epb(wb, &e), 0);
+		e.packet_id++;
+		e.drop_count = 0;
+	}
+	assert_int_equal(pcapng_writer_free(wa), 0);
+	assert_int_equal(pcapng_writer_free(wb), 0);
+	na = contents(fa, a, sizeof(a));
+	nb = contents(fb, b, sizeof(b));
+	assert_int_equal(na, 28 + 8 + opts.len + 12 + 12 + 4 + 4);
+	assert_int_equal(nb, na + na - 12);
+	assert_memory_equal(a, b, na);
+	/* the second block: packet id 43, no drop count */
+	assert_int_equal(b[na + 28 + 8 + opts.len], 5);
+	assert_int_equal(b[na + 28 + 8 + opts.len + 4], 43);
+	assert_int_equal(b[na + 28 + 8 + opts.len + 12], 0); /* end of options */
+	close(fa);
+	close(fb);
 }
 
 static void isb_bytes(void **state)
@@ -306,6 +357,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(idb_bytes),
 		cmocka_unit_test(epb_bytes_with_every_option),
 		cmocka_unit_test(epb_minimal_and_negative_tc_verdict),
+		cmocka_unit_test(epb_preencoded_options_match_fields),
 		cmocka_unit_test(isb_bytes),
 		cmocka_unit_test(roundtrip_default_buffer),
 		cmocka_unit_test(roundtrip_tiny_buffer_grows_for_jumbo),

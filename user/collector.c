@@ -62,6 +62,34 @@ static uint64_t take_drops(struct ps_collector *c, int cpu, uint64_t seq)
 	return drops;
 }
 
+/* The options every packet like m gets, but its id and drop count. */
+static void encode_opts(const struct ps_collector *c, struct ps_cpu_state *cs,
+			const struct ps_meta *m)
+{
+	char comment[160];
+
+	snprintf(comment, sizeof(comment), "hook=%s cpu=%u queue=%u%s%s%s",
+		 ps_hook_name(m->hook), m->cpu, m->rx_queue, c->tag[0] ? " " : "",
+		 c->tag, m->flags & PS_F_CLOCK_FALLBACK ? " clock=fallback" : "");
+	pcapng_epb_opts_encode(&cs->opts, &(struct pcapng_epb){
+		.direction = m->hook == PS_HOOK_TC_EGRESS ? PCAPNG_DIR_OUTBOUND :
+							    PCAPNG_DIR_INBOUND,
+		.has_queue = true,
+		.queue = m->rx_queue,
+		.has_verdict = true,
+		.verdict_type = m->hook == PS_HOOK_XDP ? PCAPNG_VERDICT_XDP :
+							 PCAPNG_VERDICT_TC,
+		.verdict = m->verdict,
+		.comment = comment,
+	});
+	cs->opts_valid = true;
+	cs->opts_hook = m->hook;
+	cs->opts_cpu = m->cpu;
+	cs->opts_queue = m->rx_queue;
+	cs->opts_flags = m->flags;
+	cs->opts_verdict = m->verdict;
+}
+
 void ps_collector_sample(struct ps_collector *c, int cpu, const void *raw,
 			 uint32_t size)
 {
@@ -88,30 +116,15 @@ void ps_collector_sample(struct ps_collector *c, int cpu, const void *raw,
 	epb.ts_ns = ps_clock_to_realtime(&c->clock, m.ts_ns);
 	epb.data = ps_frame_on_wire(&m, pkt, c->frame, c->snaplen, &epb.cap_len,
 				    &epb.wire_len);
-	epb.direction = m.hook == PS_HOOK_TC_EGRESS ? PCAPNG_DIR_OUTBOUND :
-						      PCAPNG_DIR_INBOUND;
-	epb.has_queue = true;
-	epb.queue = m.rx_queue;
 	epb.has_packet_id = true;
 	epb.packet_id = ((uint64_t)m.cpu << 48) | (m.seq & 0xffffffffffffull);
-	epb.has_verdict = true;
-	epb.verdict_type = m.hook == PS_HOOK_XDP ? PCAPNG_VERDICT_XDP :
-						   PCAPNG_VERDICT_TC;
-	epb.verdict = m.verdict;
 	epb.drop_count = take_drops(c, cpu, m.seq);
 	cs = &c->cpus[cpu];
-	if (!cs->comment_valid || cs->comment_hook != m.hook || cs->comment_cpu != m.cpu ||
-	    cs->comment_queue != m.rx_queue || cs->comment_flags != m.flags) {
-		snprintf(cs->comment, sizeof(cs->comment), "hook=%s cpu=%u queue=%u%s%s%s",
-			 ps_hook_name(m.hook), m.cpu, m.rx_queue, c->tag[0] ? " " : "",
-			 c->tag, m.flags & PS_F_CLOCK_FALLBACK ? " clock=fallback" : "");
-		cs->comment_valid = true;
-		cs->comment_hook = m.hook;
-		cs->comment_cpu = m.cpu;
-		cs->comment_queue = m.rx_queue;
-		cs->comment_flags = m.flags;
-	}
-	epb.comment = cs->comment;
+	if (!cs->opts_valid || cs->opts_hook != m.hook || cs->opts_cpu != m.cpu ||
+	    cs->opts_queue != m.rx_queue || cs->opts_flags != m.flags ||
+	    cs->opts_verdict != m.verdict)
+		encode_opts(c, cs, &m);
+	epb.opts = &cs->opts;
 
 	err = pcapng_write_epb(c->w, &epb);
 	if (err) {

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "clock.h"
+#include "pcapng.h"
 #include "pktsample.h"
 
 struct pcapng_writer;
@@ -29,12 +30,15 @@ struct ps_cpu_state {
 	uint64_t next_seq;  /* seq expected next from this CPU */
 	uint64_t pending_drops; /* lost since the last packet written */
 	uint64_t lost;      /* PERF_RECORD_LOST totals */
-	/* The last packet comment built for this CPU: consecutive packets
-	 * mostly share it, and formatting it was the collector's top cost. */
-	bool comment_valid;
-	uint8_t comment_hook, comment_flags;
-	uint32_t comment_cpu, comment_queue;
-	char comment[160];
+	/* The EPB options (flags, queue, verdict, comment) of the last packet
+	 * from this CPU, encoded: consecutive packets mostly share them, and
+	 * formatting and encoding them per packet was the collector's top cost.
+	 * Valid while the metadata they came from stays the same. */
+	bool opts_valid;
+	uint8_t opts_hook, opts_flags;
+	uint32_t opts_cpu, opts_queue;
+	int32_t opts_verdict;
+	struct pcapng_epb_opts opts;
 };
 
 struct ps_collector {

@@ -152,12 +152,6 @@ static void put(struct pcapng_writer *w, const void *p, size_t n)
 static void put_u16(struct pcapng_writer *w, uint16_t v) { put(w, &v, 2); }
 static void put_u32(struct pcapng_writer *w, uint32_t v) { put(w, &v, 4); }
 
-static void put_zeros(struct pcapng_writer *w, size_t n)
-{
-	memset(w->buf + w->len, 0, n);
-	w->len += n;
-}
-
 /* A timestamp in if_tsresol units, high word first, as EPB and ISB want. */
 static void put_ts(struct pcapng_writer *w, uint64_t ts)
 {
@@ -165,13 +159,22 @@ static void put_ts(struct pcapng_writer *w, uint64_t ts)
 	put_u32(w, (uint32_t)ts);
 }
 
+/* Encodes one option at p, padded to 4 bytes; returns the end. */
+static uint8_t *enc_opt(uint8_t *p, uint16_t code, const void *v, uint16_t n)
+{
+	uint16_t pad = pad4(n) - n;
+
+	memcpy(p, &code, 2);
+	memcpy(p + 2, &n, 2);
+	memcpy(p + 4, v, n);
+	memset(p + 4 + n, 0, pad);
+	return p + 4 + n + pad;
+}
+
 static void put_opt(struct pcapng_writer *w, uint16_t code, const void *p,
 		    uint16_t n)
 {
-	put_u16(w, code);
-	put_u16(w, n);
-	put(w, p, n);
-	put_zeros(w, pad4(n) - n);
+	w->len = enc_opt(w->buf + w->len, code, p, n) - w->buf;
 }
 
 static void put_opt_str(struct pcapng_writer *w, uint16_t code, const char *s)
@@ -179,7 +182,7 @@ static void put_opt_str(struct pcapng_writer *w, uint16_t code, const char *s)
 	size_t n = s ? strlen(s) : 0;
 
 	if (n)
-		put_opt(w, code, s, n > 1024 ? 1024 : n);
+		put_opt(w, code, s, n > PCAPNG_COMMENT_MAX ? PCAPNG_COMMENT_MAX : n);
 }
 
 static void put_opt_u64(struct pcapng_writer *w, uint16_t code, uint64_t v)
@@ -219,7 +222,7 @@ static void finish(struct block *b, bool has_opts)
 
 static size_t str_room(const char *s)
 {
-	return s ? 4 + pad4(strlen(s) > 1024 ? 1024 : strlen(s)) : 0;
+	return s ? 4 + pad4(strlen(s) > PCAPNG_COMMENT_MAX ? PCAPNG_COMMENT_MAX : strlen(s)) : 0;
 }
 
 int pcapng_write_shb(struct pcapng_writer *w, const struct pcapng_shb *shb)
@@ -276,39 +279,71 @@ int pcapng_write_idb(struct pcapng_writer *w, const struct pcapng_idb *idb)
 	return w->n_ifaces++;
 }
 
-int pcapng_write_epb(struct pcapng_writer *w, const struct pcapng_epb *e)
+void pcapng_epb_opts_encode(struct pcapng_epb_opts *o, const struct pcapng_epb *e)
 {
 	uint32_t flags = e->direction & 3;
-	struct block b;
-	int err;
+	uint8_t *p = o->buf;
 
-	err = reserve(w, 28 + pad4(e->cap_len) + 8 + 12 + 12 + 12 + 16 +
-				 str_room(e->comment) + 4 + 4);
-	if (err)
-		return err;
-	begin(&b, w, BT_EPB);
-	put_u32(w, e->if_id);
-	put_ts(w, e->ts_ns);
-	put_u32(w, e->cap_len);
-	put_u32(w, e->wire_len);
-	put(w, e->data, e->cap_len);
-	put_zeros(w, pad4(e->cap_len) - e->cap_len);
-	put_opt(w, EPB_FLAGS, &flags, 4);
+	p = enc_opt(p, EPB_FLAGS, &flags, 4);
 	if (e->has_queue)
-		put_opt(w, EPB_QUEUE, &e->queue, 4);
-	if (e->has_packet_id)
-		put_opt_u64(w, EPB_PACKETID, e->packet_id);
+		p = enc_opt(p, EPB_QUEUE, &e->queue, 4);
 	if (e->has_verdict) {
 		uint8_t v[9];
 
 		v[0] = e->verdict_type;
 		memcpy(v + 1, &e->verdict, 8);
-		put_opt(w, EPB_VERDICT, v, 9);
+		p = enc_opt(p, EPB_VERDICT, v, 9);
 	}
+	if (e->comment && e->comment[0]) {
+		size_t n = strlen(e->comment);
+
+		p = enc_opt(p, OPT_COMMENT, e->comment,
+			    n > PCAPNG_COMMENT_MAX ? PCAPNG_COMMENT_MAX : n);
+	}
+	o->len = p - o->buf;
+}
+
+int pcapng_write_epb(struct pcapng_writer *w, const struct pcapng_epb *e)
+{
+	const struct pcapng_epb_opts *o = e->opts;
+	struct pcapng_epb_opts fresh;
+	uint32_t hdr[7], total;
+	uint8_t *p;
+	int err;
+
+	if (!o) {
+		pcapng_epb_opts_encode(&fresh, e);
+		o = &fresh;
+	}
+	total = 28 + pad4(e->cap_len) + o->len + (e->has_packet_id ? 12 : 0) +
+		(e->drop_count ? 12 : 0) + 4 + 4;
+	err = reserve(w, total);
+	if (err)
+		return err;
+	/* The hot path of a capture: one copy per part, no per-field calls. */
+	hdr[0] = BT_EPB;
+	hdr[1] = total;
+	hdr[2] = e->if_id;
+	hdr[3] = (uint32_t)(e->ts_ns >> 32);
+	hdr[4] = (uint32_t)e->ts_ns;
+	hdr[5] = e->cap_len;
+	hdr[6] = e->wire_len;
+	p = w->buf + w->len;
+	memcpy(p, hdr, sizeof(hdr));
+	p += sizeof(hdr);
+	memcpy(p, e->data, e->cap_len);
+	memset(p + e->cap_len, 0, pad4(e->cap_len) - e->cap_len);
+	p += pad4(e->cap_len);
+	memcpy(p, o->buf, o->len);
+	p += o->len;
+	if (e->has_packet_id)
+		p = enc_opt(p, EPB_PACKETID, &e->packet_id, 8);
 	if (e->drop_count)
-		put_opt_u64(w, EPB_DROPCOUNT, e->drop_count);
-	put_opt_str(w, OPT_COMMENT, e->comment);
-	finish(&b, true);
+		p = enc_opt(p, EPB_DROPCOUNT, &e->drop_count, 8);
+	memset(p, 0, 4); /* opt_endofopt */
+	memcpy(p + 4, &total, 4);
+	w->len += total;
+	w->bytes += total;
 	return 0;
 }
 

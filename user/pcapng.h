@@ -59,7 +59,23 @@ struct pcapng_epb {
 	int64_t verdict;
 	uint64_t drop_count;  /* omitted when 0 */
 	const char *comment;  /* NULL = omit */
+	/* The options above but packet id and drop count, already encoded
+	 * (pcapng_epb_opts_encode): NULL = encode them from the fields. */
+	const struct pcapng_epb_opts *opts;
 };
+
+/*
+ * An EPB's flags, queue, verdict and comment, encoded once. Consecutive
+ * packets of one CPU and hook mostly share them, so a capture encodes them
+ * when they change and copies them per packet; only the packet id and the
+ * drop count are encoded for each packet.
+ */
+#define PCAPNG_COMMENT_MAX 1024u /* longer comments are cut */
+struct pcapng_epb_opts {
+	uint32_t len;
+	uint8_t buf[8 + 8 + 16 + 4 + PCAPNG_COMMENT_MAX];
+};
+void pcapng_epb_opts_encode(struct pcapng_epb_opts *o, const struct pcapng_epb *e);
 
 struct pcapng_isb {
 	uint32_t if_id;
