@@ -155,6 +155,56 @@ static void tc_egress_is_outbound_with_tc_verdict(void **state)
 	assert_int_equal(f->targets[1].written, 1);
 }
 
+/*
+ * One CPU's options are encoded once and reused: a packet whose hook,
+ * queue, verdict or flags differ from the one before must get its own.
+ */
+static void reused_options_follow_each_packet(void **state)
+{
+	static const struct {
+		uint8_t hook;
+		uint32_t queue;
+		int32_t verdict;
+		uint8_t flags;
+		uint32_t dir;
+		const char *comment;
+	} want[] = {
+		{ PS_HOOK_XDP, 0, 2, 0, PCAPNG_DIR_INBOUND, "hook=xdp cpu=3 queue=0" },
+		{ PS_HOOK_XDP, 0, 2, 0, PCAPNG_DIR_INBOUND, "hook=xdp cpu=3 queue=0" },
+		{ PS_HOOK_XDP, 7, 2, 0, PCAPNG_DIR_INBOUND, "hook=xdp cpu=3 queue=7" },
+		{ PS_HOOK_TC_EGRESS, 7, -1, 0, PCAPNG_DIR_OUTBOUND, "hook=tc-egress cpu=3 queue=7" },
+		{ PS_HOOK_TC_INGRESS, 7, -1, 0, PCAPNG_DIR_INBOUND, "hook=tc-ingress cpu=3 queue=7" },
+		{ PS_HOOK_TC_INGRESS, 7, 0, 0, PCAPNG_DIR_INBOUND, "hook=tc-ingress cpu=3 queue=7" },
+		{ PS_HOOK_TC_INGRESS, 7, 0, PS_F_CLOCK_FALLBACK, PCAPNG_DIR_INBOUND,
+		  "hook=tc-ingress cpu=3 queue=7 clock=fallback" },
+	};
+	struct fixture *f = *state;
+	uint8_t pkt[20] = { 0 };
+	size_t n = sizeof(want) / sizeof(want[0]);
+
+	for (size_t i = 0; i < n; i++)
+		feed(f, 3, (struct ps_meta){ .seq = i, .ifindex = 5, .rx_queue = want[i].queue,
+					     .wire_len = 20, .cap_len = 20,
+					     .verdict = want[i].verdict, .cpu = 3,
+					     .hook = want[i].hook, .flags = want[i].flags }, pkt);
+	for (size_t i = 0; i < n; i++) {
+		struct pn_block b = epb(f, i);
+		const uint8_t *v;
+		int64_t verdict;
+
+		assert_int_equal(opt_u32(&b, 2), want[i].dir);
+		assert_int_equal(opt_u32(&b, 6), want[i].queue);
+		assert_int_equal(opt_u64(&b, 5), (3ull << 48) | i);
+		assert_int_equal(pn_opt(&b, 7, 0, &v), 9);
+		assert_int_equal(v[0], want[i].hook == PS_HOOK_XDP ? PCAPNG_VERDICT_XDP :
+								      PCAPNG_VERDICT_TC);
+		memcpy(&verdict, v + 1, 8);
+		assert_int_equal(verdict, want[i].verdict);
+		assert_int_equal(pn_opt(&b, 1, 0, &v), strlen(want[i].comment));
+		assert_memory_equal(v, want[i].comment, strlen(want[i].comment));
+	}
+}
+
 static void sequence_gaps_become_drop_counts(void **state)
 {
 	struct fixture *f = *state;
@@ -265,6 +315,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(annotates_xdp_packet),
 		T(tc_egress_is_outbound_with_tc_verdict),
+		T(reused_options_follow_each_packet),
 		T(sequence_gaps_become_drop_counts),
 		T(restores_vlan_and_truncates_to_snaplen),
 		T(counts_what_it_cannot_write),
