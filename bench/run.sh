@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Build and run pktsample's benchmarks; markdown tables on stdout, CSV in
-# bench/out/. Needs root (BPF_PROG_TEST_RUN, namespaces), tcpdump and
-# /usr/bin/time (.ci/deps.sh installs them).
+# bench/out/. Needs root (BPF_PROG_TEST_RUN, namespaces) and tcpdump
+# (.ci/deps.sh installs it). ROUNDS=N sets the end-to-end rounds (default 3).
 #   bench/run.sh [BUILD_DIR]          everything (the end-to-end part takes minutes)
 #   QUICK=1 bench/run.sh              skip the end-to-end part
 # Numbers from one machine are comparable only within one run: each part
