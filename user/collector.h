@@ -13,7 +13,6 @@
 #include "pcapng.h"
 #include "pktsample.h"
 
-struct pcapng_writer;
 struct perf_buffer;
 struct ring_buffer;
 

@@ -177,12 +177,20 @@ static void put_opt(struct pcapng_writer *w, uint16_t code, const void *p,
 	w->len = enc_opt(w->buf + w->len, code, p, n) - w->buf;
 }
 
-static void put_opt_str(struct pcapng_writer *w, uint16_t code, const char *s)
+/* A string option's length: 0 for none, longer strings are cut. */
+static uint16_t opt_strlen(const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 
+	return n > PCAPNG_COMMENT_MAX ? PCAPNG_COMMENT_MAX : n;
+}
+
+static void put_opt_str(struct pcapng_writer *w, uint16_t code, const char *s)
+{
+	uint16_t n = opt_strlen(s);
+
 	if (n)
-		put_opt(w, code, s, n > PCAPNG_COMMENT_MAX ? PCAPNG_COMMENT_MAX : n);
+		put_opt(w, code, s, n);
 }
 
 static void put_opt_u64(struct pcapng_writer *w, uint16_t code, uint64_t v)
@@ -222,7 +230,7 @@ static void finish(struct block *b, bool has_opts)
 
 static size_t str_room(const char *s)
 {
-	return s ? 4 + pad4(strlen(s) > PCAPNG_COMMENT_MAX ? PCAPNG_COMMENT_MAX : strlen(s)) : 0;
+	return s ? 4 + pad4(opt_strlen(s)) : 0;
 }
 
 int pcapng_write_shb(struct pcapng_writer *w, const struct pcapng_shb *shb)
@@ -282,6 +290,7 @@ int pcapng_write_idb(struct pcapng_writer *w, const struct pcapng_idb *idb)
 void pcapng_epb_opts_encode(struct pcapng_epb_opts *o, const struct pcapng_epb *e)
 {
 	uint32_t flags = e->direction & 3;
+	uint16_t comment_len = opt_strlen(e->comment);
 	uint8_t *p = o->buf;
 
 	p = enc_opt(p, EPB_FLAGS, &flags, 4);
@@ -294,12 +303,8 @@ void pcapng_epb_opts_encode(struct pcapng_epb_opts *o, const struct pcapng_epb *
 		memcpy(v + 1, &e->verdict, 8);
 		p = enc_opt(p, EPB_VERDICT, v, 9);
 	}
-	if (e->comment && e->comment[0]) {
-		size_t n = strlen(e->comment);
-
-		p = enc_opt(p, OPT_COMMENT, e->comment,
-			    n > PCAPNG_COMMENT_MAX ? PCAPNG_COMMENT_MAX : n);
-	}
+	if (comment_len)
+		p = enc_opt(p, OPT_COMMENT, e->comment, comment_len);
 	o->len = p - o->buf;
 }
 
@@ -353,7 +358,7 @@ int pcapng_write_isb(struct pcapng_writer *w, const struct pcapng_isb *s)
 	int err;
 
 	err = reserve(w, 20 + 6 * 12 + 4 + 4 +
-			 (s->comment ? 4 + strlen(s->comment) + 3 : 0));
+			 str_room(s->comment));
 	if (err)
 		return err;
 	begin(&b, w, BT_ISB);
