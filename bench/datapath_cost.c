@@ -224,9 +224,8 @@ int main(int argc, char **argv)
 	if (pthread_create(&reader_thread, NULL, reader_main, &rd))
 		goto out;
 	reader_started = true;
-	for (int h = 0; h < PS_HOOK_MAX; h++)
-		if (ps_maps_add_counter(&maps, LO_IFINDEX, h))
-			goto out;
+	if (ps_maps_add_iface(&maps, LO_IFINDEX))
+		goto out;
 
 	bare = bare_xdp__open_and_load();
 	if (!bare)
@@ -247,8 +246,10 @@ int main(int argc, char **argv)
 		    ps_maps_reuse(&maps, tc[i]->obj))
 			goto out;
 		ps_sampling_from_opts(&cases[i].opts, &smp);
-PS_SAMPLING_SET_RODATA(xdp[i]->rodata, &smp);
+		PS_SAMPLING_SET_RODATA(xdp[i]->rodata, &smp);
 		PS_SAMPLING_SET_RODATA(tc[i]->rodata, &smp);
+		PS_MAPS_SET_RODATA(xdp[i]->rodata, &maps);
+		PS_MAPS_SET_RODATA(tc[i]->rodata, &maps);
 		if (cases[i].snaplen) {
 			xdp[i]->rodata->snaplen = cases[i].snaplen;
 			tc[i]->rodata->snaplen = cases[i].snaplen;

@@ -57,12 +57,15 @@ _Static_assert(sizeof(struct ps_meta) == 48, "ps_meta is kernel/user ABI");
 #define PS_SNAPLEN_MAX (PS_PERF_RECORD_MAX - 8u - 4u - (unsigned)sizeof(struct ps_meta))
 _Static_assert(PS_SNAPLEN_MAX == 65468, "snaplen max follows from ps_meta");
 
-/* Per-CPU counters, one entry per (interface, hook) the tool attached. */
-struct ps_counter_key {
-	__u32 ifindex;
-	__u32 hook; /* enum ps_hook */
-};
-_Static_assert(sizeof(struct ps_counter_key) == 8, "ps_counter_key is ABI");
+/*
+ * Per-CPU counters in an array, one entry per (interface, hook): entry
+ * slot * PS_HOOK_MAX + hook, where slot is the interface's place in the
+ * rodata list of captured interfaces (ifindexes[]). An array, not a hash
+ * keyed by ifindex: the hash lookup was half of what the program costs a
+ * packet it does not keep (measured with perf on the veth flood).
+ */
+#define PS_MAX_IFACES 32
+#define PS_COUNTER_SLOTS (PS_MAX_IFACES * PS_HOOK_MAX)
 
 /*
  * Every packet a hook sees ends in exactly one of the last five stages:
@@ -83,8 +86,6 @@ enum ps_transport {
 	PS_TRANSPORT_PERF = 0,    /* bpf_perf_event_output, payload appended */
 	PS_TRANSPORT_RINGBUF = 1, /* bpf_ringbuf_reserve + load_bytes */
 };
-
-#define PS_COUNTERS_MAX_ENTRIES 256 /* (interface, hook) pairs */
 
 /* How packets are chosen, after the filter (rodata sample_mode). */
 enum ps_sample_mode {
@@ -115,7 +116,7 @@ struct ps_sampler {
 	__u64 slot_ns;       /* the time the last sample stands for */
 	__u64 fallback_at_ns; /* when the last fallback sample was taken */
 	__u64 fallbacks;     /* samples taken by the fallback */
-	__u64 pad;
+	__u64 rng;           /* random mode: xorshift64 state (0: not seeded yet) */
 };
 _Static_assert(sizeof(struct ps_sampler) == 96, "ps_sampler is ABI");
 

@@ -25,6 +25,9 @@ const volatile __u64 rate_cost_ns = 0;     /* rate cap: 1e9 / max rate; 0 = no c
 const volatile __u64 rate_burst_ns = 0;    /* rate cap: bucket size, in ns of credit */
 const volatile __u32 transport = PS_TRANSPORT_PERF; /* enum ps_transport */
 const volatile __u64 ring_wakeup_bytes = 0; /* ringbuf: wake the reader from here */
+/* The captured interfaces; an interface's index here is its counter slot. */
+const volatile __u32 iface_count = 0;
+const volatile __u32 ifindexes[PS_MAX_IFACES] = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -38,9 +41,9 @@ struct {
 } ring SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, PS_COUNTERS_MAX_ENTRIES);
-	__type(key, struct ps_counter_key);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PS_COUNTER_SLOTS);
+	__type(key, __u32);
 	__type(value, struct ps_counters);
 } counters SEC(".maps");
 
@@ -217,6 +220,43 @@ static __always_inline __u32 ps_flow_hash(void *ctx, const struct ps_pkt *p)
 }
 
 /*
+ * This CPU's counters of (ifindex, hook), or NULL for an interface not in
+ * the list. A linear scan: the list is short (one entry, usually), and the
+ * array lookup that follows is inlined by the verifier, no helper call.
+ */
+static __always_inline struct ps_counters *ps_counters_of(__u32 ifindex, __u32 hook)
+{
+	for (__u32 i = 0; i < PS_MAX_IFACES && i < iface_count; i++) {
+		if (ifindexes[i] == ifindex) {
+			__u32 key = i * PS_HOOK_MAX + hook;
+
+			return bpf_map_lookup_elem(&counters, &key);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A per-CPU xorshift64 generator (Marsaglia) for random sampling: a few
+ * instructions inline instead of a helper call per packet, which the
+ * packets a sampler drops would otherwise pay. Seeded from the kernel's
+ * generator on each CPU's first use; the high 32 bits of the star variant's
+ * product are the result.
+ */
+static __always_inline __u32 ps_random(struct ps_sampler *s)
+{
+	__u64 x = s->rng;
+
+	if (!x)
+		x = (__u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32() | 1;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	s->rng = x;
+	return (x * 0x2545F4914F6CDD1DULL) >> 32;
+}
+
+/*
  * The sampler: true if this matching packet is chosen. All state is
  * per CPU, so no atomics; the hooks of one CPU never run concurrently.
  */
@@ -227,7 +267,7 @@ static __always_inline bool ps_sample(void *ctx, const struct ps_pkt *p,
 
 	switch (sample_mode) {
 	case PS_SAMPLE_RANDOM:
-		return bpf_get_prandom_u32() < sample_threshold;
+		return ps_random(s) < sample_threshold;
 	case PS_SAMPLE_COUNT:
 		if (++s->count < sample_every)
 			return false;
@@ -385,15 +425,13 @@ static __always_inline long ps_ring_output(void *ctx, struct ps_meta *meta, bool
 static __always_inline void ps_capture(void *ctx, void *data, void *data_end,
 				       const struct ps_pkt *p)
 {
-	struct ps_counter_key key = { .ifindex = p->ifindex, .hook = p->hook };
-	struct ps_counters *cnt;
+	struct ps_counters *cnt = ps_counters_of(p->ifindex, p->hook);
 	struct ps_meta meta = {};
 	__u32 zero = 0, cap;
 	__u8 flags;
 	__u64 *seq;
 	long err;
 
-	cnt = bpf_map_lookup_elem(&counters, &key);
 	if (cnt)
 		cnt->seen++;
 

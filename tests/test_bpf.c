@@ -39,6 +39,8 @@ struct fixture {
 	struct record rec[MAX_RECORDS];
 	int n_rec;
 	uint64_t lost;
+	uint32_t ifaces[4]; /* the interfaces with counters; none: lo alone */
+	int n_ifaces;
 };
 
 static void on_sample(void *ctx, int cpu, void *data, __u32 size)
@@ -73,14 +75,18 @@ static void load_with(struct fixture *f, uint32_t snaplen, bool with_buffer,
 {
 	assert_int_equal(ps_splice_register(), 0); /* our section names */
 	assert_int_equal(ps_maps_create(&f->maps, ring_bytes), 0);
-	for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
-		assert_int_equal(ps_maps_add_counter(&f->maps, LO_IFINDEX, h), 0);
+	if (!f->n_ifaces)
+		f->ifaces[f->n_ifaces++] = LO_IFINDEX;
+	for (int i = 0; i < f->n_ifaces; i++)
+		assert_int_equal(ps_maps_add_iface(&f->maps, f->ifaces[i]), 0);
 	f->xdp = pktsample_xdp__open();
 	f->tc = pktsample_tc__open();
 	assert_non_null(f->xdp);
 	assert_non_null(f->tc);
 	f->xdp->rodata->snaplen = snaplen;
 	f->tc->rodata->snaplen = snaplen;
+	PS_MAPS_SET_RODATA(f->xdp->rodata, &f->maps);
+	PS_MAPS_SET_RODATA(f->tc->rodata, &f->maps);
 	if (ring_bytes) {
 		f->xdp->rodata->transport = PS_TRANSPORT_RINGBUF;
 		f->tc->rodata->transport = PS_TRANSPORT_RINGBUF;
@@ -338,6 +344,57 @@ static void sequence_numbers_count_per_cpu(void **state)
 	unload(&f);
 }
 
+/* A hook counts into the slot of its interface's place in the list. */
+static void counters_follow_the_interface_list(void **state)
+{
+	struct fixture f = { .ifaces = { 9999, LO_IFINDEX }, .n_ifaces = 2 };
+	uint8_t *pkt = make_packet(64);
+	struct ps_counters cnt;
+
+	(void)state;
+	load(&f, PS_SNAPLEN_MAX, true);
+	run(&f, XDP, pkt, 64, 4);
+	run(&f, TC_EG, pkt, 64, 2);
+	assert_int_equal(ps_maps_read_counter(&f.maps, LO_IFINDEX, PS_HOOK_XDP, &cnt), 0);
+	assert_int_equal(cnt.seen, 4);
+	assert_int_equal(cnt.emitted, 4);
+	assert_int_equal(ps_maps_read_counter(&f.maps, LO_IFINDEX, PS_HOOK_TC_EGRESS, &cnt), 0);
+	assert_int_equal(cnt.seen, 2);
+	assert_int_equal(ps_maps_read_counter(&f.maps, LO_IFINDEX, PS_HOOK_TC_INGRESS, &cnt), 0);
+	assert_int_equal(cnt.seen, 0);
+	for (unsigned int h = 0; h < PS_HOOK_MAX; h++) {
+		assert_int_equal(ps_maps_read_counter(&f.maps, 9999, h, &cnt), 0);
+		assert_int_equal(cnt.seen, 0);
+	}
+	unload(&f);
+
+	/* Not in the list: still captured, never counted. */
+	f = (struct fixture){ .ifaces = { 9999 }, .n_ifaces = 1 };
+	load(&f, PS_SNAPLEN_MAX, true);
+	run(&f, XDP, pkt, 64, 3);
+	assert_int_equal(f.n_rec, 3);
+	assert_int_equal(ps_maps_read_counter(&f.maps, LO_IFINDEX, PS_HOOK_XDP, &cnt), -ENOENT);
+	assert_int_equal(ps_maps_read_counter(&f.maps, 9999, PS_HOOK_XDP, &cnt), 0);
+	assert_int_equal(cnt.seen, 0);
+	free(pkt);
+	unload(&f);
+}
+
+/* The list holds PS_MAX_IFACES interfaces, each once. */
+static void interface_list_is_bounded(void **state)
+{
+	struct ps_maps m = { .iface_count = 0 };
+
+	(void)state;
+	for (uint32_t i = 0; i < PS_MAX_IFACES; i++) {
+		assert_int_equal(ps_maps_add_iface(&m, 100 + i), 0);
+		assert_int_equal(ps_maps_add_iface(&m, 100 + i), 0); /* again: no new slot */
+	}
+	assert_int_equal(m.iface_count, PS_MAX_IFACES);
+	assert_int_equal(ps_maps_add_iface(&m, 99), -E2BIG);
+	assert_int_equal(ps_maps_add_iface(&m, 100), 0);
+}
+
 static void output_errors_are_counted(void **state)
 {
 	struct fixture f = { 0 };
@@ -364,6 +421,8 @@ int main(void)
 		cmocka_unit_test(ring_full_is_counted),
 		cmocka_unit_test(sequence_numbers_count_per_cpu),
 		cmocka_unit_test(output_errors_are_counted),
+		cmocka_unit_test(counters_follow_the_interface_list),
+		cmocka_unit_test(interface_list_is_bounded),
 	};
 
 	libbpf_set_print(NULL);

@@ -321,8 +321,7 @@ static void differential(void **state)
 	(void)state;
 	assert_int_equal(ps_splice_register(), 0);
 	assert_int_equal(ps_maps_create(&maps, 0), 0);
-	for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
-		assert_int_equal(ps_maps_add_counter(&maps, LO_IFINDEX, h), 0);
+	assert_int_equal(ps_maps_add_iface(&maps, LO_IFINDEX), 0);
 	pb = perf_buffer__new(maps.events_fd, 64, on_sample, NULL, &rec, NULL);
 	assert_true(pb && !libbpf_get_error(pb));
 
@@ -339,6 +338,8 @@ static void differential(void **state)
 			fail_msg("'%s': %s", expressions[e], err);
 		xdp->rodata->filter_enabled = 1;
 		tc->rodata->filter_enabled = 1;
+		PS_MAPS_SET_RODATA(xdp->rodata, &maps);
+		PS_MAPS_SET_RODATA(tc->rodata, &maps);
 		assert_int_equal(ps_maps_reuse(&maps, xdp->obj), 0);
 		assert_int_equal(ps_maps_reuse(&maps, tc->obj), 0);
 		assert_int_equal(ps_splice_set(xdp->obj, &f.xdp), 0);

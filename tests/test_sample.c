@@ -43,14 +43,15 @@ static void load(struct fixture *f, const struct ps_sampling *s)
 	memset(f, 0, sizeof(*f));
 	assert_int_equal(ps_splice_register(), 0);
 	assert_int_equal(ps_maps_create(&f->maps, 0), 0);
-	for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
-		assert_int_equal(ps_maps_add_counter(&f->maps, LO_IFINDEX, h), 0);
+	assert_int_equal(ps_maps_add_iface(&f->maps, LO_IFINDEX), 0);
 	f->xdp = pktsample_xdp__open();
 	f->tc = tc_vlan_oob__open();
 	assert_non_null(f->xdp);
 	assert_non_null(f->tc);
-PS_SAMPLING_SET_RODATA(f->xdp->rodata, s);
+	PS_SAMPLING_SET_RODATA(f->xdp->rodata, s);
 	PS_SAMPLING_SET_RODATA(f->tc->rodata, s);
+	PS_MAPS_SET_RODATA(f->xdp->rodata, &f->maps);
+	PS_MAPS_SET_RODATA(f->tc->rodata, &f->maps);
 	bpf_program__set_autoload(f->xdp->progs.pktsample_tick, false);
 	bpf_program__set_autoload(f->tc->progs.pktsample_tick, false);
 	assert_int_equal(ps_maps_reuse(&f->maps, f->xdp->obj), 0);
@@ -164,6 +165,51 @@ static void random_mode_is_one_in_n(void **state)
 	       (unsigned long long)chosen(&c), mean, sigma, (chosen(&c) - mean) / sigma);
 	assert_int_equal(c.seen, runs);
 	assert_true(fabs(chosen(&c) - mean) <= 5 * sigma);
+	unload(&f);
+}
+
+/*
+ * Random mode's generator, seen from outside: the gaps between chosen
+ * packets must be geometric with p = 1/n. A short period or a pattern
+ * fails the chi-square test (df 20; 60 is past its 99.999th percentile).
+ */
+static void random_mode_gaps_are_geometric(void **state)
+{
+	const uint32_t n = 8, runs = 80000, buckets = 21; /* gaps 1..20, >20 */
+	struct ps_sampling s = sampling(PS_SAMPLE_RANDOM, n, 0);
+	uint64_t seen_gap[21] = { 0 }, gaps = 0, prev = 0, gap = 0;
+	const double p = 1.0 / n;
+	double chi2 = 0, tail = 1;
+	uint8_t pkt[FRAME];
+	struct fixture f;
+
+	(void)state;
+	load(&f, &s);
+	udp_frame(pkt);
+	for (uint32_t i = 0; i < runs; i++) {
+		struct ps_counters c;
+
+		run(bpf_program__fd(f.xdp->progs.pktsample_xdp), true, pkt, FRAME, 1);
+		c = counters(&f, PS_HOOK_XDP);
+		gap++;
+		if (chosen(&c) != prev) {
+			seen_gap[gap > 20 ? 20 : gap - 1]++;
+			gaps++;
+			gap = 0;
+			prev = chosen(&c);
+		}
+	}
+	for (uint32_t k = 0; k < buckets; k++) {
+		double pk = k < buckets - 1 ? p * pow(1 - p, k) : tail;
+		double expect = gaps * pk;
+
+		tail -= pk;
+		chi2 += (seen_gap[k] - expect) * (seen_gap[k] - expect) / expect;
+	}
+	printf("random 1/%u: %llu gaps, chi-square %.1f over %u buckets\n", n,
+	       (unsigned long long)gaps, chi2, buckets);
+	assert_true(fabs((double)gaps - runs * p) <= 5 * sqrt(runs * p * (1 - p)));
+	assert_true(chi2 < 60);
 	unload(&f);
 }
 
@@ -303,6 +349,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(count_mode_keeps_every_nth),
 		cmocka_unit_test(random_mode_is_one_in_n),
+		cmocka_unit_test(random_mode_gaps_are_geometric),
 		cmocka_unit_test(flow_mode_is_symmetric_and_one_in_n),
 		cmocka_unit_test(rate_cap_never_exceeds_its_bucket),
 	};

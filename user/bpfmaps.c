@@ -36,6 +36,7 @@ int ps_maps_create(struct ps_maps *m, uint32_t ring_bytes)
 {
 	m->events_fd = m->counters_fd = m->cpu_seq_fd = m->sampler_fd = -1;
 	m->ring_fd = -1;
+	m->iface_count = 0;
 	m->ncpus = libbpf_num_possible_cpus();
 	if (m->ncpus <= 0) {
 		pr_err("cannot count possible CPUs: %s\n", strerror(-m->ncpus));
@@ -43,10 +44,9 @@ int ps_maps_create(struct ps_maps *m, uint32_t ring_bytes)
 	}
 	m->events_fd = map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "events",
 				  sizeof(uint32_t), sizeof(uint32_t), m->ncpus);
-	m->counters_fd = map_create(BPF_MAP_TYPE_PERCPU_HASH, "counters",
-				    sizeof(struct ps_counter_key),
-				    sizeof(struct ps_counters),
-				    PS_COUNTERS_MAX_ENTRIES);
+	m->counters_fd = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "counters",
+				    sizeof(uint32_t), sizeof(struct ps_counters),
+				    PS_COUNTER_SLOTS);
 	m->cpu_seq_fd = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "cpu_seq",
 				   sizeof(uint32_t), sizeof(uint64_t), 1);
 	m->sampler_fd = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sampler",
@@ -90,22 +90,25 @@ int ps_maps_reuse(const struct ps_maps *m, struct bpf_object *obj)
 	return 0;
 }
 
-int ps_maps_add_counter(const struct ps_maps *m, uint32_t ifindex,
-			unsigned int hook)
+/* The slot of ifindex in the list, or -ENOENT. */
+static int iface_slot(const struct ps_maps *m, uint32_t ifindex)
 {
-	struct ps_counter_key key = { .ifindex = ifindex, .hook = hook };
-	struct ps_counters *zero = calloc(m->ncpus, sizeof(*zero));
-	int err;
+	for (uint32_t i = 0; i < m->iface_count; i++)
+		if (m->ifindexes[i] == ifindex)
+			return (int)i;
+	return -ENOENT;
+}
 
-	if (!zero)
-		return -ENOMEM;
-	err = bpf_map_update_elem(m->counters_fd, &key, zero, BPF_NOEXIST);
-	err = err ? -errno : 0;
-	free(zero);
-	if (err && err != -EEXIST) {
-		pr_err("cannot add counters: %s\n", strerror(-err));
-		return err;
+int ps_maps_add_iface(struct ps_maps *m, uint32_t ifindex)
+{
+	if (iface_slot(m, ifindex) >= 0)
+		return 0;
+	if (m->iface_count == PS_MAX_IFACES) {
+		pr_err("cannot add counters: at most %d interfaces\n", PS_MAX_IFACES);
+		return -E2BIG;
 	}
+	/* The array's entries start zeroed: nothing to write. */
+	m->ifindexes[m->iface_count++] = ifindex;
 	return 0;
 }
 
@@ -122,11 +125,16 @@ void ps_counters_add(struct ps_counters *sum, const struct ps_counters *c)
 int ps_maps_read_counter(const struct ps_maps *m, uint32_t ifindex,
 			 unsigned int hook, struct ps_counters *sum)
 {
-	struct ps_counter_key key = { .ifindex = ifindex, .hook = hook };
-	struct ps_counters *v = calloc(m->ncpus, sizeof(*v));
+	int slot = iface_slot(m, ifindex);
+	struct ps_counters *v;
+	uint32_t key;
 	int err = 0;
 
 	memset(sum, 0, sizeof(*sum));
+	if (slot < 0 || hook >= PS_HOOK_MAX)
+		return -ENOENT;
+	key = (uint32_t)slot * PS_HOOK_MAX + hook;
+	v = calloc(m->ncpus, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	if (bpf_map_lookup_elem(m->counters_fd, &key, v)) {

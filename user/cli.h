@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "pktsample.h" /* PS_MAX_IFACES */
 
-#define PS_MAX_IFACES 32
 #define PS_DEFAULT_BUFFER_KIB 4096 /* per CPU */
 #define PS_MAX_BUFFER_KIB (1024 * 1024)
 

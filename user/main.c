@@ -239,6 +239,7 @@ static int open_objects(struct capture *cap)
 			return open_failed("XDP");
 		cap->xdp->rodata->snaplen = o->snaplen;
 		PS_SAMPLING_SET_RODATA(cap->xdp->rodata, &cap->smp);
+		PS_MAPS_SET_RODATA(cap->xdp->rodata, &cap->maps);
 		cap->xdp->rodata->transport = o->transport;
 		/* As with the perf buffers: wake the reader at a quarter full. */
 		cap->xdp->rodata->ring_wakeup_bytes = cap->ring_bytes / 4;
@@ -281,6 +282,7 @@ static int open_objects(struct capture *cap)
 			return open_failed("TC");
 		cap->tc->rodata->snaplen = o->snaplen;
 		PS_SAMPLING_SET_RODATA(cap->tc->rodata, &cap->smp);
+		PS_MAPS_SET_RODATA(cap->tc->rodata, &cap->maps);
 		cap->tc->rodata->transport = o->transport;
 		/* As with the perf buffers: wake the reader at a quarter full. */
 		cap->tc->rodata->ring_wakeup_bytes = cap->ring_bytes / 4;
@@ -404,17 +406,16 @@ static int setup(struct capture *cap)
 	err = ps_maps_create(&cap->maps, cap->ring_bytes);
 	if (err)
 		return err;
-	for (int i = 0; i < o->n_ifaces; i++)
-		for (unsigned int h = 0; h < PS_HOOK_MAX; h++) {
-			if (!(o->hooks & (1u << h)))
-				continue;
-			cap->targets[cap->n_targets++] = (struct ps_target){
-				.ifname = o->ifaces[i], .ifindex = cap->ifindex[i],
-				.hook = h };
-			err = ps_maps_add_counter(&cap->maps, cap->ifindex[i], h);
-			if (err)
-				return err;
-		}
+	for (int i = 0; i < o->n_ifaces; i++) {
+		err = ps_maps_add_iface(&cap->maps, cap->ifindex[i]);
+		if (err)
+			return err;
+		for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
+			if (o->hooks & (1u << h))
+				cap->targets[cap->n_targets++] = (struct ps_target){
+					.ifname = o->ifaces[i], .ifindex = cap->ifindex[i],
+					.hook = h };
+	}
 
 	cap->w = pcapng_writer_new(cap->out.fd, 0);
 	cap->col = calloc(1, sizeof(*cap->col));
