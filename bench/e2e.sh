@@ -9,6 +9,8 @@
 #   pktsample      pktsample -w, default configuration (skb mode on veth)
 #   pktsample-drv  pktsample -w --xdp-mode native
 #   pktsample-ring pktsample -w --transport ringbuf (BPF ring buffer)
+#   pktsample-tc   pktsample -w --hook tc-ingress (the skb as tcpdump sees it:
+#                  no XDP, so none of XDP's copy of a veth skb)
 #   pktsample-s100 pktsample --sample 100 -w
 # Contenders are interleaved (A B C ... A B C ...) ROUNDS times per frame
 # size. For each run: the sender's packets/s, frames captured and lost, the
@@ -22,7 +24,7 @@ build=${1:-$top/build}
 ROUNDS=${ROUNDS:-3}
 N=${N:-1000000}
 SIZES=${SIZES:-64 1500}
-CONTENDERS=${CONTENDERS:-none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-ring pktsample-s100}
+CONTENDERS=${CONTENDERS:-none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-ring pktsample-tc pktsample-s100}
 TESTENV=$top/testenv/testenv.sh
 out=$top/bench/out
 csv=$out/e2e.csv
@@ -76,6 +78,7 @@ run_one() {
 		pktsample-drv) extra=(--xdp-mode native) ;;
 		pktsample-skb) extra=(--xdp-mode skb) ;;
 		pktsample-ring) extra=(--transport ringbuf) ;;
+		pktsample-tc) extra=(--hook tc-ingress) ;;
 		esac
 		in_cap "$build/bench_runstat" "$time" \
 			"$build/pktsample" -i "$CAPIF" -w "$SHM/p.pcapng" "${extra[@]}" 2>"$err" &
@@ -141,7 +144,9 @@ for size in dict.fromkeys(r["size"] for r in rows):
         rss = med([r["peak_rss_kib"] for r in rs])
         ratio = lambda b: f"{p[0] / base[b]:.2f}" if b in base else "-"
         # pktsample's default on veth is skb mode; -drv asks for native.
-        bare = ("xdp-pass-drv" if c == "pktsample-drv" else "xdp-pass-skb") if c.startswith("pktsample") else None
+        # --hook tc-ingress has no XDP program: no bare XDP ratio.
+        bare = ("xdp-pass-drv" if c == "pktsample-drv" else "xdp-pass-skb") \
+            if c.startswith("pktsample") and c != "pktsample-tc" else None
         per_m = f"{cpu[0] / (cap[0] / 1e6):.3f}" if cpu and cap and cap[0] else "-"
         print(f"| {size} | {c} | {p[0]:.0f} ({p[1]:.0f}-{p[2]:.0f}) | {ratio('none')} | {ratio('tcpdump')} | "
               f"{ratio(bare) if bare else '-'} | {f'{cap[0]:.0f}' if cap else '-'} | "

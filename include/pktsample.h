@@ -116,7 +116,7 @@ struct ps_sampler {
 	__u64 slot_ns;       /* the time the last sample stands for */
 	__u64 fallback_at_ns; /* when the last fallback sample was taken */
 	__u64 fallbacks;     /* samples taken by the fallback */
-	__u64 rng;           /* random mode: xorshift64 state (0: not seeded yet) */
+	__u64 rng;           /* random mode: xorshift64* state (0: not seeded yet) */
 };
 _Static_assert(sizeof(struct ps_sampler) == 96, "ps_sampler is ABI");
 

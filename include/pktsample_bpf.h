@@ -237,11 +237,11 @@ static __always_inline struct ps_counters *ps_counters_of(__u32 ifindex, __u32 h
 }
 
 /*
- * A per-CPU xorshift64 generator (Marsaglia) for random sampling: a few
+ * A per-CPU xorshift64* generator for random sampling (Marsaglia's
+ * xorshift, then Vigna's multiply; the high 32 bits are the result): a few
  * instructions inline instead of a helper call per packet, which the
  * packets a sampler drops would otherwise pay. Seeded from the kernel's
- * generator on each CPU's first use; the high 32 bits of the star variant's
- * product are the result.
+ * generator on each CPU's first use.
  */
 static __always_inline __u32 ps_random(struct ps_sampler *s)
 {
