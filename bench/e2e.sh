@@ -11,6 +11,7 @@
 #   pktsample-ring pktsample -w --transport ringbuf (BPF ring buffer)
 #   pktsample-tc   pktsample -w --hook tc-ingress (the skb as tcpdump sees it:
 #                  no XDP, so none of XDP's copy of a veth skb)
+#   pktsample-tc-ring  the same through the BPF ring buffer
 #   pktsample-s100 pktsample --sample 100 -w
 # Contenders are interleaved (A B C ... A B C ...) ROUNDS times per frame
 # size. For each run: the sender's packets/s, frames captured and lost, the
@@ -24,7 +25,7 @@ build=${1:-$top/build}
 ROUNDS=${ROUNDS:-3}
 N=${N:-1000000}
 SIZES=${SIZES:-64 1500}
-CONTENDERS=${CONTENDERS:-none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-ring pktsample-tc pktsample-s100}
+CONTENDERS=${CONTENDERS:-none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-ring pktsample-tc pktsample-tc-ring pktsample-s100}
 TESTENV=$top/testenv/testenv.sh
 out=$top/bench/out
 csv=$out/e2e.csv
@@ -79,6 +80,7 @@ run_one() {
 		pktsample-skb) extra=(--xdp-mode skb) ;;
 		pktsample-ring) extra=(--transport ringbuf) ;;
 		pktsample-tc) extra=(--hook tc-ingress) ;;
+		pktsample-tc-ring) extra=(--hook tc-ingress --transport ringbuf) ;;
 		esac
 		in_cap "$build/bench_runstat" "$time" \
 			"$build/pktsample" -i "$CAPIF" -w "$SHM/p.pcapng" "${extra[@]}" 2>"$err" &
@@ -107,7 +109,7 @@ run_one() {
 	esac
 	rm -f "$SHM/t.pcap" "$SHM/p.pcapng"
 	echo "$size,$round,$c,$pps,$captured,$lost,$cpu,$rss" >>"$csv"
-	printf '  %-15s %5s B round %s: %8s pps  captured %-8s lost %-6s cpu %-5s s  rss %s KiB\n' \
+	printf '  %-17s %5s B round %s: %8s pps  captured %-8s lost %-6s cpu %-5s s  rss %s KiB\n' \
 		"$c" "$size" "$round" "$pps" "${captured:--}" "${lost:--}" "${cpu:--}" "${rss:--}" >&2
 }
 
@@ -120,36 +122,4 @@ for size in $SIZES; do
 	done
 done
 
-python3 - "$csv" "$N" <<'EOF'
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-n = int(sys.argv[2])
-def med(v):
-    v = [float(x) for x in v if x != ""]
-    return (statistics.median(v), min(v), max(v)) if v else None
-print(f"## End to end: {n} frames flooded into a veth, sender packets/s (median of {len({r['round'] for r in rows})}, min-max)\n")
-print("| size | contender | sender pps | vs none | vs tcpdump | vs bare XDP (same mode) | captured | lost | CPU s | CPU s / M captured | peak RSS KiB |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
-for size in dict.fromkeys(r["size"] for r in rows):
-    by = {}
-    for r in rows:
-        if r["size"] == size:
-            by.setdefault(r["contender"], []).append(r)
-    base = {c: med([r["sender_pps"] for r in rs])[0] for c, rs in by.items()}
-    for c, rs in by.items():
-        p = med([r["sender_pps"] for r in rs])
-        cap = med([r["captured"] for r in rs])
-        lost = med([r["lost"] for r in rs])
-        cpu = med([r["cpu_s"] for r in rs])
-        rss = med([r["peak_rss_kib"] for r in rs])
-        ratio = lambda b: f"{p[0] / base[b]:.2f}" if b in base else "-"
-        # pktsample's default on veth is skb mode; -drv asks for native.
-        # --hook tc-ingress has no XDP program: no bare XDP ratio.
-        bare = ("xdp-pass-drv" if c == "pktsample-drv" else "xdp-pass-skb") \
-            if c.startswith("pktsample") and c != "pktsample-tc" else None
-        per_m = f"{cpu[0] / (cap[0] / 1e6):.3f}" if cpu and cap and cap[0] else "-"
-        print(f"| {size} | {c} | {p[0]:.0f} ({p[1]:.0f}-{p[2]:.0f}) | {ratio('none')} | {ratio('tcpdump')} | "
-              f"{ratio(bare) if bare else '-'} | {f'{cap[0]:.0f}' if cap else '-'} | "
-              f"{f'{lost[0]:.0f}' if lost else '-'} | {f'{cpu[0]:.3f}' if cpu else '-'} | {per_m} | {f'{rss[0]:.0f}' if rss else '-'} |")
-print(f"\nCSV: {sys.argv[1]}")
-EOF
+"$top/bench/e2e_summary.py" "$csv"
