@@ -16,9 +16,10 @@
 # Contenders are interleaved (A B C ... A B C ...) ROUNDS times per frame
 # size. For each run: the sender's packets/s, frames captured and lost, the
 # capture process's CPU seconds (user+sys) and peak RSS. Prints a markdown
-# table of medians (min-max) and writes every run to CSV.
+# table (bench/e2e_summary.py) and writes every run to CSV.
 #
-# Usage: bench/e2e.sh [BUILD_DIR]   (env: ROUNDS=3 N=1000000 SIZES="64 1500")
+# Usage: bench/e2e.sh [BUILD_DIR]
+#   env: ROUNDS=3 N=1000000 SIZES="64 1500" CONTENDERS="..." OUT=bench/out
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
@@ -27,7 +28,7 @@ N=${N:-1000000}
 SIZES=${SIZES:-64 1500}
 CONTENDERS=${CONTENDERS:-none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-ring pktsample-tc pktsample-tc-ring pktsample-s100}
 TESTENV=$top/testenv/testenv.sh
-out=$top/bench/out
+out=${OUT:-$top/bench/out}
 csv=$out/e2e.csv
 mkdir -p "$out"
 

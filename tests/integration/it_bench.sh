@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The end-to-end benchmark, small: every contender of bench/e2e.sh starts,
+# watches a short flood and reports what a full run would; every capture
+# contender gets every frame, with nothing lost; the summary pairs each
+# round's rates. (Speed is for bench/run.sh to measure, not for a test.)
+source "$(dirname "$0")/lib.sh"
+
+n=20000
+rounds=2
+contenders="none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-ring pktsample-tc pktsample-tc-ring pktsample-s100"
+build=$(dirname "$PKTSAMPLE")
+ROUNDS=$rounds N=$n SIZES=64 CONTENDERS=$contenders OUT=$WORK \
+	"$top/bench/e2e.sh" "$build" >"$WORK/summary.md" 2>"$WORK/e2e.err" ||
+	fail "bench/e2e.sh failed: $(tail -3 "$WORK/e2e.err")"
+ok "bench/e2e.sh runs every contender"
+
+csv=$WORK/e2e.csv
+nc=$(echo "$contenders" | wc -w)
+assert_eq "$((nc * rounds))" "$(($(wc -l <"$csv") - 1))" "one CSV row per contender and round"
+
+# size,round,contender,sender_pps,captured,lost,cpu_s,peak_rss_kib
+while IFS=, read -r size round c pps captured lost cpu rss; do
+	[ "$pps" -gt 0 ] || fail "$c round $round: no sender rate"
+	case $c in
+	none | xdp-pass-*)
+		[ -z "$captured$cpu" ] || fail "$c round $round: capture columns filled" ;;
+	pktsample-s100)
+		# 1 in 100 of 20000 at random: 200, sigma 14
+		[ "$captured" -ge 100 ] && [ "$captured" -le 300 ] ||
+			fail "$c round $round: captured $captured, expected about $((n / 100))"
+		assert_eq 0 "$lost" "$c round $round: nothing lost" ;;
+	*)
+		# (a stray IPv6 or ARP frame may come on top)
+		[ "$captured" -ge "$n" ] || fail "$c round $round: captured $captured of $n"
+		assert_eq 0 "$lost" "$c round $round: nothing lost" ;;
+	esac
+	case $c in
+	tcpdump | pktsample*)
+		python3 -c "import sys; sys.exit(not (float('$cpu') > 0 and int('$rss') > 0))" ||
+			fail "$c round $round: cpu '$cpu' rss '$rss'" ;;
+	esac
+done < <(tail -n +2 "$csv")
+ok "every capture contender captured all $n frames, none lost; sampling kept about 1 in 100"
+
+for c in $contenders; do
+	grep -q "^| 64 | $c | " "$WORK/summary.md" || fail "no summary row for $c"
+done
+grep -q '^| 64 | tcpdump | .* | 1.00 (1.00-1.00) | -' "$WORK/summary.md" ||
+	fail "tcpdump against itself is not 1.00: $(grep '| tcpdump |' "$WORK/summary.md")"
+# The paired ratio is the median over rounds of pps / tcpdump's pps.
+want=$(python3 - "$csv" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+t = {r["round"]: float(r["sender_pps"]) for r in rows if r["contender"] == "tcpdump"}
+print(f'{statistics.median(float(r["sender_pps"]) / t[r["round"]] for r in rows if r["contender"] == "pktsample"):.2f}')
+PY
+)
+grep -q "^| 64 | pktsample | [0-9]* ([0-9]*-[0-9]*) | [^|]* | $want (" "$WORK/summary.md" ||
+	fail "pktsample vs tcpdump is not the paired median $want: $(grep '| pktsample |' "$WORK/summary.md")"
+ok "the summary has a row per contender and pairs the ratios by round"
