@@ -32,13 +32,11 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "bpfmaps.h"
 #include "collector.h"
 #include "filter.h"
 #include "log.h"
-#include "splice.h"
-#include "pktsample_tc.skel.h"
-#include "pktsample_xdp.skel.h"
+#include "hooks.h"
+#include "loader.h"
 #include "bare_xdp.skel.h"
 #include "cli.h"
 #include "sampling.h"
@@ -183,8 +181,6 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	struct ps_maps maps = { .events_fd = -1, .counters_fd = -1, .cpu_seq_fd = -1,
-				.sampler_fd = -1, .ring_fd = -1 };
 	struct contender c[(N_CASES * 2 * 2 + 1) * N_SIZES];
 	struct reader rd = { 0 };
 	pthread_t reader_thread;
@@ -193,8 +189,8 @@ int main(int argc, char **argv)
 	long page_size = sysconf(_SC_PAGESIZE);
 	cpu_set_t set;
 	struct bare_xdp *bare = NULL;
-	struct pktsample_xdp *xdp[N_CASES] = { 0 };
-	struct pktsample_tc *tc[N_CASES] = { 0 };
+	struct ps_loader loader[N_CASES] = { 0 };
+	struct ps_iface_list ifaces = { 0 };
 	struct ps_filter filters[N_CASES] = { 0 };
 	static uint8_t frames[N_SIZES][N_FRAMES][FRAME_MAX];
 	const char *csv_path = argc == 3 && !strcmp(argv[1], "-o") ? argv[2] : NULL;
@@ -210,12 +206,34 @@ int main(int argc, char **argv)
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	sched_setaffinity(0, sizeof(set), &set);
-	if (ps_splice_register() || ps_maps_create(&maps, RING_BYTES))
+	if (ps_iface_list_add(&ifaces, LO_IFINDEX))
 		return 1;
+	/* Case 0 owns the maps; every other case shares them and so the one
+	 * reader, as the binary's reader serves every hook. */
+	for (size_t i = 0; i < N_CASES; i++) {
+		struct ps_sampling smp;
+		char why[512];
+
+		ps_sampling_from_opts(&cases[i].opts, &smp);
+		if (cases[i].expr && ps_filter_build(&filters[i], strdup(cases[i].expr),
+						     PS_SNAPLEN_MAX, why, sizeof(why))) {
+			fprintf(stderr, "%s: %s\n", cases[i].expr, why);
+			goto out;
+		}
+		if (ps_loader_load(&loader[i], &(struct ps_load_opts){
+				.hooks = PS_HOOK_BIT(PS_HOOK_XDP) | PS_HOOK_BIT(PS_HOOK_TC_INGRESS),
+				.snaplen = cases[i].snaplen, .ifaces = &ifaces, .sampling = &smp,
+				.filter = cases[i].expr ? &filters[i] : NULL,
+				.transport = cases[i].transport, .ring_bytes = RING_BYTES,
+				.xdp_frags = true, .maps_from = i ? &loader[0] : NULL })) {
+			fprintf(stderr, "cannot load case %zu\n", i);
+			goto out;
+		}
+	}
 	ps_perf_attr_init(&attr, ps_buffer_pages(PERF_KIB, page_size), page_size);
-	rd.pb = perf_buffer__new_raw(maps.events_fd, ps_buffer_pages(PERF_KIB, page_size),
-				     &attr, on_perf, NULL, NULL);
-	rd.rb = ring_buffer__new(maps.ring_fd, on_ring, NULL, NULL);
+	rd.pb = perf_buffer__new_raw(ps_loader_events_fd(&loader[0]),
+				     ps_buffer_pages(PERF_KIB, page_size), &attr, on_perf, NULL, NULL);
+	rd.rb = ring_buffer__new(ps_loader_ring_fd(&loader[0]), on_ring, NULL, NULL);
 	if (libbpf_get_error(rd.pb) || libbpf_get_error(rd.rb)) {
 		fprintf(stderr, "cannot open the perf buffers or the ring\n");
 		rd.pb = NULL, rd.rb = NULL;
@@ -224,8 +242,6 @@ int main(int argc, char **argv)
 	if (pthread_create(&reader_thread, NULL, reader_main, &rd))
 		goto out;
 	reader_started = true;
-	if (ps_maps_add_iface(&maps, LO_IFINDEX))
-		goto out;
 
 	bare = bare_xdp__open_and_load();
 	if (!bare)
@@ -237,50 +253,6 @@ int main(int argc, char **argv)
 					     .fd = bpf_program__fd(bare->progs.bare_xdp_pass) };
 
 	for (size_t i = 0; i < N_CASES; i++) {
-		struct ps_sampling smp;
-		char why[512];
-
-		xdp[i] = pktsample_xdp__open();
-		tc[i] = pktsample_tc__open();
-		if (!xdp[i] || !tc[i] || ps_maps_reuse(&maps, xdp[i]->obj) ||
-		    ps_maps_reuse(&maps, tc[i]->obj))
-			goto out;
-		ps_sampling_from_opts(&cases[i].opts, &smp);
-		PS_SAMPLING_SET_RODATA(xdp[i]->rodata, &smp);
-		PS_SAMPLING_SET_RODATA(tc[i]->rodata, &smp);
-		PS_MAPS_SET_RODATA(xdp[i]->rodata, &maps);
-		PS_MAPS_SET_RODATA(tc[i]->rodata, &maps);
-		if (cases[i].snaplen) {
-			xdp[i]->rodata->snaplen = cases[i].snaplen;
-			tc[i]->rodata->snaplen = cases[i].snaplen;
-		}
-		xdp[i]->rodata->transport = cases[i].transport;
-		tc[i]->rodata->transport = cases[i].transport;
-		xdp[i]->rodata->ring_wakeup_bytes = RING_BYTES / 4;
-		tc[i]->rodata->ring_wakeup_bytes = RING_BYTES / 4;
-		if (cases[i].expr) {
-			if (ps_filter_build(&filters[i], strdup(cases[i].expr), PS_SNAPLEN_MAX,
-					    why, sizeof(why))) {
-				fprintf(stderr, "%s: %s\n", cases[i].expr, why);
-				goto out;
-			}
-			xdp[i]->rodata->filter_enabled = 1;
-			tc[i]->rodata->filter_enabled = 1;
-			if (ps_splice_set(xdp[i]->obj, &filters[i].xdp) ||
-			    ps_splice_set(tc[i]->obj, &filters[i].tc)) {
-				fprintf(stderr, "cannot prepare the filter of case %zu\n", i);
-				goto out;
-			}
-		}
-		err = pktsample_xdp__load(xdp[i]) || pktsample_tc__load(tc[i]);
-		/* loaded: the splice entries are no longer needed */
-		ps_splice_forget(xdp[i]->obj);
-		ps_splice_forget(tc[i]->obj);
-		if (err) {
-			fprintf(stderr, "cannot load case %zu\n", i);
-			err = 1;
-			goto out;
-		}
 		for (size_t z = 0; z < (cases[i].all_sizes ? N_SIZES : 1); z++)
 		for (int hook = 0; hook < 2; hook++)
 			for (int m = 0; m < (cases[i].expr && !cases[i].sampling ? 2 : 1); m++) {
@@ -298,8 +270,8 @@ int main(int argc, char **argv)
 				if (cases[i].sampling && cases[i].opts.sample_mode == PS_SAMPLE_CLOCK)
 					x->frame = "sampled out";
 				x->kind = m ? cases[i].miss : cases[i].match;
-				x->fd = bpf_program__fd(hook ? tc[i]->progs.pktsample_tc_ingress :
-							     xdp[i]->progs.pktsample_xdp);
+				x->fd = ps_loader_prog_fd(&loader[i], hook ? PS_PROG_TC_INGRESS :
+										     PS_PROG_XDP);
 			}
 	}
 
@@ -319,13 +291,13 @@ int main(int argc, char **argv)
 			struct ps_counters before, after;
 			unsigned int hook = strcmp(c[i].hook, "xdp") ? PS_HOOK_TC_INGRESS : PS_HOOK_XDP;
 
-			ps_maps_read_counter(&maps, LO_IFINDEX, hook, &before);
+			ps_loader_read_counter(&loader[0], LO_IFINDEX, hook, &before);
 			if (bpf_prog_test_run_opts(c[i].fd, &o)) {
 				perror("BPF_PROG_TEST_RUN");
 				goto out;
 			}
 			c[i].ns[r] = o.duration; /* the kernel's mean ns per run */
-			ps_maps_read_counter(&maps, LO_IFINDEX, hook, &after);
+			ps_loader_read_counter(&loader[0], LO_IFINDEX, hook, &after);
 			c[i].emitted += after.emitted - before.emitted;
 			c[i].lost += after.output_errors - before.output_errors;
 			/* A bench that measures the wrong path measures nothing:
@@ -375,16 +347,10 @@ out:
 	ring_buffer__free(rd.rb);
 	if (csv)
 		fclose(csv);
-	for (size_t i = 0; i < N_CASES; i++) {
-		if (xdp[i])
-			ps_splice_forget(xdp[i]->obj);
-		if (tc[i])
-			ps_splice_forget(tc[i]->obj);
-		pktsample_xdp__destroy(xdp[i]);
-		pktsample_tc__destroy(tc[i]);
+	for (size_t i = N_CASES; i-- > 0;) {
+		ps_loader_close(&loader[i]);
 		ps_filter_free(&filters[i]);
 	}
 	bare_xdp__destroy(bare);
-	ps_maps_close(&maps);
 	return err;
 }

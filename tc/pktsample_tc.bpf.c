@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* TC ingress and egress hooks: sample every packet, let the rest run. */
-#include "pktsample_bpf.h"
+/* TC ingress and egress hooks: capture what the shared path chooses, let the rest run. */
+#include "bpf/ctx_skb.bpf.h"
+#include "bpf/capture.bpf.h"
 
 static __always_inline void tc_capture(struct __sk_buff *skb, __u8 hook)
 {
@@ -27,7 +28,7 @@ static __always_inline void tc_capture(struct __sk_buff *skb, __u8 hook)
 		p.vlan_tci = skb->vlan_tci;
 		p.vlan_proto = skb->vlan_proto;
 	}
-	ps_capture(skb, (void *)(long)skb->data, (void *)(long)skb->data_end, &p);
+	ps_capture(skb, &p);
 }
 
 SEC(PS_SEC_TC)

@@ -126,6 +126,28 @@ static bool attached_without_dispatcher(int ifindex)
 	return legacy;
 }
 
+int ps_attach_prepare_xdp(struct ps_attachments *a, struct bpf_object *obj,
+			  const char *prog_name)
+{
+	DECLARE_LIBXDP_OPTS(xdp_program_opts, xopts, .obj = obj, .prog_name = prog_name);
+	int err;
+
+	a->xdp_prog = xdp_program__create(&xopts);
+	err = libxdp_get_error(a->xdp_prog);
+	if (err) {
+		a->xdp_prog = NULL;
+		pr_err("cannot prepare the XDP program: %s\n", strerror(-err));
+	}
+	return err;
+}
+
+void ps_attach_release(struct ps_attachments *a)
+{
+	ps_detach_all(a);
+	xdp_program__close(a->xdp_prog);
+	a->xdp_prog = NULL;
+}
+
 int ps_attach_xdp(struct ps_attachments *a, int ifindex, const char *ifname,
 		  enum ps_xdp_mode mode)
 {
@@ -138,8 +160,10 @@ int ps_attach_xdp(struct ps_attachments *a, int ifindex, const char *ifname,
 	char msg[256];
 	int err;
 
-	if (!att)
+	if (!att) {
+		pr_err("cannot attach XDP to %s: too many attachments\n", ifname);
 		return -E2BIG;
+	}
 	err = xdp_program__attach(a->xdp_prog, ifindex, modes[mode], 0);
 	if (err) {
 		libxdp_strerror(err, msg, sizeof(msg));
@@ -206,8 +230,11 @@ int ps_attach_tc(struct ps_attachments *a, int prog_fd, int ifindex,
 	struct ps_attachment *att = new_slot(a, ifindex, ifname, hook);
 	int err = -EOPNOTSUPP;
 
-	if (!att)
+	if (!att) {
+		pr_err("cannot attach %s to %s: too many attachments\n", ps_hook_name(hook),
+		       ifname);
 		return -E2BIG;
+	}
 	if (mode != PS_TC_CLSACT) {
 		err = attach_tcx(att, prog_fd);
 		/* Kernels before 6.6 answer EINVAL for an unknown attach type. */

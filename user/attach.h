@@ -4,14 +4,17 @@
  * XDP through libxdp, TC through tcx links (which the kernel removes if the
  * process dies) or, where tcx is missing or --tc-mode clsact asks for it,
  * through a clsact qdisc + filter, removing the qdisc only if we created it.
+ * Every function logs its own failure.
  */
 #ifndef PS_ATTACH_H
 #define PS_ATTACH_H
 
 #include <stdbool.h>
 #include <net/if.h>
-#include "cli.h"
+#include "hooks.h"
+#include "pktsample.h"
 
+struct bpf_object;
 struct xdp_program;
 
 enum ps_attach_kind { PS_ATT_XDP, PS_ATT_TCX, PS_ATT_CLSACT };
@@ -29,7 +32,7 @@ struct ps_attachment {
 
 struct ps_attachments {
 	struct xdp_program *xdp_prog; /* shared by every XDP attachment */
-	struct ps_attachment list[PS_MAX_IFACES * 3];
+	struct ps_attachment list[PS_MAX_IFACES * PS_HOOK_MAX];
 	int n;
 	bool xdp_single_prog; /* libxdp attached without its dispatcher */
 };
@@ -47,12 +50,17 @@ int ps_iface_driver(const char *ifname, char *buf, size_t size);
 enum ps_xdp_mode ps_xdp_resolve_mode(enum ps_xdp_mode asked, const char *ifname);
 const char *ps_xdp_mode_name(enum ps_xdp_mode mode);
 
+/* Hand the loaded XDP program to libxdp (once, before ps_attach_xdp). */
+int ps_attach_prepare_xdp(struct ps_attachments *a, struct bpf_object *obj,
+			  const char *prog_name);
 int ps_attach_xdp(struct ps_attachments *a, int ifindex, const char *ifname,
 		  enum ps_xdp_mode mode);
 int ps_attach_tc(struct ps_attachments *a, int prog_fd, int ifindex,
 		 const char *ifname, unsigned int hook, enum ps_tc_mode mode);
 /* Detach in reverse order; safe to call more than once. */
 void ps_detach_all(struct ps_attachments *a);
+/* Detach all, and let go of the XDP program. */
+void ps_attach_release(struct ps_attachments *a);
 
 const char *ps_attach_kind_name(const struct ps_attachment *att);
 

@@ -5,18 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "hooks.h"
 #include "pktsample.h"
-
-static const char *const hook_names[PS_HOOK_MAX] = {
-	[PS_HOOK_XDP] = "xdp",
-	[PS_HOOK_TC_INGRESS] = "tc-ingress",
-	[PS_HOOK_TC_EGRESS] = "tc-egress",
-};
-
-const char *ps_hook_name(unsigned int hook)
-{
-	return hook < PS_HOOK_MAX ? hook_names[hook] : "?";
-}
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -55,8 +45,8 @@ int ps_parse_hooks(const char *s, unsigned int *mask)
 		unsigned int h;
 
 		for (h = 0; h < PS_HOOK_MAX; h++)
-			if (strlen(hook_names[h]) == n &&
-			    !strncmp(p, hook_names[h], n))
+			if (strlen(ps_hook_name(h)) == n &&
+			    !strncmp(p, ps_hook_name(h), n))
 				break;
 		if (h == PS_HOOK_MAX)
 			return -EINVAL;

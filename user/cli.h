@@ -11,24 +11,20 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "hooks.h"
 #include "pktsample.h" /* PS_MAX_IFACES */
 
 #define PS_DEFAULT_BUFFER_KIB 4096 /* per CPU */
 #define PS_MAX_BUFFER_KIB (1024 * 1024)
 
-/* Bit i is enum ps_hook i. */
-#define PS_HOOKS_DEFAULT ((1u << 0) | (1u << 2)) /* xdp, tc-egress */
-
-enum ps_xdp_mode { PS_XDP_AUTO, PS_XDP_NATIVE, PS_XDP_SKB };
-/* The user's sampling choice; values are enum ps_sample_mode's. */
-#define PS_MAX_RATE 1000000000ull /* pps: 1 ns of budget per packet */
-enum ps_tc_mode { PS_TC_AUTO, PS_TC_TCX, PS_TC_CLSACT };
+/* --max-rate's ceiling, in packets/s: 1 ns of budget per packet. */
+#define PS_MAX_RATE 1000000000ull
 
 struct ps_opts {
 	const char *ifaces[PS_MAX_IFACES];
 	int n_ifaces;
 	const char *output;     /* "-" = stdout */
-	unsigned int hooks;     /* PS_HOOKS_* bit mask */
+	unsigned int hooks;     /* PS_HOOK_BIT() set (hooks.h) */
 	uint32_t snaplen;       /* 1..PS_SNAPLEN_MAX */
 	uint64_t count;         /* 0 = unlimited */
 	uint64_t duration_ms;   /* 0 = unlimited */
@@ -45,7 +41,7 @@ struct ps_opts {
 	const char *filter_file;
 	bool dump_filter;       /* -d: print the translation and exit */
 	/* Sampling, after the filter: at most one of the three modes. */
-	unsigned int sample_mode; /* enum ps_sample_mode */
+	unsigned int sample_mode; /* the user's choice: enum ps_sample_mode */
 	uint64_t sample_n;      /* random, count, flow: 1 in N */
 	uint64_t sample_interval_ms; /* clock */
 	bool sample_mode_given; /* --sample-mode was used */
@@ -67,7 +63,5 @@ void ps_cli_usage(FILE *f);
 int ps_parse_hooks(const char *s, unsigned int *mask);
 int ps_parse_duration_ms(const char *s, uint64_t *ms);
 int ps_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v);
-
-const char *ps_hook_name(unsigned int hook);
 
 #endif

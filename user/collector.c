@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <bpf/libbpf.h>
-#include "cli.h"
+#include "hooks.h"
 #include "collector.h"
 #include "log.h"
 #include "pcapng.h"
@@ -21,8 +21,10 @@ int ps_collector_init(struct ps_collector *c, struct pcapng_writer *w,
 {
 	memset(c, 0, offsetof(struct ps_collector, frame));
 	c->cpus = calloc(ncpus, sizeof(*c->cpus));
-	if (!c->cpus)
+	if (!c->cpus) {
+		pr_err("cannot set up the collector for %d CPUs: %s\n", ncpus, strerror(ENOMEM));
 		return -ENOMEM;
+	}
 	c->w = w;
 	c->targets = targets;
 	c->n_targets = n_targets;

@@ -1,5 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Leveled logging to stderr; libbpf/libxdp chatter is demoted to -v/-vv. */
+/*
+ * Leveled logging to stderr; libbpf/libxdp chatter is demoted to -v/-vv.
+ *
+ * The error convention, everywhere in user/:
+ * - Pure modules (cli, split, clock, pcapng encoding, cbpf/xlate, filter,
+ *   sampling's arithmetic, report's text, the splicer's image surgery) never
+ *   print and never exit: they return 0 or -errno and, where a user needs a
+ *   reason, fill a caller's error buffer with one line.
+ * - System modules (loader, attach, collector, output, capture, the
+ *   ticker, splice's load hooks) log one line with pr_err() where the
+ *   failure happens, naming what failed and why, then return -errno; their
+ *   callers only pass the error up.
+ * - main.c turns the result into the exit status: 2 usage, 1 runtime.
+ * So every failure reaches the user exactly once, as one line.
+ */
 #ifndef PS_LOG_H
 #define PS_LOG_H
 

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 #include <bpf/libbpf.h>
+#include "cli.h"
 #include "log.h"
 #include "pktsample.h"
 #include "sampling.h"
@@ -127,13 +128,17 @@ int ps_ticker_start(struct ps_ticker *t, struct bpf_program *tick,
 	int ncpus = libbpf_num_possible_cpus(), err = 0;
 
 	memset(t, 0, sizeof(*t));
-	if (ncpus <= 0)
-		return ncpus ? ncpus : -EINVAL;
+	if (ncpus <= 0) {
+		err = ncpus ? ncpus : -EINVAL;
+		pr_err("clock sampling: cannot count possible CPUs: %s\n", strerror(-err));
+		return err;
+	}
 	t->cpu = calloc(ncpus, sizeof(*t->cpu));
 	t->fd = calloc(ncpus, sizeof(*t->fd));
 	t->link = calloc(ncpus, sizeof(*t->link));
 	if (!t->cpu || !t->fd || !t->link) {
 		ps_ticker_stop(t);
+		pr_err("clock sampling: cannot set up the CPU clocks: %s\n", strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	for (int cpu = 0; cpu < ncpus; cpu++) {
@@ -169,8 +174,10 @@ int ps_ticker_start(struct ps_ticker *t, struct bpf_program *tick,
 		}
 		t->link[t->n - 1] = link;
 	}
-	if (!err && !t->n)
+	if (!err && !t->n) {
 		err = -ENODEV;
+		pr_err("clock sampling: no CPU is online\n");
+	}
 	if (err)
 		ps_ticker_stop(t);
 	return err;

@@ -10,9 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "cli.h"
-
 struct bpf_program;
+struct ps_opts;
 struct bpf_link;
 
 struct ps_sampling {

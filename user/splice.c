@@ -13,7 +13,8 @@
 
 struct entry {
 	struct bpf_object *obj;
-	const struct ps_ebpf *body;
+	const struct ps_ebpf *xdp_body; /* for the object's XDP programs */
+	const struct ps_ebpf *tc_body;  /* for its TC programs */
 	struct ps_prog_image img[4]; /* what the kernel was given, per program */
 	int n_img;
 };
@@ -151,7 +152,7 @@ static int find_filter_func(const struct btf *btf, const struct ps_prog_image *i
  * on veth reach native XDP as multi-buffer packets. A loader that knows
  * every attach will be generic (skb) mode clears the flag before load: the
  * generic hook then linearizes in place instead of copying every packet
- * into page-pool pages (see ps_xdp_wants_frags()).
+ * into page-pool pages (see the loader's xdp_frags option, user/loader.h).
  */
 static int setup_prog(struct bpf_program *prog, long cookie)
 {
@@ -165,6 +166,7 @@ static int setup_prog(struct bpf_program *prog, long cookie)
 static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opts,
 			long cookie)
 {
+	const struct ps_ebpf *body;
 	struct entry *e;
 	struct ps_prog_image in, *out;
 	const struct btf *btf;
@@ -172,7 +174,10 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 
 	(void)cookie;
 	e = find_entry(prog);
-	if (!e || !e->body)
+	if (!e)
+		return 0;
+	body = bpf_program__type(prog) == BPF_PROG_TYPE_XDP ? e->xdp_body : e->tc_body;
+	if (!body)
 		return 0;
 	btf = bpf_object__btf(e->obj);
 	if (!btf || !opts->func_info || !opts->func_info_cnt) {
@@ -199,7 +204,7 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 		return func;
 	}
 	out = &e->img[e->n_img];
-	err = ps_splice_func(&in, func, e->body->insns, e->body->n, out);
+	err = ps_splice_func(&in, func, body->insns, body->n, out);
 	if (!err)
 		err = bpf_program__set_insns(prog, out->insns, out->n);
 	if (err) {
@@ -214,7 +219,7 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 	opts->line_info = out->line_info;
 	opts->line_info_cnt = out->line_info_cnt;
 	pr_debug("spliced %zu-insn filter into %s (%zu -> %zu insns)\n",
-		 e->body->n, bpf_program__name(prog), in.n, out->n);
+		 body->n, bpf_program__name(prog), in.n, out->n);
 	return 0;
 }
 
@@ -246,14 +251,17 @@ int ps_splice_register(void)
 	return 0;
 }
 
-int ps_splice_set(struct bpf_object *obj, const struct ps_ebpf *body)
+int ps_splice_set(struct bpf_object *obj, const struct ps_ebpf *xdp_body,
+		  const struct ps_ebpf *tc_body)
 {
 	for (int i = 0; i < MAX_OBJECTS; i++)
 		if (!entries[i].obj) {
 			entries[i].obj = obj;
-			entries[i].body = body;
+			entries[i].xdp_body = xdp_body;
+			entries[i].tc_body = tc_body;
 			return 0;
 		}
+	pr_err("cannot prepare the filter: more than %d BPF objects at once\n", MAX_OBJECTS);
 	return -ENOSPC;
 }
 

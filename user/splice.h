@@ -8,7 +8,7 @@
  *
  * The handlers are registered for the programs' own section names, never
  * plain "xdp": libxdp loads its dispatcher in the same process. They must
- * be registered before any pktsample skeleton is opened.
+ * be registered before the pktsample object is opened (the loader does).
  */
 #ifndef PS_SPLICE_H
 #define PS_SPLICE_H
@@ -29,11 +29,13 @@ struct bpf_object;
 int ps_splice_register(void);
 
 /*
- * Splice body into obj's placeholder when obj is loaded. body must stay
- * valid until then; ps_splice_forget() drops the entry (call it before
- * destroying obj).
+ * When obj is loaded, splice xdp_body into its XDP programs' placeholders
+ * and tc_body into its TC programs' (NULL: leave that type alone). The
+ * bodies must stay valid until then; ps_splice_forget() drops the entry
+ * (call it once obj is loaded, and before destroying it).
  */
-int ps_splice_set(struct bpf_object *obj, const struct ps_ebpf *body);
+int ps_splice_set(struct bpf_object *obj, const struct ps_ebpf *xdp_body,
+		  const struct ps_ebpf *tc_body);
 void ps_splice_forget(struct bpf_object *obj);
 
 /* The pure part, exposed for tests. Records are rec_size bytes each. */

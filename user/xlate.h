@@ -17,7 +17,7 @@
  * bpf_skb_load_bytes()/bpf_xdp_load_bytes().
  *
  * For TC the body holds a second translation, used when the skb carries
- * its VLAN tag out of band (vlan != 0, see PS_FILTER_VLAN_ARG): there the
+ * its VLAN tag out of band (vlan != 0, see PS_FILTER_VLAN_PRESENT in pktsample.h): there the
  * program sees the frame as it was on the wire, tag at byte 12, exactly as
  * the XDP hook and libpcap see it.
  */

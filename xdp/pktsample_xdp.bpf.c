@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* XDP ingress hook: sample every packet, always pass it on. */
-#include "pktsample_bpf.h"
+/* XDP ingress hook: capture what the shared path chooses, always pass it on. */
+#include "bpf/ctx_xdp.bpf.h"
+#include "bpf/capture.bpf.h"
 
 /*
- * Jumbo frames on veth (MTU 9000) arrive as multi-buffer XDP: user space
- * loads this with BPF_F_XDP_HAS_FRAGS (the section is ours, see
- * PS_SEC_XDP, so libbpf's "xdp.frags" cannot set it).
+ * Jumbo frames on veth (MTU 9000) arrive as multi-buffer XDP: the program
+ * is opened with BPF_F_XDP_HAS_FRAGS (the section is ours, see PS_SEC_XDP,
+ * so libbpf's "xdp.frags" cannot set it; user/splice.c does at open).
  */
 SEC(PS_SEC_XDP)
 int pktsample_xdp(struct xdp_md *ctx)
@@ -18,7 +19,7 @@ int pktsample_xdp(struct xdp_md *ctx)
 		.hook = PS_HOOK_XDP,
 	};
 
-	ps_capture(ctx, (void *)(long)ctx->data, (void *)(long)ctx->data_end, &p);
+	ps_capture(ctx, &p);
 	return PS_XDP_VERDICT;
 }
 

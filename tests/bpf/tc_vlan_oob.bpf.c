@@ -3,13 +3,23 @@
  * Test only. BPF_PROG_TEST_RUN cannot hand a TC program an skb whose VLAN
  * tag is out of band, as the stack does at TC ingress. This program makes
  * one: it pops the outer tag from the bytes and pushes it back as the skb's
- * tag, then runs the real ingress capture path. The filter's tag view is
- * then checked against libpcap on the original, tagged bytes.
+ * tag, then tail-calls the shipped TC ingress program, which the fixture
+ * loaded through the loader and put in slot 0 of `capture`. The filter's
+ * tag view is then checked against libpcap on the original, tagged bytes.
  */
-#include "../../tc/pktsample_tc.bpf.c"
+#include <linux/bpf.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 
-SEC(PS_SEC_TC)
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} capture SEC(".maps");
+
+SEC("tc")
 int tc_vlan_oob(struct __sk_buff *skb)
 {
 	void *data = (void *)(long)skb->data;
@@ -23,6 +33,8 @@ int tc_vlan_oob(struct __sk_buff *skb)
 		    !bpf_skb_vlan_pop(skb))
 			bpf_skb_vlan_push(skb, proto, tci);
 	}
-	tc_capture(skb, PS_HOOK_TC_INGRESS);
-	return PS_TC_VERDICT;
+	bpf_tail_call(skb, &capture, 0);
+	return TC_ACT_SHOT; /* not our verdict: the tail call failed */
 }
+
+char LICENSE[] SEC("license") = "GPL";

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The writer's sample file, read by Wireshark's reader (tshark, capinfos)
 # and libpcap's: every annotation must come through as written.
+PS_NO_ROOT=1
 source "$(dirname "$0")/lib.sh"
 TEST_PCAPNG=${1:?usage: pcapng_tshark.sh path/to/test_pcapng}
+need_tools tshark capinfos
 
 "$TEST_PCAPNG" --write-sample "$WORK/s.pcapng"
 got=$(fields "$WORK/s.pcapng" frame frame.interface_name frame.interface_description \

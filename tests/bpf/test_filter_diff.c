@@ -26,14 +26,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <cmocka.h>
-#include "bpfmaps.h"
+#include "fixture.h"
+#include "hooks.h"
+#include "loader.h"
 #include "filter.h"
 #include "log.h"
-#include "splice.h"
-#include "pktsample_xdp.skel.h"
-#include "tc_vlan_oob.skel.h"
 
-#define LO_IFINDEX 1
 #define MAX_PKT 9100
 #define TC_MAX_LEN 3000 /* skb test runs are limited to about a page */
 #define XDP_LINEAR_MAX 3000 /* the linear part must fit the run's page */
@@ -313,43 +311,37 @@ static void dump_packet(const struct pkt *p)
 
 static void differential(void **state)
 {
-	struct ps_maps maps = { .events_fd = -1, .counters_fd = -1, .cpu_seq_fd = -1, .sampler_fd = -1 };
+	struct ps_iface_list ifaces = { 0 };
 	struct records rec = { 0 };
-	struct perf_buffer *pb;
 	uint64_t runs[N_VIEWS] = { 0 }, matches = 0, mismatches = 0, refused = 0;
 
 	(void)state;
-	assert_int_equal(ps_splice_register(), 0);
-	assert_int_equal(ps_maps_create(&maps, 0), 0);
-	assert_int_equal(ps_maps_add_iface(&maps, LO_IFINDEX), 0);
-	pb = perf_buffer__new(maps.events_fd, 64, on_sample, NULL, &rec, NULL);
-	assert_true(pb && !libbpf_get_error(pb));
+	assert_int_equal(ps_iface_list_add(&ifaces, LO_IFINDEX), 0);
 
 	for (size_t e = 0; e < N_EXPR; e++) {
 		struct ps_filter f;
-		struct pktsample_xdp *xdp = pktsample_xdp__open();
-		struct tc_vlan_oob *tc = tc_vlan_oob__open();
+		struct ps_loader loader;
+		struct ps_fx_vlan_oob oob;
+		struct perf_buffer *pb;
 		char err[512];
 		int fds[N_VIEWS];
 
-		assert_non_null(xdp);
-		assert_non_null(tc);
 		if (ps_filter_build(&f, strdup(expressions[e]), PS_SNAPLEN_MAX, err, sizeof(err)))
 			fail_msg("'%s': %s", expressions[e], err);
-		xdp->rodata->filter_enabled = 1;
-		tc->rodata->filter_enabled = 1;
-		PS_MAPS_SET_RODATA(xdp->rodata, &maps);
-		PS_MAPS_SET_RODATA(tc->rodata, &maps);
-		assert_int_equal(ps_maps_reuse(&maps, xdp->obj), 0);
-		assert_int_equal(ps_maps_reuse(&maps, tc->obj), 0);
-		assert_int_equal(ps_splice_set(xdp->obj, &f.xdp), 0);
-		assert_int_equal(ps_splice_set(tc->obj, &f.tc), 0);
-		if (pktsample_xdp__load(xdp) || tc_vlan_oob__load(tc))
+		/* The XDP program and TC ingress with the filter spliced in, as
+		 * the binary loads them. */
+		if (ps_loader_load(&loader, &(struct ps_load_opts){
+				.hooks = PS_HOOK_BIT(PS_HOOK_XDP) | PS_HOOK_BIT(PS_HOOK_TC_INGRESS),
+				.ifaces = &ifaces, .filter = &f, .xdp_frags = true }))
 			fail_msg("'%s' does not load (run with PS_VERBOSE=2 for the verifier log)",
 				 expressions[e]);
-		fds[V_XDP] = fds[V_XDP_SPLIT] = bpf_program__fd(xdp->progs.pktsample_xdp);
-		fds[V_TC] = bpf_program__fd(tc->progs.pktsample_tc_ingress);
-		fds[V_TC_OOB] = bpf_program__fd(tc->progs.tc_vlan_oob);
+		assert_int_equal(ps_fx_vlan_oob_open(&oob, ps_loader_prog_fd(&loader,
+									   PS_PROG_TC_INGRESS)), 0);
+		pb = perf_buffer__new(ps_loader_events_fd(&loader), 64, on_sample, NULL, &rec, NULL);
+		assert_true(pb && !libbpf_get_error(pb));
+		fds[V_XDP] = fds[V_XDP_SPLIT] = ps_loader_prog_fd(&loader, PS_PROG_XDP);
+		fds[V_TC] = ps_loader_prog_fd(&loader, PS_PROG_TC_INGRESS);
+		fds[V_TC_OOB] = oob.fd;
 
 		for (size_t i = 0; i < n_corpus; i++) {
 			const struct pkt *p = &corpus[i];
@@ -401,10 +393,9 @@ static void differential(void **state)
 				dump_packet(p);
 			}
 		}
-		ps_splice_forget(xdp->obj);
-		ps_splice_forget(tc->obj);
-		pktsample_xdp__destroy(xdp);
-		tc_vlan_oob__destroy(tc);
+		perf_buffer__free(pb);
+		ps_fx_vlan_oob_close(&oob);
+		ps_loader_close(&loader);
 		ps_filter_free(&f);
 	}
 	printf("filter differential: %zu expressions x %zu frames; runs: xdp linear %llu, "
@@ -415,8 +406,6 @@ static void differential(void **state)
 	       (unsigned long long)runs[V_XDP_SPLIT],
 	       (unsigned long long)runs[V_TC], (unsigned long long)runs[V_TC_OOB],
 	       (unsigned long long)refused, (unsigned long long)matches, (unsigned long long)mismatches);
-	perf_buffer__free(pb);
-	ps_maps_close(&maps);
 	assert_true(N_EXPR >= 40);
 	assert_true(matches > 0);
 	assert_int_equal(mismatches, 0);
@@ -428,7 +417,10 @@ int main(void)
 		cmocka_unit_test(differential),
 	};
 	const char *v = getenv("PS_VERBOSE");
+	int skip = ps_fx_require_bpf("bpf_filter_diff");
 
+	if (skip)
+		return skip;
 	ps_log_set_verbosity(v ? atoi(v) : 0);
 	ps_log_hook_libs();
 	return cmocka_run_group_tests(tests, setup_corpus, teardown_corpus);

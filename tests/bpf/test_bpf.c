@@ -3,6 +3,7 @@
  * The BPF programs under BPF_PROG_TEST_RUN: a packet in, the expected return
  * code and perf record (metadata and appended bytes) out. Needs root.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,13 +15,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <cmocka.h>
-#include "bpfmaps.h"
-#include "splice.h"
+#include "fixture.h"
+#include "hooks.h"
+#include "loader.h"
 #include "split.h"
-#include "pktsample_tc.skel.h"
-#include "pktsample_xdp.skel.h"
 
-#define LO_IFINDEX 1
 #define MAX_RECORDS 64
 #define XDP_LINEAR_MAX 3000 /* fits the test run's page with head- and tailroom */
 
@@ -31,9 +30,7 @@ struct record {
 };
 
 struct fixture {
-	struct ps_maps maps;
-	struct pktsample_xdp *xdp;
-	struct pktsample_tc *tc;
+	struct ps_loader loader; /* every hook's program, as the binary loads them */
 	struct perf_buffer *pb;
 	struct ring_buffer *rb; /* --transport ringbuf */
 	struct record rec[MAX_RECORDS];
@@ -73,35 +70,29 @@ static int on_ring(void *ctx, void *data, size_t size)
 static void load_with(struct fixture *f, uint32_t snaplen, bool with_buffer,
 		      uint32_t ring_bytes)
 {
-	assert_int_equal(ps_splice_register(), 0); /* our section names */
-	assert_int_equal(ps_maps_create(&f->maps, ring_bytes), 0);
+	struct ps_iface_list ifaces = { 0 };
+	struct ps_load_opts o = {
+		.hooks = PS_HOOK_BIT(PS_HOOK_XDP) | PS_HOOKS_TC,
+		.snaplen = snaplen,
+		.ifaces = &ifaces,
+		.transport = ring_bytes ? PS_TRANSPORT_RINGBUF : PS_TRANSPORT_PERF,
+		.ring_bytes = ring_bytes,
+		.xdp_frags = true, /* 9000-byte frames arrive in frags */
+	};
+
 	if (!f->n_ifaces)
 		f->ifaces[f->n_ifaces++] = LO_IFINDEX;
 	for (int i = 0; i < f->n_ifaces; i++)
-		assert_int_equal(ps_maps_add_iface(&f->maps, f->ifaces[i]), 0);
-	f->xdp = pktsample_xdp__open();
-	f->tc = pktsample_tc__open();
-	assert_non_null(f->xdp);
-	assert_non_null(f->tc);
-	f->xdp->rodata->snaplen = snaplen;
-	f->tc->rodata->snaplen = snaplen;
-	PS_MAPS_SET_RODATA(f->xdp->rodata, &f->maps);
-	PS_MAPS_SET_RODATA(f->tc->rodata, &f->maps);
-	if (ring_bytes) {
-		f->xdp->rodata->transport = PS_TRANSPORT_RINGBUF;
-		f->tc->rodata->transport = PS_TRANSPORT_RINGBUF;
-	}
-	assert_int_equal(ps_maps_reuse(&f->maps, f->xdp->obj), 0);
-	assert_int_equal(ps_maps_reuse(&f->maps, f->tc->obj), 0);
-	assert_int_equal(pktsample_xdp__load(f->xdp), 0);
-	assert_int_equal(pktsample_tc__load(f->tc), 0);
+		assert_int_equal(ps_iface_list_add(&ifaces, f->ifaces[i]), 0);
+	assert_int_equal(ps_loader_load(&f->loader, &o), 0);
 	if (with_buffer && ring_bytes) {
-		f->rb = ring_buffer__new(f->maps.ring_fd, on_ring, f, NULL);
+		f->rb = ring_buffer__new(ps_loader_ring_fd(&f->loader), on_ring, f, NULL);
 		assert_non_null(f->rb);
 		assert_int_equal(libbpf_get_error(f->rb), 0);
 	} else if (with_buffer) {
 		/* 16 pages = 64 KiB: room for one maximal record */
-		f->pb = perf_buffer__new(f->maps.events_fd, 32, on_sample, on_lost, f, NULL);
+		f->pb = perf_buffer__new(ps_loader_events_fd(&f->loader), 32, on_sample,
+					 on_lost, f, NULL);
 		assert_non_null(f->pb);
 		assert_int_equal(libbpf_get_error(f->pb), 0);
 	}
@@ -118,9 +109,7 @@ static void unload(struct fixture *f)
 		free(f->rec[i].data);
 	perf_buffer__free(f->pb);
 	ring_buffer__free(f->rb);
-	pktsample_xdp__destroy(f->xdp);
-	pktsample_tc__destroy(f->tc);
-	ps_maps_close(&f->maps);
+	ps_loader_close(&f->loader);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -135,16 +124,9 @@ static uint64_t mono_ns(void)
 /* An Ethernet/IPv4/UDP frame of len bytes with a recognisable payload. */
 static uint8_t *make_packet(uint32_t len)
 {
-	static const uint8_t hdr[] = {
-		0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00,
-		0x45, 0, 0, 0, 0, 0, 0, 0, 64, 17, 0, 0, 192, 0, 2, 1, 192, 0, 2, 2,
-	};
+	uint8_t *p = ps_fx_frame_numbered(len);
 
-	uint8_t *p = malloc(len > sizeof(hdr) ? len : sizeof(hdr));
-
-	memcpy(p, hdr, len < sizeof(hdr) ? len : sizeof(hdr));
-	for (uint32_t i = sizeof(hdr); i < len; i++)
-		p[i] = (uint8_t)(i * 13 + 1);
+	assert_non_null(p);
 	return p;
 }
 
@@ -153,31 +135,26 @@ enum prog { XDP, TC_IN, TC_EG };
 static int prog_fd(struct fixture *f, enum prog p)
 {
 	switch (p) {
-	case XDP: return bpf_program__fd(f->xdp->progs.pktsample_xdp);
-	case TC_IN: return bpf_program__fd(f->tc->progs.pktsample_tc_ingress);
-	default: return bpf_program__fd(f->tc->progs.pktsample_tc_egress);
+	case XDP: return ps_loader_prog_fd(&f->loader, PS_PROG_XDP);
+	case TC_IN: return ps_loader_prog_fd(&f->loader, PS_PROG_TC_INGRESS);
+	default: return ps_loader_prog_fd(&f->loader, PS_PROG_TC_EGRESS);
 	}
 }
 
 static uint32_t run(struct fixture *f, enum prog p, const uint8_t *pkt,
 		    uint32_t len, int repeat)
 {
-	/* data_end sets the linear part; the rest goes into frags */
-	struct xdp_md xctx = { .ingress_ifindex = LO_IFINDEX, .rx_queue_index = 0,
-			       .data_end = len < XDP_LINEAR_MAX ? len : XDP_LINEAR_MAX };
-	DECLARE_LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt,
-			    .data_size_in = len, .repeat = repeat);
+	uint32_t retval;
 
-	if (p == XDP) {
-		opts.ctx_in = &xctx;
-		opts.ctx_size_in = sizeof(xctx);
-	}
-	assert_int_equal(bpf_prog_test_run_opts(prog_fd(f, p), &opts), 0);
+	/* the linear part is at most a page; the rest goes into frags */
+	assert_int_equal(ps_fx_run(prog_fd(f, p), p == XDP, pkt, len,
+				   len < XDP_LINEAR_MAX ? len : XDP_LINEAR_MAX, repeat,
+				   &retval, NULL), 0);
 	if (f->pb)
 		assert_true(perf_buffer__consume(f->pb) >= 0);
 	if (f->rb)
 		assert_true(ring_buffer__consume(f->rb) >= 0);
-	return opts.retval;
+	return retval;
 }
 
 struct fixture_case {
@@ -253,7 +230,7 @@ static void records_for(uint32_t ring_bytes)
 		assert_true(m.ts_ns >= t0 && m.ts_ns <= t1);
 		assert_memory_equal(bytes, pkt, cap);
 
-		assert_int_equal(ps_maps_read_counter(&f.maps, LO_IFINDEX, c->expect_hook, &cnt), 0);
+		assert_int_equal(ps_loader_read_counter(&f.loader, LO_IFINDEX, c->expect_hook, &cnt), 0);
 		assert_int_equal(cnt.seen, 1);
 		assert_int_equal(cnt.emitted, 1);
 		assert_int_equal(cnt.output_errors, 0);
@@ -291,11 +268,11 @@ static void ring_full_is_counted(void **state)
 	(void)state;
 	load_with(&f, PS_SNAPLEN_MAX, false, 4096);
 	assert_int_equal(run(&f, XDP, pkt, 1500, 3), 2);
-	assert_int_equal(ps_maps_read_counter(&f.maps, LO_IFINDEX, PS_HOOK_XDP, &cnt), 0);
+	assert_int_equal(ps_loader_read_counter(&f.loader, LO_IFINDEX, PS_HOOK_XDP, &cnt), 0);
 	assert_int_equal(cnt.seen, 3);
 	assert_int_equal(cnt.emitted, 1);
 	assert_int_equal(cnt.output_errors, 2);
-	f.rb = ring_buffer__new(f.maps.ring_fd, on_ring, &f, NULL);
+	f.rb = ring_buffer__new(ps_loader_ring_fd(&f.loader), on_ring, &f, NULL);
 	assert_non_null(f.rb);
 	assert_int_equal(ring_buffer__consume(f.rb), 1);
 	assert_int_equal(run(&f, XDP, pkt, 1500, 1), 2); /* room again */
@@ -334,10 +311,10 @@ static void sequence_numbers_count_per_cpu(void **state)
 			assert_int_equal(m.seq, next[cpu]);
 		next[cpu] = m.seq + 1;
 	}
-	assert_int_equal(ps_maps_read_counter(&f.maps, LO_IFINDEX, PS_HOOK_XDP, &cnt), 0);
+	assert_int_equal(ps_loader_read_counter(&f.loader, LO_IFINDEX, PS_HOOK_XDP, &cnt), 0);
 	assert_int_equal(cnt.seen, 10);
 	assert_int_equal(cnt.emitted, 10);
-	assert_int_equal(ps_maps_read_counter(&f.maps, LO_IFINDEX, PS_HOOK_TC_EGRESS, &cnt), 0);
+	assert_int_equal(ps_loader_read_counter(&f.loader, LO_IFINDEX, PS_HOOK_TC_EGRESS, &cnt), 0);
 	assert_int_equal(cnt.seen, 5);
 	assert_int_equal(cnt.emitted, 5);
 	free(pkt);
@@ -355,15 +332,15 @@ static void counters_follow_the_interface_list(void **state)
 	load(&f, PS_SNAPLEN_MAX, true);
 	run(&f, XDP, pkt, 64, 4);
 	run(&f, TC_EG, pkt, 64, 2);
-	assert_int_equal(ps_maps_read_counter(&f.maps, LO_IFINDEX, PS_HOOK_XDP, &cnt), 0);
+	assert_int_equal(ps_loader_read_counter(&f.loader, LO_IFINDEX, PS_HOOK_XDP, &cnt), 0);
 	assert_int_equal(cnt.seen, 4);
 	assert_int_equal(cnt.emitted, 4);
-	assert_int_equal(ps_maps_read_counter(&f.maps, LO_IFINDEX, PS_HOOK_TC_EGRESS, &cnt), 0);
+	assert_int_equal(ps_loader_read_counter(&f.loader, LO_IFINDEX, PS_HOOK_TC_EGRESS, &cnt), 0);
 	assert_int_equal(cnt.seen, 2);
-	assert_int_equal(ps_maps_read_counter(&f.maps, LO_IFINDEX, PS_HOOK_TC_INGRESS, &cnt), 0);
+	assert_int_equal(ps_loader_read_counter(&f.loader, LO_IFINDEX, PS_HOOK_TC_INGRESS, &cnt), 0);
 	assert_int_equal(cnt.seen, 0);
 	for (unsigned int h = 0; h < PS_HOOK_MAX; h++) {
-		assert_int_equal(ps_maps_read_counter(&f.maps, 9999, h, &cnt), 0);
+		assert_int_equal(ps_loader_read_counter(&f.loader, 9999, h, &cnt), 0);
 		assert_int_equal(cnt.seen, 0);
 	}
 	unload(&f);
@@ -373,8 +350,8 @@ static void counters_follow_the_interface_list(void **state)
 	load(&f, PS_SNAPLEN_MAX, true);
 	run(&f, XDP, pkt, 64, 3);
 	assert_int_equal(f.n_rec, 3);
-	assert_int_equal(ps_maps_read_counter(&f.maps, LO_IFINDEX, PS_HOOK_XDP, &cnt), -ENOENT);
-	assert_int_equal(ps_maps_read_counter(&f.maps, 9999, PS_HOOK_XDP, &cnt), 0);
+	assert_int_equal(ps_loader_read_counter(&f.loader, LO_IFINDEX, PS_HOOK_XDP, &cnt), -ENOENT);
+	assert_int_equal(ps_loader_read_counter(&f.loader, 9999, PS_HOOK_XDP, &cnt), 0);
 	assert_int_equal(cnt.seen, 0);
 	free(pkt);
 	unload(&f);
@@ -383,16 +360,16 @@ static void counters_follow_the_interface_list(void **state)
 /* The list holds PS_MAX_IFACES interfaces, each once. */
 static void interface_list_is_bounded(void **state)
 {
-	struct ps_maps m = { .iface_count = 0 };
+	struct ps_iface_list m = { .iface_count = 0 };
 
 	(void)state;
 	for (uint32_t i = 0; i < PS_MAX_IFACES; i++) {
-		assert_int_equal(ps_maps_add_iface(&m, 100 + i), 0);
-		assert_int_equal(ps_maps_add_iface(&m, 100 + i), 0); /* again: no new slot */
+		assert_int_equal(ps_iface_list_add(&m, 100 + i), 0);
+		assert_int_equal(ps_iface_list_add(&m, 100 + i), 0); /* again: no new slot */
 	}
 	assert_int_equal(m.iface_count, PS_MAX_IFACES);
-	assert_int_equal(ps_maps_add_iface(&m, 99), -E2BIG);
-	assert_int_equal(ps_maps_add_iface(&m, 100), 0);
+	assert_int_equal(ps_iface_list_add(&m, 99), -E2BIG);
+	assert_int_equal(ps_iface_list_add(&m, 100), 0);
 }
 
 static void output_errors_are_counted(void **state)
@@ -405,7 +382,7 @@ static void output_errors_are_counted(void **state)
 	/* No perf buffer open: the output helper fails, the packet passes. */
 	load(&f, PS_SNAPLEN_MAX, false);
 	assert_int_equal(run(&f, XDP, pkt, 64, 3), 2);
-	assert_int_equal(ps_maps_read_counter(&f.maps, LO_IFINDEX, PS_HOOK_XDP, &cnt), 0);
+	assert_int_equal(ps_loader_read_counter(&f.loader, LO_IFINDEX, PS_HOOK_XDP, &cnt), 0);
 	assert_int_equal(cnt.seen, 3);
 	assert_int_equal(cnt.emitted, 0);
 	assert_int_equal(cnt.output_errors, 3);
@@ -424,7 +401,10 @@ int main(void)
 		cmocka_unit_test(counters_follow_the_interface_list),
 		cmocka_unit_test(interface_list_is_bounded),
 	};
+	int skip = ps_fx_require_bpf("bpf_programs");
 
+	if (skip)
+		return skip;
 	libbpf_set_print(NULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,49 +22,40 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <cmocka.h>
-#include "bpfmaps.h"
 #include "cli.h"
+#include "fixture.h"
+#include "hooks.h"
+#include "loader.h"
 #include "sampling.h"
-#include "splice.h"
-#include "pktsample_xdp.skel.h"
-#include "tc_vlan_oob.skel.h"
 
-#define LO_IFINDEX 1
-#define FRAME 64
+#define FRAME PS_FX_UDP_FRAME
 
 struct fixture {
-	struct ps_maps maps;
-	struct pktsample_xdp *xdp;
-	struct tc_vlan_oob *tc;
+	struct ps_loader loader; /* XDP and both TC programs, as the binary loads them */
+	struct ps_fx_vlan_oob oob; /* TC ingress with the tag out of band */
 };
 
 static void load(struct fixture *f, const struct ps_sampling *s)
 {
+	struct ps_iface_list ifaces = { 0 };
+	struct ps_load_opts o = {
+		.hooks = PS_HOOK_BIT(PS_HOOK_XDP) | PS_HOOKS_TC,
+		.ifaces = &ifaces,
+		.sampling = s,
+		.xdp_frags = true,
+	};
+
 	memset(f, 0, sizeof(*f));
-	assert_int_equal(ps_splice_register(), 0);
-	assert_int_equal(ps_maps_create(&f->maps, 0), 0);
-	assert_int_equal(ps_maps_add_iface(&f->maps, LO_IFINDEX), 0);
-	f->xdp = pktsample_xdp__open();
-	f->tc = tc_vlan_oob__open();
-	assert_non_null(f->xdp);
-	assert_non_null(f->tc);
-	PS_SAMPLING_SET_RODATA(f->xdp->rodata, s);
-	PS_SAMPLING_SET_RODATA(f->tc->rodata, s);
-	PS_MAPS_SET_RODATA(f->xdp->rodata, &f->maps);
-	PS_MAPS_SET_RODATA(f->tc->rodata, &f->maps);
-	bpf_program__set_autoload(f->xdp->progs.pktsample_tick, false);
-	bpf_program__set_autoload(f->tc->progs.pktsample_tick, false);
-	assert_int_equal(ps_maps_reuse(&f->maps, f->xdp->obj), 0);
-	assert_int_equal(ps_maps_reuse(&f->maps, f->tc->obj), 0);
-	assert_int_equal(pktsample_xdp__load(f->xdp), 0);
-	assert_int_equal(tc_vlan_oob__load(f->tc), 0);
+	assert_int_equal(ps_iface_list_add(&ifaces, LO_IFINDEX), 0);
+	assert_int_equal(ps_loader_load(&f->loader, &o), 0);
+	assert_int_equal(ps_fx_vlan_oob_open(&f->oob, ps_loader_prog_fd(&f->loader,
+									 PS_PROG_TC_INGRESS)), 0);
 }
 
 static void unload(struct fixture *f)
 {
-	pktsample_xdp__destroy(f->xdp);
-	tc_vlan_oob__destroy(f->tc);
-	ps_maps_close(&f->maps);
+	ps_fx_vlan_oob_close(&f->oob);
+	ps_loader_close(&f->loader);
 }
 
 static struct ps_sampling sampling(unsigned int mode, uint64_t n, uint64_t rate)
@@ -79,35 +70,23 @@ static struct ps_sampling sampling(unsigned int mode, uint64_t n, uint64_t rate)
 
 static void udp_frame(uint8_t *b)
 {
-	static const uint8_t hdr[] = {
-		2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00,
-		0x45, 0, 0, 50, 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-		0x30, 0x39, 0, 53, 0, 30, 0, 0,
-	};
-	memset(b, 0, FRAME);
-	memcpy(b, hdr, sizeof(hdr));
+	ps_fx_frame_udp(b);
 }
 
 /* Run prog repeat times on one frame; returns the kernel's ns per run. */
 static uint32_t run(int fd, bool xdp, const uint8_t *pkt, uint32_t len, uint32_t repeat)
 {
-	struct xdp_md xctx = { .ingress_ifindex = LO_IFINDEX, .data_end = len };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = len,
-		    .repeat = repeat);
+	uint32_t ns;
 
-	if (xdp) {
-		o.ctx_in = &xctx;
-		o.ctx_size_in = sizeof(xctx);
-	}
-	assert_int_equal(bpf_prog_test_run_opts(fd, &o), 0);
-	return o.duration;
+	assert_int_equal(ps_fx_run(fd, xdp, pkt, len, len, repeat, NULL, &ns), 0);
+	return ns;
 }
 
 static struct ps_counters counters(struct fixture *f, unsigned int hook)
 {
 	struct ps_counters c;
 
-	assert_int_equal(ps_maps_read_counter(&f->maps, LO_IFINDEX, hook, &c), 0);
+	assert_int_equal(ps_loader_read_counter(&f->loader, LO_IFINDEX, hook, &c), 0);
 	/* every packet ends in exactly one stage */
 	assert_int_equal(c.seen, c.filtered + c.sampled_out + c.rate_limited +
 				 c.emitted + c.output_errors);
@@ -126,7 +105,7 @@ static struct ps_counters xdp_udp_runs(struct fixture *f, uint32_t repeat)
 	uint8_t pkt[FRAME];
 
 	udp_frame(pkt);
-	run(bpf_program__fd(f->xdp->progs.pktsample_xdp), true, pkt, FRAME, repeat);
+	run(ps_loader_prog_fd(&f->loader, PS_PROG_XDP), true, pkt, FRAME, repeat);
 	return counters(f, PS_HOOK_XDP);
 }
 
@@ -189,7 +168,7 @@ static void random_mode_gaps_are_geometric(void **state)
 	for (uint32_t i = 0; i < runs; i++) {
 		struct ps_counters c;
 
-		run(bpf_program__fd(f.xdp->progs.pktsample_xdp), true, pkt, FRAME, 1);
+		run(ps_loader_prog_fd(&f.loader, PS_PROG_XDP), true, pkt, FRAME, 1);
 		c = counters(&f, PS_HOOK_XDP);
 		gap++;
 		if (chosen(&c) != prev) {
@@ -277,10 +256,10 @@ static void flow_mode_is_symmetric_and_one_in_n(void **state)
 			/* XDP; TC ingress with the tag in the bytes; TC with the
 			 * tag moved out of band (tc_vlan_oob, tagged flows only) */
 			struct { int fd; bool xdp; unsigned int hook; } hooks[3] = {
-				{ bpf_program__fd(f.xdp->progs.pktsample_xdp), true, PS_HOOK_XDP },
-				{ bpf_program__fd(f.tc->progs.pktsample_tc_egress), false,
+				{ ps_loader_prog_fd(&f.loader, PS_PROG_XDP), true, PS_HOOK_XDP },
+				{ ps_loader_prog_fd(&f.loader, PS_PROG_TC_EGRESS), false,
 				  PS_HOOK_TC_EGRESS },
-				{ bpf_program__fd(f.tc->progs.tc_vlan_oob), false,
+				{ f.oob.fd, false,
 				  PS_HOOK_TC_INGRESS },
 			};
 
@@ -354,6 +333,10 @@ int main(void)
 		cmocka_unit_test(rate_cap_never_exceeds_its_bucket),
 	};
 
+	int skip = ps_fx_require_bpf("bpf_sample");
+
+	if (skip)
+		return skip;
 	/* Sampler state is per CPU: keep every test run on the same one. */
 	CPU_ZERO(&one);
 	CPU_SET(0, &one);

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The capture path every hook runs: count, filter, sample, output. A hook's
+ * entry file includes its ctx_*.bpf.h, then this, and calls ps_capture().
+ */
+#ifndef PS_CAPTURE_BPF_H
+#define PS_CAPTURE_BPF_H
+
+#ifndef PS_CTX
+#error "include a ctx_*.bpf.h first"
+#endif
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "pktsample.h"
+#include "filter.bpf.h"
+#include "maps.bpf.h"
+#include "output.bpf.h"
+#include "pkt.bpf.h"
+#include "sampler.bpf.h"
+
+/*
+ * Count the packet, run the filter and the sampler, and emit metadata + the
+ * first min(snaplen, len, filter result) bytes. Every packet ends in exactly
+ * one counter stage (include/pktsample.h).
+ */
+static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
+{
+	struct ps_counters *cnt = ps_counters_of(p->ifindex, p->hook);
+	struct ps_meta meta = {};
+	__u32 zero = 0, cap;
+	__u8 flags;
+	__u64 *seq;
+	long err;
+
+	if (cnt)
+		cnt->seen++;
+
+	cap = p->len < snaplen ? p->len : snaplen;
+	flags = p->flags;
+	if (filter_enabled) {
+		__u64 vlan = 0;
+		__u32 keep;
+
+		if (p->flags & PS_F_VLAN_OOB)
+			vlan = PS_FILTER_VLAN_PRESENT |
+			       (__u64)bpf_ntohs(p->vlan_proto) << 16 | p->vlan_tci;
+		keep = pktsample_filter(ctx, ps_ctx_data(ctx), ps_ctx_data_end(ctx),
+					 p->len, vlan);
+		if (!keep) {
+			if (cnt)
+				cnt->filtered++;
+			return;
+		}
+		if (keep < cap)
+			cap = keep;
+	}
+	if (sample_mode != PS_SAMPLE_ALL || rate_cost_ns) {
+		struct ps_sampler *s = bpf_map_lookup_elem(&sampler, &zero);
+
+		if (!s)
+			return;
+		if (!ps_sample(ctx, p, s, &flags)) {
+			if (cnt)
+				cnt->sampled_out++;
+			return;
+		}
+		if (rate_cost_ns && !ps_rate_ok(s)) {
+			if (cnt)
+				cnt->rate_limited++;
+			return;
+		}
+	}
+
+	seq = bpf_map_lookup_elem(&cpu_seq, &zero);
+	if (!seq)
+		return;
+	meta.ts_ns = bpf_ktime_get_ns();
+	meta.seq = (*seq)++;
+	meta.ifindex = p->ifindex;
+	meta.rx_queue = p->rx_queue;
+	meta.wire_len = p->len;
+	meta.cap_len = cap;
+	meta.verdict = p->verdict;
+	meta.cpu = bpf_get_smp_processor_id();
+	meta.version = PS_META_VERSION;
+	meta.hook = p->hook;
+	meta.flags = flags;
+	meta.vlan_tci = p->vlan_tci;
+	meta.vlan_proto = p->vlan_proto;
+
+	err = ps_output(ctx, &meta);
+	if (cnt) {
+		if (err)
+			cnt->output_errors++;
+		else
+			cnt->emitted++;
+	}
+}
+
+#endif /* PS_CAPTURE_BPF_H */

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The report's arithmetic: counters in, the summary, --stats line and ISB
+ * stages out, for every combination that changes what is printed.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "cli.h"
+#include "report.h"
+#include "sampling.h"
+
+static struct ps_sampling sampling(unsigned int mode, uint64_t n, uint64_t rate)
+{
+	struct ps_opts o = { .sample_mode = mode, .sample_n = n, .max_rate = rate,
+			     .sample_interval_ms = mode == PS_SAMPLE_CLOCK ? 10 : 0 };
+	struct ps_sampling s;
+
+	ps_sampling_from_opts(&o, &s);
+	return s;
+}
+
+static const struct ps_counters every_stage = {
+	.seen = 1000, .filtered = 600, .sampled_out = 300, .rate_limited = 20,
+	.emitted = 75, .output_errors = 5,
+};
+
+static void summary_without_filter_or_sampling(void **state)
+{
+	struct ps_sampling s = sampling(PS_SAMPLE_ALL, 0, 0);
+	struct ps_summary sum = { .all = { .seen = 20430, .emitted = 20430 },
+				  .written = 20430, .smp = &s };
+	char buf[512];
+
+	(void)state;
+	ps_report_summary(buf, sizeof(buf), &sum);
+	assert_string_equal(buf, "20430 packets captured\n"
+				 "20430 packets seen by hooks\n"
+				 "0 packets lost in perf buffer\n");
+}
+
+static void summary_with_filter_sampling_and_rate_cap(void **state)
+{
+	struct ps_sampling s = sampling(PS_SAMPLE_RANDOM, 10, 500);
+	struct ps_summary sum = { .all = every_stage, .written = 70, .filter = true,
+				  .smp = &s, .transport = PS_TRANSPORT_RINGBUF };
+	char buf[512];
+
+	(void)state;
+	ps_report_summary(buf, sizeof(buf), &sum);
+	/* A rate cap has no fixed scale-back factor: no estimate. */
+	assert_string_equal(buf, "70 packets captured\n"
+				 "1000 packets seen by hooks\n"
+				 "400 packets matched the filter\n"
+				 "300 packets sampled out\n"
+				 "20 packets over --max-rate\n"
+				 "5 packets lost in ring buffer\n");
+}
+
+static void summary_estimates_one_in_n(void **state)
+{
+	struct ps_sampling s = sampling(PS_SAMPLE_COUNT, 100, 0);
+	struct ps_summary sum = { .all = { .seen = 10000, .sampled_out = 9900, .emitted = 98,
+					   .output_errors = 2 },
+				  .written = 98, .smp = &s };
+	char buf[512];
+
+	(void)state;
+	ps_report_summary(buf, sizeof(buf), &sum);
+	assert_string_equal(buf, "98 packets captured\n"
+				 "10000 packets seen by hooks\n"
+				 "9900 packets sampled out\n"
+				 "2 packets lost in perf buffer\n"
+				 "~10000 matching packets estimated from the samples (x100)\n");
+}
+
+static void summary_one_in_one_has_no_estimate(void **state)
+{
+	/* --sample 1 keeps everything: the kernel does not sample at all. */
+	struct ps_sampling s = sampling(PS_SAMPLE_RANDOM, 1, 0);
+	struct ps_summary sum = { .all = { .seen = 5, .emitted = 5 }, .written = 5, .smp = &s };
+	char buf[512];
+
+	(void)state;
+	ps_report_summary(buf, sizeof(buf), &sum);
+	assert_string_equal(buf, "5 packets captured\n5 packets seen by hooks\n"
+				 "0 packets sampled out\n0 packets lost in perf buffer\n");
+}
+
+static void summary_is_cut_safely(void **state)
+{
+	struct ps_sampling s = sampling(PS_SAMPLE_ALL, 0, 0);
+	struct ps_summary sum = { .all = { .seen = 7 }, .written = 7, .smp = &s };
+	char buf[16];
+	int n;
+
+	(void)state;
+	n = ps_report_summary(buf, sizeof(buf), &sum);
+	assert_int_equal(strlen(buf), sizeof(buf) - 1);
+	assert_true(n > (int)sizeof(buf)); /* what it would have taken */
+	assert_memory_equal(buf, "7 packets captu", 16);
+}
+
+static void stats_line(void **state)
+{
+	struct ps_sampling all = sampling(PS_SAMPLE_ALL, 0, 0);
+	struct ps_sampling s = sampling(PS_SAMPLE_RANDOM, 10, 0);
+	char buf[256];
+
+	(void)state;
+	/* 60 written over half a second since 10: 100/s */
+	ps_report_stats(buf, sizeof(buf), &every_stage, 60, 10, 500000000ull, &all);
+	assert_string_equal(buf, "stats: seen 1000 matched 400 sampled 80 written 60 lost 5 "
+				 "rate 100/s");
+	ps_report_stats(buf, sizeof(buf), &every_stage, 60, 10, 500000000ull, &s);
+	assert_string_equal(buf, "stats: seen 1000 matched 400 sampled 80 written 60 lost 5 "
+				 "rate 100/s est-total 800");
+	ps_report_stats(buf, sizeof(buf), &every_stage, 60, 60, 0, &s);
+	assert_string_equal(buf, "stats: seen 1000 matched 400 sampled 80 written 60 lost 5 "
+				 "rate 0/s est-total 800");
+}
+
+static void isb_stages_add_up(void **state)
+{
+	char buf[320];
+
+	(void)state;
+	ps_report_stages(buf, sizeof(buf), &every_stage, 70);
+	assert_string_equal(buf, "seen=1000 filtered-out=600 sampled-out=300 rate-limited=20 "
+				 "emitted=80 written=70 lost=5");
+}
+
+static void idb_comment(void **state)
+{
+	struct ps_sampling all = sampling(PS_SAMPLE_ALL, 0, 0);
+	struct ps_sampling s = sampling(PS_SAMPLE_RANDOM, 1000, 0);
+	char buf[320];
+
+	(void)state;
+	ps_report_idb_comment(buf, sizeof(buf), PS_HOOK_TC_EGRESS, "tcx", &all);
+	assert_string_equal(buf, "pktsample tc-egress hook, attached via tcx");
+	ps_report_idb_comment(buf, sizeof(buf), PS_HOOK_XDP, "skb", &s);
+	assert_string_equal(buf, "pktsample xdp hook, attached via skb; "
+				 "sampling 1 in 1000 matching packets at random");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(summary_without_filter_or_sampling),
+		cmocka_unit_test(summary_with_filter_sampling_and_rate_cap),
+		cmocka_unit_test(summary_estimates_one_in_n),
+		cmocka_unit_test(summary_one_in_one_has_no_estimate),
+		cmocka_unit_test(summary_is_cut_safely),
+		cmocka_unit_test(stats_line),
+		cmocka_unit_test(isb_stages_add_up),
+		cmocka_unit_test(idb_comment),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Hooks and attach modes: the names users type and read, shared by the
+ * parser, the loader, attach, the collector and the report. The hook enum
+ * itself is kernel/user ABI (include/pktsample.h).
+ */
+#ifndef PS_HOOKS_H
+#define PS_HOOKS_H
+
+#include "pktsample.h"
+
+/* A set of hooks: bit i is enum ps_hook i. */
+#define PS_HOOK_BIT(h) (1u << (h))
+#define PS_HOOKS_TC (PS_HOOK_BIT(PS_HOOK_TC_INGRESS) | PS_HOOK_BIT(PS_HOOK_TC_EGRESS))
+#define PS_HOOKS_DEFAULT (PS_HOOK_BIT(PS_HOOK_XDP) | PS_HOOK_BIT(PS_HOOK_TC_EGRESS))
+
+/* --xdp-mode and --tc-mode */
+enum ps_xdp_mode { PS_XDP_AUTO, PS_XDP_NATIVE, PS_XDP_SKB };
+enum ps_tc_mode { PS_TC_AUTO, PS_TC_TCX, PS_TC_CLSACT };
+
+/* "xdp", "tc-ingress", "tc-egress" (what --hook takes); "?" out of range. */
+const char *ps_hook_name(unsigned int hook);
+/* "xdp ingress", "tc ingress", "tc egress" (pcapng if_description). */
+const char *ps_hook_description(unsigned int hook);
+
+#endif

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "counters.h"
+#include "filter.h"
+#include "hooks.h"
+#include "loader.h"
+#include "log.h"
+#include "sampling.h"
+#include "splice.h"
+#include "pktsample.skel.h"
+
+int ps_iface_list_add(struct ps_iface_list *l, uint32_t ifindex)
+{
+	for (uint32_t i = 0; i < l->iface_count; i++)
+		if (l->ifindexes[i] == ifindex)
+			return 0;
+	if (l->iface_count == PS_MAX_IFACES)
+		return -E2BIG;
+	/* The counters array's entries start zeroed: nothing to write. */
+	l->ifindexes[l->iface_count++] = ifindex;
+	return 0;
+}
+
+uint32_t ps_ring_bytes(uint32_t buffer_kib, int ncpus, long page_size)
+{
+	uint64_t want = (uint64_t)buffer_kib * 1024 * (ncpus > 0 ? ncpus : 1);
+	uint64_t bytes = page_size > 0 ? (uint64_t)page_size : 4096;
+
+	while (bytes < want && bytes < (1ull << 30))
+		bytes <<= 1;
+	return (uint32_t)bytes;
+}
+
+struct bpf_program *ps_loader_prog(const struct ps_loader *l, enum ps_prog p)
+{
+	struct bpf_program *prog;
+
+	if (!l->skel)
+		return NULL;
+	switch (p) {
+	case PS_PROG_XDP: prog = l->skel->progs.pktsample_xdp; break;
+	case PS_PROG_TC_INGRESS: prog = l->skel->progs.pktsample_tc_ingress; break;
+	case PS_PROG_TC_EGRESS: prog = l->skel->progs.pktsample_tc_egress; break;
+	case PS_PROG_TICK: prog = l->skel->progs.pktsample_tick; break;
+	default: return NULL;
+	}
+	return bpf_program__fd(prog) >= 0 ? prog : NULL;
+}
+
+int ps_loader_prog_fd(const struct ps_loader *l, enum ps_prog p)
+{
+	struct bpf_program *prog = ps_loader_prog(l, p);
+
+	return prog ? bpf_program__fd(prog) : -ENOENT;
+}
+
+struct bpf_object *ps_loader_object(const struct ps_loader *l)
+{
+	return l->skel ? l->skel->obj : NULL;
+}
+
+int ps_loader_events_fd(const struct ps_loader *l)
+{
+	return l->skel ? bpf_map__fd(l->skel->maps.events) : -ENOENT;
+}
+
+int ps_loader_ring_fd(const struct ps_loader *l)
+{
+	return l->skel ? bpf_map__fd(l->skel->maps.ring) : -ENOENT;
+}
+
+/* Rodata knobs: set between open and load, constants to the verifier. */
+static void set_knobs(struct pktsample *skel, const struct ps_load_opts *o,
+		      const struct ps_iface_list *ifaces)
+{
+	const struct ps_sampling *s = o->sampling;
+
+	skel->rodata->snaplen = o->snaplen ? o->snaplen : PS_SNAPLEN_MAX;
+	skel->rodata->filter_enabled = o->filter != NULL;
+	skel->rodata->transport = o->transport;
+	/* As with the perf buffers: wake the reader at a quarter full. */
+	skel->rodata->ring_wakeup_bytes = o->ring_bytes / 4;
+	skel->rodata->iface_count = ifaces->iface_count;
+	for (uint32_t i = 0; i < ifaces->iface_count; i++)
+		skel->rodata->ifindexes[i] = ifaces->ifindexes[i];
+	if (!s)
+		return;
+	skel->rodata->sample_mode = s->bpf_mode;
+	skel->rodata->sample_threshold = s->threshold;
+	skel->rodata->sample_every = s->n ? s->n : 1;
+	skel->rodata->flow_seed = s->seed;
+	skel->rodata->sample_interval_ns = s->interval_ns;
+	skel->rodata->rate_cost_ns = s->cost_ns;
+	skel->rodata->rate_burst_ns = s->burst_ns;
+}
+
+/* Make an opened object use another loaded object's maps. */
+static int share_maps(struct pktsample *skel, const struct pktsample *from)
+{
+	struct bpf_map *const mine[] = { skel->maps.events, skel->maps.ring,
+					  skel->maps.counters, skel->maps.cpu_seq,
+					  skel->maps.sampler };
+	const struct bpf_map *const theirs[] = { from->maps.events, from->maps.ring,
+						  from->maps.counters, from->maps.cpu_seq,
+						  from->maps.sampler };
+
+	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++) {
+		int err = bpf_map__reuse_fd(mine[i], bpf_map__fd(theirs[i]));
+
+		if (err) {
+			pr_err("cannot share map %s: %s\n", bpf_map__name(mine[i]),
+			       strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Only the programs the capture needs are verified and loaded. */
+static void pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
+{
+	bool clock = o->sampling && o->sampling->mode == PS_SAMPLE_CLOCK;
+	struct bpf_program *xdp = skel->progs.pktsample_xdp;
+
+	bpf_program__set_autoload(xdp, o->hooks & PS_HOOK_BIT(PS_HOOK_XDP));
+	bpf_program__set_autoload(skel->progs.pktsample_tc_ingress,
+				  o->hooks & PS_HOOK_BIT(PS_HOOK_TC_INGRESS));
+	bpf_program__set_autoload(skel->progs.pktsample_tc_egress,
+				  o->hooks & PS_HOOK_BIT(PS_HOOK_TC_EGRESS));
+	bpf_program__set_autoload(skel->progs.pktsample_tick, clock);
+	/* The splicer's open handler set the flag; libxdp reads it from
+	 * here too when it attaches. */
+	if (!o->xdp_frags)
+		bpf_program__set_flags(xdp, bpf_program__flags(xdp) & ~BPF_F_XDP_HAS_FRAGS);
+}
+
+int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
+{
+	static const struct ps_iface_list none;
+	const struct ps_iface_list *ifaces = o->ifaces ? o->ifaces : &none;
+	struct pktsample *skel;
+	long page = sysconf(_SC_PAGESIZE);
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	l->ncpus = libbpf_num_possible_cpus();
+	if (l->ncpus <= 0) {
+		err = l->ncpus ? l->ncpus : -EINVAL;
+		pr_err("cannot count possible CPUs: %s\n", strerror(-err));
+		return err;
+	}
+	/* Our section handlers must exist before the object is opened. */
+	err = ps_splice_register();
+	if (err)
+		return err;
+	skel = pktsample__open();
+	if (!skel) {
+		err = errno ? -errno : -EINVAL;
+		pr_err("cannot open the BPF object: %s\n", strerror(-err));
+		return err;
+	}
+	set_knobs(skel, o, ifaces);
+	pick_programs(skel, o);
+	/* The ring is a page when unused: the perf transport leaves it be. */
+	err = bpf_map__set_max_entries(skel->maps.ring,
+				       o->ring_bytes ? o->ring_bytes : (uint32_t)page);
+	if (err) {
+		pr_err("cannot size the ring buffer (%u bytes): %s\n", o->ring_bytes,
+		       strerror(-err));
+		goto fail;
+	}
+	if (o->maps_from) {
+		err = share_maps(skel, o->maps_from->skel);
+		if (err)
+			goto fail;
+	}
+	if (o->filter) {
+		err = ps_splice_set(skel->obj, &o->filter->xdp, &o->filter->tc);
+		if (err)
+			goto fail;
+	}
+	err = pktsample__load(skel);
+	/* Loaded or not, the splice images are no longer needed. */
+	ps_splice_forget(skel->obj);
+	if (err) {
+		if (o->filter)
+			pr_err("cannot load the BPF programs with this filter: %s; the kernel's "
+			       "verifier rejected it or it is too complex (-v for the verifier log)\n",
+			       strerror(-err));
+		else
+			pr_err("cannot load the BPF programs: %s (-v for the verifier log)\n",
+			       strerror(-err));
+		goto fail;
+	}
+	l->skel = skel;
+	l->ifaces = *ifaces;
+	return 0;
+fail:
+	pktsample__destroy(skel);
+	return err;
+}
+
+void ps_loader_close(struct ps_loader *l)
+{
+	pktsample__destroy(l->skel);
+	l->skel = NULL;
+}
+
+/* The slot of ifindex in the list, or -ENOENT. */
+static int iface_slot(const struct ps_iface_list *list, uint32_t ifindex)
+{
+	for (uint32_t i = 0; i < list->iface_count; i++)
+		if (list->ifindexes[i] == ifindex)
+			return (int)i;
+	return -ENOENT;
+}
+
+int ps_loader_read_counter(const struct ps_loader *l, uint32_t ifindex,
+			   unsigned int hook, struct ps_counters *sum)
+{
+	int slot = iface_slot(&l->ifaces, ifindex);
+	struct ps_counters *v;
+	uint32_t key;
+	int err = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (slot < 0 || hook >= PS_HOOK_MAX || !l->skel)
+		return -ENOENT;
+	key = (uint32_t)slot * PS_HOOK_MAX + hook;
+	v = calloc(l->ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.counters), &key, v)) {
+		err = -errno;
+		goto out;
+	}
+	for (int i = 0; i < l->ncpus; i++)
+		ps_counters_add(sum, &v[i]);
+out:
+	free(v);
+	return err;
+}
+
+int ps_loader_read_sampler(const struct ps_loader *l, struct ps_sampler *per_cpu)
+{
+	uint32_t zero = 0;
+
+	if (!l->skel)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.sampler), &zero, per_cpu))
+		return -errno;
+	return 0;
+}
