@@ -7,8 +7,8 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <bpf/libbpf.h>
-#include "hooks.h"
 #include "collector.h"
+#include "hooks.h"
 #include "log.h"
 #include "pcapng.h"
 #include "split.h"
