@@ -150,7 +150,7 @@ static const char *attached_via(const struct ps_capture *cap, const struct ps_ta
 	return "?";
 }
 
-static int write_headers(struct ps_capture *cap)
+static int write_headers(struct ps_capture *cap, const char *sampling)
 {
 	struct utsname u;
 	char os[sizeof(u.sysname) + sizeof(u.release) + 2];
@@ -169,7 +169,7 @@ static int write_headers(struct ps_capture *cap)
 		int id;
 
 		ps_report_idb_comment(comment, sizeof(comment), tg->hook,
-				      attached_via(cap, tg), &cap->smp);
+				      attached_via(cap, tg), sampling);
 		id = pcapng_write_idb(cap->w, &(struct pcapng_idb){
 			.linktype = PCAPNG_LINKTYPE_ETHERNET,
 			.snaplen = cap->o->snaplen,
@@ -214,8 +214,11 @@ static int open_collector(struct ps_capture *cap)
 int ps_capture_setup(struct ps_capture *cap)
 {
 	struct ps_iface_list ifaces = { 0 };
+	char sampling[200] = ""; /* the same for every IDB and the start note */
 	int err;
 
+	if (ps_sampling_active(&cap->smp))
+		ps_sampling_describe(&cap->smp, sampling, sizeof(sampling));
 	err = plan_targets(cap, &ifaces);
 	if (!err)
 		err = load_programs(cap, &ifaces);
@@ -229,13 +232,13 @@ int ps_capture_setup(struct ps_capture *cap)
 	if (!err)
 		err = ps_output_start(&cap->out);
 	if (!err)
-		err = write_headers(cap);
+		err = write_headers(cap, sampling);
 	if (err == -EINTR)
 		pr_err("interrupted during setup\n");
 	if (!err) {
 		cap->start_ns = read_ns(CLOCK_REALTIME);
 		ps_report_start(cap->o->ifaces, cap->o->n_ifaces, cap->o->hooks,
-				cap->o->snaplen, cap->att.xdp_single_prog, &cap->smp);
+				cap->o->snaplen, cap->att.xdp_single_prog, sampling);
 	}
 	return err;
 }

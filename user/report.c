@@ -79,19 +79,14 @@ int ps_report_stages(char *buf, size_t len, const struct ps_counters *c,
 }
 
 int ps_report_idb_comment(char *buf, size_t len, unsigned int hook,
-			  const char *attached_via, const struct ps_sampling *smp)
+			  const char *attached_via, const char *sampling)
 {
-	char how[200] = "";
-
-	if (ps_sampling_active(smp))
-		ps_sampling_describe(smp, how, sizeof(how));
 	return snprintf(buf, len, "pktsample %s hook, attached via %s%s%s",
-			ps_hook_name(hook), attached_via, *how ? "; " : "", how);
+			ps_hook_name(hook), attached_via, *sampling ? "; " : "", sampling);
 }
 
 void ps_report_start(const char *const *ifaces, int n_ifaces, unsigned int hooks,
-		     uint32_t snaplen, bool xdp_single_prog,
-		     const struct ps_sampling *smp)
+		     uint32_t snaplen, bool xdp_single_prog, const char *sampling)
 {
 	char list[64] = "";
 
@@ -104,12 +99,8 @@ void ps_report_start(const char *const *ifaces, int n_ifaces, unsigned int hooks
 	if (xdp_single_prog)
 		pr_warn("note: libxdp's multi-program dispatcher is not available here; "
 			"XDP attached as a single program (no other XDP program can share the interface)\n");
-	if (ps_sampling_active(smp)) {
-		char how[200];
-
-		ps_sampling_describe(smp, how, sizeof(how));
-		pr_warn("%s\n", how);
-	}
+	if (*sampling)
+		pr_warn("%s\n", sampling);
 	for (int i = 0; i < n_ifaces; i++)
 		pr_warn("capturing on %s (%s), snaplen %u\n", ifaces[i], list, snaplen);
 }

@@ -50,14 +50,17 @@ int ps_report_stats(char *buf, size_t len, const struct ps_counters *c,
 int ps_report_stages(char *buf, size_t len, const struct ps_counters *c,
 		     uint64_t written);
 
-/* The IDB comment: how the hook was attached, and the sampling. */
+/*
+ * The IDB comment: how the hook was attached, and the sampling. sampling is
+ * ps_sampling_describe()'s text, or "" when every packet is kept: built
+ * once by the caller, it is the same for every interface.
+ */
 int ps_report_idb_comment(char *buf, size_t len, unsigned int hook,
-			  const char *attached_via, const struct ps_sampling *smp);
+			  const char *attached_via, const char *sampling);
 
-/* Prints: the lines at start (stderr, always shown). */
+/* Prints: the lines at start (stderr, always shown); sampling as above. */
 void ps_report_start(const char *const *ifaces, int n_ifaces, unsigned int hooks,
-		     uint32_t snaplen, bool xdp_single_prog,
-		     const struct ps_sampling *smp);
+		     uint32_t snaplen, bool xdp_single_prog, const char *sampling);
 
 /*
  * Prints: clock-driven sampling's health, per CPU (cpus[i] indexes

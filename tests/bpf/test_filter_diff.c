@@ -351,11 +351,9 @@ static void differential(void **state)
 				continue; /* test_run wants an Ethernet header */
 			matches += want != 0;
 			for (int v = 0; v < N_VIEWS; v++) {
-				struct xdp_md xctx = { .ingress_ifindex = LO_IFINDEX };
 				uint32_t linear = p->len < XDP_LINEAR_MAX ? p->len : XDP_LINEAR_MAX;
-				LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = p->b,
-					    .data_size_in = p->len);
 				uint32_t skb_len = p->len;
+				int rc;
 
 				if (v >= V_TC && p->len > TC_MAX_LEN)
 					continue;
@@ -364,23 +362,20 @@ static void differential(void **state)
 						continue;
 					skb_len -= 4;
 				}
-				if (v == V_XDP || v == V_XDP_SPLIT) {
-					/* split: a seeded point inside the frame */
-					xctx.data_end = v == V_XDP ? linear :
-						(uint32_t)((i * 2654435761u) % (linear + 1));
-					opts.ctx_in = &xctx;
-					opts.ctx_size_in = sizeof(xctx);
-				}
+				/* split: a seeded point inside the frame */
+				if (v == V_XDP_SPLIT)
+					linear = (uint32_t)((i * 2654435761u) % (linear + 1));
 				rec.n = 0;
-				if (bpf_prog_test_run_opts(fds[v], &opts)) {
+				rc = ps_fx_run(fds[v], v < V_TC, p->b, p->len, linear, 1, NULL, NULL);
+				if (rc) {
 					/* The kernel's skb test harness refuses frames
 					 * whose IP header is cut short; XDP still runs them. */
-					if (v >= V_TC && errno == EINVAL && p->len < 64) {
+					if (v >= V_TC && rc == -EINVAL && p->len < 64) {
 						refused++;
 						continue;
 					}
 					dump_packet(p);
-					fail_msg("test run failed at %s: %s", view_names[v], strerror(errno));
+					fail_msg("test run failed at %s: %s", view_names[v], strerror(-rc));
 				}
 				perf_buffer__consume(pb);
 				runs[v]++;

@@ -68,11 +68,6 @@ static struct ps_sampling sampling(unsigned int mode, uint64_t n, uint64_t rate)
 	return s;
 }
 
-static void udp_frame(uint8_t *b)
-{
-	ps_fx_frame_udp(b);
-}
-
 /* Run prog repeat times on one frame; returns the kernel's ns per run. */
 static uint32_t run(int fd, bool xdp, const uint8_t *pkt, uint32_t len, uint32_t repeat)
 {
@@ -104,7 +99,7 @@ static struct ps_counters xdp_udp_runs(struct fixture *f, uint32_t repeat)
 {
 	uint8_t pkt[FRAME];
 
-	udp_frame(pkt);
+	ps_fx_frame_udp(pkt);
 	run(ps_loader_prog_fd(&f->loader, PS_PROG_XDP), true, pkt, FRAME, repeat);
 	return counters(f, PS_HOOK_XDP);
 }
@@ -164,7 +159,7 @@ static void random_mode_gaps_are_geometric(void **state)
 
 	(void)state;
 	load(&f, &s);
-	udp_frame(pkt);
+	ps_fx_frame_udp(pkt);
 	for (uint32_t i = 0; i < runs; i++) {
 		struct ps_counters c;
 

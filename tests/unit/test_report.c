@@ -135,14 +135,14 @@ static void isb_stages_add_up(void **state)
 
 static void idb_comment(void **state)
 {
-	struct ps_sampling all = sampling(PS_SAMPLE_ALL, 0, 0);
 	struct ps_sampling s = sampling(PS_SAMPLE_RANDOM, 1000, 0);
-	char buf[320];
+	char buf[320], how[200];
 
 	(void)state;
-	ps_report_idb_comment(buf, sizeof(buf), PS_HOOK_TC_EGRESS, "tcx", &all);
+	ps_sampling_describe(&s, how, sizeof(how));
+	ps_report_idb_comment(buf, sizeof(buf), PS_HOOK_TC_EGRESS, "tcx", "");
 	assert_string_equal(buf, "pktsample tc-egress hook, attached via tcx");
-	ps_report_idb_comment(buf, sizeof(buf), PS_HOOK_XDP, "skb", &s);
+	ps_report_idb_comment(buf, sizeof(buf), PS_HOOK_XDP, "skb", how);
 	assert_string_equal(buf, "pktsample xdp hook, attached via skb; "
 				 "sampling 1 in 1000 matching packets at random");
 }
