@@ -9,5 +9,5 @@ apt-get install -y -qq --no-install-recommends \
 	build-essential cmake pkg-config clang llvm \
 	libbpf-dev libxdp-dev bpftool libelf-dev zlib1g-dev libpcap-dev \
 	libcmocka-dev tshark tcpdump iproute2 iputils-ping xdp-tools \
-	procps python3 bsdextrautils util-linux time \
+	procps python3 python3-scapy bsdextrautils util-linux time \
 	>/dev/null

@@ -81,6 +81,19 @@ struct ps_counters {
 };
 _Static_assert(sizeof(struct ps_counters) == 48, "ps_counters is ABI");
 
+/*
+ * Per-CPU emit state (a PERCPU_ARRAY of one entry). seq numbers the samples
+ * a CPU emits: a gap means lost samples. in_flight is non-zero from just
+ * before a sample's timestamp is taken until its output call has returned:
+ * the collector reads it to know which CPUs may still deliver a sample
+ * stamped before a given time (user/order.h explains the reasoning).
+ */
+struct ps_emit_state {
+	__u64 seq;
+	__u64 in_flight;
+};
+_Static_assert(sizeof(struct ps_emit_state) == 16, "ps_emit_state is ABI");
+
 /* How samples leave the kernel (--transport). */
 enum ps_transport {
 	PS_TRANSPORT_PERF = 0,    /* bpf_perf_event_output, payload appended */

@@ -58,7 +58,7 @@ echo
 echo "== the first packets, with their annotations"
 tshark -r "$out" -c 8 -T fields -E header=y -e frame.interface_description \
 	-e frame.packet_flags_direction -e frame.interface_queue -e frame.packet_id \
-	-e frame.verdict.ebpf_xdp -e frame.verdict.ebpf_tc -e frame.comment -e _ws.col.Info 2>/dev/null |
+	-e frame.drop_count -e frame.comment -e _ws.col.Info 2>/dev/null |
 	column -t -s $'\t'
 echo
 echo "Open it in Wireshark: wireshark $out"

@@ -205,10 +205,15 @@ static int open_collector(struct ps_capture *cap)
 	if (err)
 		return err;
 	ps_sampling_tag(&cap->smp, cap->col->tag, sizeof(cap->col->tag));
+	cap->col->epb_verdict = o->epb_verdict;
 	/* After the load (the maps are the object's), before any attach. */
 	if (o->transport == PS_TRANSPORT_RINGBUF)
-		return ps_collector_open_ring(cap->col, ps_loader_ring_fd(&cap->loader));
-	return ps_collector_open(cap->col, ps_loader_events_fd(&cap->loader), o->buffer_kib);
+		return ps_collector_open_ring(cap->col, ps_loader_ring_fd(&cap->loader),
+					      ps_loader_emit_state_fd(&cap->loader),
+					      ps_ring_bytes(o->buffer_kib, cap->loader.ncpus,
+							    sysconf(_SC_PAGESIZE)));
+	return ps_collector_open(cap->col, ps_loader_events_fd(&cap->loader),
+				 ps_loader_emit_state_fd(&cap->loader), o->buffer_kib);
 }
 
 int ps_capture_setup(struct ps_capture *cap)
@@ -276,14 +281,16 @@ int ps_capture_loop(struct ps_capture *cap)
 		}
 		now = read_ns(CLOCK_MONOTONIC);
 		if (period && now - last >= period) {
+			/* Written: in the file, as the summary and the ISBs count. */
+			uint64_t written = pcapng_writer_packets(cap->w, -1);
 			struct ps_counters c;
 			char line[256];
 
 			sum_counters(cap, &c);
-			ps_report_stats(line, sizeof(line), &c, cap->col->written,
-					prev_written, now - last, &cap->smp);
+			ps_report_stats(line, sizeof(line), &c, written, prev_written,
+					now - last, &cap->smp);
 			fprintf(stderr, "%s\n", line);
-			prev_written = cap->col->written;
+			prev_written = written;
 			last = now;
 		}
 		if (deadline && now >= deadline)
@@ -324,7 +331,9 @@ static int write_statistics(struct ps_capture *cap, struct ps_counters *all,
 			continue;
 		}
 		ps_counters_add(all, &c);
-		ps_report_stages(line, sizeof(line), &c, tg->written);
+		/* What reached the file: the drain flushed everything before. */
+		ps_report_stages(line, sizeof(line), &c,
+				 pcapng_writer_packets(cap->w, (int)tg->if_id));
 		if (write_isbs && !err)
 			err = pcapng_write_isb(cap->w, &(struct pcapng_isb){
 				.if_id = tg->if_id, .ts_ns = end_ns,
@@ -332,7 +341,7 @@ static int write_statistics(struct ps_capture *cap, struct ps_counters *all,
 				.if_recv = c.seen, .if_drop = c.output_errors,
 				.has_filter_accept = cap->filter || ps_sampling_active(&cap->smp),
 				.filter_accept = c.seen - c.filtered,
-				.usr_deliv = tg->written,
+				.usr_deliv = pcapng_writer_packets(cap->w, (int)tg->if_id),
 				.comment = line,
 			});
 		pr_info("%s %s: %s\n", tg->ifname, ps_hook_name(tg->hook), line);
@@ -370,6 +379,14 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 		pr_warn("%llu malformed and %llu unexpected samples ignored\n",
 			(unsigned long long)cap->col->malformed,
 			(unsigned long long)cap->col->unknown);
+	if (cap->col->forced)
+		pr_warn("%llu packets written before their place in time was certain "
+			"(the reorder memory was full); the file may be out of order\n",
+			(unsigned long long)cap->col->forced);
+	pr_info("merge: %llu rounds, at most %llu KiB held, %llu packets out of order\n",
+		(unsigned long long)cap->col->rounds,
+		(unsigned long long)cap->col->order.peak_held >> 10,
+		(unsigned long long)cap->col->order.late);
 	if (cap->o->transport == PS_TRANSPORT_RINGBUF)
 		pr_info("ring buffer: %llu sequence gaps\n",
 			(unsigned long long)cap->col->seq_gaps);
@@ -377,7 +394,12 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 		pr_info("perf buffer: %llu lost records reported, %llu sequence gaps\n",
 			(unsigned long long)ps_collector_lost_total(cap->col),
 			(unsigned long long)cap->col->seq_gaps);
-	sum.written = cap->col->written;
+	/* Only what is whole in the file counts as captured. */
+	sum.written = pcapng_writer_packets(cap->w, -1);
+	if (pcapng_writer_error(cap->w)) {
+		sum.write_error = true;
+		sum.lost_to_write = sum.all.emitted > sum.written ? sum.all.emitted - sum.written : 0;
+	}
 	ps_report_summary(text, sizeof(text), &sum);
 	fputs(text, stderr);
 	return err;

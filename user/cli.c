@@ -306,6 +306,13 @@ static int set_stats(struct ps_opts *o, const char *a, char *err, size_t len)
 	return 0;
 }
 
+static int set_epb_verdict(struct ps_opts *o, const char *a, char *e, size_t l)
+{
+	(void)a, (void)e, (void)l;
+	o->epb_verdict = true;
+	return 0;
+}
+
 static int set_verbose(struct ps_opts *o, const char *a, char *e, size_t l)
 {
 	(void)a, (void)e, (void)l;
@@ -329,7 +336,7 @@ static int set_help(struct ps_opts *o, const char *a, char *e, size_t l)
 
 enum { KEY_HOOK = 256, KEY_DURATION, KEY_XDP_MODE, KEY_TC_MODE, KEY_VERSION,
        KEY_SAMPLE, KEY_SAMPLE_MODE, KEY_SAMPLE_FLOWS, KEY_SAMPLE_INTERVAL,
-       KEY_MAX_RATE, KEY_STATS, KEY_TRANSPORT };
+       KEY_MAX_RATE, KEY_STATS, KEY_TRANSPORT, KEY_EPB_VERDICT };
 
 static const struct cli_opt cli_opts[] = {
 	{ "iface", 'i', required_argument, "IFACE",
@@ -374,6 +381,9 @@ static const struct cli_opt cli_opts[] = {
 	  "at most PPS packets/s per CPU leave the kernel", set_max_rate },
 	{ "stats", KEY_STATS, required_argument, "TIME",
 	  "print a line of counters to stderr every TIME", set_stats },
+	{ "epb-verdict", KEY_EPB_VERDICT, no_argument, NULL,
+	  "write each packet's verdict (epb_verdict; Wireshark 4.0's editors corrupt it)",
+	  set_epb_verdict },
 	{ "verbose", 'v', no_argument, NULL,
 	  "more messages (-vv for libbpf/libxdp debug)", set_verbose },
 	{ "version", KEY_VERSION, no_argument, NULL, "print the version",

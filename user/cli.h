@@ -48,6 +48,7 @@ struct ps_opts {
 	bool sample_count;      /* --sample-mode count */
 	uint64_t max_rate;      /* packets/s per CPU; 0 = no cap */
 	uint64_t stats_ms;      /* --stats period; 0 = off */
+	bool epb_verdict;       /* write each packet's verdict (epb_verdict) */
 };
 
 /*

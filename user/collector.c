@@ -5,7 +5,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
 #include <linux/perf_event.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "collector.h"
 #include "hooks.h"
@@ -13,15 +16,26 @@
 #include "pcapng.h"
 #include "split.h"
 
-#define IDLE_DRAIN_NS (100 * 1000000ull)
+/*
+ * What the in-flight marks cannot cover (user/order.h): CLOCK_MONOTONIC
+ * read on different CPUs, and the mark's store becoming visible before the
+ * program reads the clock. Both are well under a microsecond; this margin
+ * is a thousand times that and holds back only the last millisecond of a
+ * round's samples until the next round.
+ */
+#define ORDER_SKEW_NS 1000000ull
+/* The final round waits at most this long for samples still in flight. */
+#define DRAIN_WAIT_NS 10000000ull
 
 int ps_collector_init(struct ps_collector *c, struct pcapng_writer *w,
 		      struct ps_target *targets, int n_targets, int ncpus,
 		      uint32_t snaplen, uint64_t limit)
 {
 	memset(c, 0, offsetof(struct ps_collector, frame));
+	c->emit_fd = -1;
 	c->cpus = calloc(ncpus, sizeof(*c->cpus));
-	if (!c->cpus) {
+	c->emit = calloc(ncpus, sizeof(*c->emit));
+	if (!c->cpus || !c->emit || ps_order_init(&c->order, ncpus, PS_ORDER_DEFAULT_HELD)) {
 		pr_err("cannot set up the collector for %d CPUs: %s\n", ncpus, strerror(ENOMEM));
 		return -ENOMEM;
 	}
@@ -78,7 +92,7 @@ static void encode_opts(const struct ps_collector *c, struct ps_cpu_state *cs,
 							    PCAPNG_DIR_INBOUND,
 		.has_queue = true,
 		.queue = m->rx_queue,
-		.has_verdict = true,
+		.has_verdict = c->epb_verdict,
 		.verdict_type = m->hook == PS_HOOK_XDP ? PCAPNG_VERDICT_XDP :
 							 PCAPNG_VERDICT_TC,
 		.verdict = m->verdict,
@@ -92,40 +106,26 @@ static void encode_opts(const struct ps_collector *c, struct ps_cpu_state *cs,
 	cs->opts_verdict = m->verdict;
 }
 
-void ps_collector_sample(struct ps_collector *c, int cpu, const void *raw,
-			 uint32_t size)
+/* One placed sample out to the writer: meta and packet as the merge held them. */
+static void write_record(struct ps_collector *c, const struct ps_order_rec *r)
 {
+	const struct ps_meta *m = (const struct ps_meta *)r->data;
 	struct pcapng_epb epb = { 0 };
-	struct ps_target *t;
-	struct ps_meta m;
-	const uint8_t *pkt;
-	struct ps_cpu_state *cs;
+	struct ps_cpu_state *cs = &c->cpus[r->cpu];
+	struct ps_target *t = find_target(c, m->ifindex, m->hook);
 	int err;
 
-	if (c->done)
-		return;
-	if (ps_split_sample(raw, size, &m, &pkt) || cpu < 0 || cpu >= c->ncpus) {
-		c->malformed++;
-		return;
-	}
-	t = find_target(c, m.ifindex, m.hook);
-	if (!t) {
-		c->unknown++;
-		return;
-	}
-
 	epb.if_id = t->if_id;
-	epb.ts_ns = ps_clock_to_realtime(&c->clock, m.ts_ns);
-	epb.data = ps_frame_on_wire(&m, pkt, c->frame, c->snaplen, &epb.cap_len,
-				    &epb.wire_len);
+	epb.ts_ns = ps_clock_to_realtime(&c->clock, m->ts_ns);
+	epb.data = ps_frame_on_wire(m, r->data + sizeof(*m), c->frame, c->snaplen,
+				    &epb.cap_len, &epb.wire_len);
 	epb.has_packet_id = true;
-	epb.packet_id = ((uint64_t)m.cpu << 48) | (m.seq & 0xffffffffffffull);
-	epb.drop_count = take_drops(c, cpu, m.seq);
-	cs = &c->cpus[cpu];
-	if (!cs->opts_valid || cs->opts_hook != m.hook || cs->opts_cpu != m.cpu ||
-	    cs->opts_queue != m.rx_queue || cs->opts_flags != m.flags ||
-	    cs->opts_verdict != m.verdict)
-		encode_opts(c, cs, &m);
+	epb.packet_id = ((uint64_t)m->cpu << 48) | (m->seq & 0xffffffffffffull);
+	epb.drop_count = r->drops;
+	if (!cs->opts_valid || cs->opts_hook != m->hook || cs->opts_cpu != m->cpu ||
+	    cs->opts_queue != m->rx_queue || cs->opts_flags != m->flags ||
+	    cs->opts_verdict != m->verdict)
+		encode_opts(c, cs, m);
 	epb.opts = &cs->opts;
 
 	err = pcapng_write_epb(c->w, &epb);
@@ -138,6 +138,77 @@ void ps_collector_sample(struct ps_collector *c, int cpu, const void *raw,
 	c->written++;
 	if (c->limit && c->written >= c->limit)
 		c->done = true;
+}
+
+/* Write the earliest held sample, placed or not: the merge is full. */
+static void force_one(struct ps_collector *c)
+{
+	const struct ps_order_rec *r = ps_order_peek(&c->order);
+
+	if (!r)
+		return;
+	write_record(c, r);
+	ps_order_pop(&c->order);
+	c->forced++;
+}
+
+int ps_collector_release(struct ps_collector *c, bool all)
+{
+	uint64_t wm = all ? UINT64_MAX : ps_order_watermark(&c->order);
+	const struct ps_order_rec *r;
+
+	while (!c->done && (r = ps_order_peek(&c->order)) && r->ts <= wm) {
+		write_record(c, r);
+		ps_order_pop(&c->order);
+	}
+	return c->error;
+}
+
+void ps_collector_settle(struct ps_collector *c, int cpu, uint64_t t)
+{
+	ps_order_settle(&c->order, cpu, t);
+}
+
+/*
+ * Into the merge, checked and split: the record holds the metadata and the
+ * packet bytes, and the drop count of this CPU's sequence so far (samples
+ * of one CPU stay in order, so the count still lands on the next packet
+ * written from that CPU).
+ */
+void ps_collector_sample(struct ps_collector *c, int cpu, const void *raw,
+			 uint32_t size)
+{
+	struct ps_order_rec *r;
+	struct ps_meta m;
+	const uint8_t *pkt;
+
+	(void)cpu; /* the sample names its CPU; the ring has no other */
+	if (c->done)
+		return;
+	if (ps_split_sample(raw, size, &m, &pkt) || m.cpu >= (uint32_t)c->ncpus) {
+		c->malformed++;
+		return;
+	}
+	if (!find_target(c, m.ifindex, m.hook)) {
+		c->unknown++;
+		return;
+	}
+	while (!(r = ps_order_reserve(&c->order, (int)m.cpu, sizeof(m) + m.cap_len))) {
+		if (!ps_order_peek(&c->order)) { /* out of memory, nothing held */
+			c->error = -ENOMEM;
+			c->done = true;
+			return;
+		}
+		force_one(c);
+		if (c->done)
+			return;
+	}
+	r->ts = m.ts_ns;
+	r->drops = take_drops(c, (int)m.cpu, m.seq);
+	memcpy(r->data, &m, sizeof(m));
+	memcpy(r->data + sizeof(m), pkt, m.cap_len);
+	ps_order_commit(&c->order, r);
+	c->received++;
 }
 
 void ps_collector_lost(struct ps_collector *c, int cpu, uint64_t lost)
@@ -214,7 +285,7 @@ void ps_perf_attr_init(struct perf_event_attr *attr, unsigned int pages,
 	};
 }
 
-int ps_collector_open(struct ps_collector *c, int events_fd,
+int ps_collector_open(struct ps_collector *c, int events_fd, int emit_fd,
 		      uint32_t buffer_kib)
 {
 	long page_size = sysconf(_SC_PAGESIZE);
@@ -231,9 +302,13 @@ int ps_collector_open(struct ps_collector *c, int events_fd,
 		       (unsigned int)(pages * page_size / 1024), strerror(-err));
 		return err;
 	}
-	pr_info("perf buffer: %u KiB per CPU, wakeup at %u KiB\n",
-		(unsigned int)(pages * page_size / 1024),
-		attr.wakeup_watermark / 1024);
+	c->emit_fd = emit_fd;
+	/* A round reads at most every buffer once; the rest is slack for
+	 * what the last round held back. */
+	c->order.max_held = 2 * (size_t)c->ncpus * pages * page_size;
+	pr_info("perf buffer: %u KiB per CPU, wakeup at %u KiB; merge holds at most %zu MiB\n",
+		(unsigned int)(pages * page_size / 1024), attr.wakeup_watermark / 1024,
+		c->order.max_held >> 20);
 	return 0;
 }
 
@@ -249,12 +324,23 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 	else
 		ps_collector_sample(c, (int)m->cpu, data,
 				    (uint32_t)sizeof(*m) + m->cap_len);
-	/* A negative return stops ring_buffer__consume() once done. */
-	return c->done ? -ECANCELED : 0;
+	c->round_bytes += size + 8;
+	/*
+	 * A negative return stops ring_buffer__consume() once done, or once a
+	 * round has read a ring's worth: under a flood the ring never runs
+	 * dry, and the merge can only place what a finished round vouches
+	 * for. libbpf has already consumed this record; it is in the merge.
+	 */
+	if (c->done)
+		return -ECANCELED;
+	return c->round_bytes >= c->round_budget ? -EAGAIN : 0;
 }
 
-int ps_collector_open_ring(struct ps_collector *c, int ring_fd)
+int ps_collector_open_ring(struct ps_collector *c, int ring_fd, int emit_fd,
+			   uint32_t ring_bytes)
 {
+	long page_size = sysconf(_SC_PAGESIZE);
+	void *pos;
 	int err;
 
 	c->rb = ring_buffer__new(ring_fd, on_ring_record, c, NULL);
@@ -264,6 +350,20 @@ int ps_collector_open_ring(struct ps_collector *c, int ring_fd)
 		pr_err("cannot open the BPF ring buffer: %s\n", strerror(-err));
 		return err;
 	}
+	/* The consumer and producer positions, read-only: a round settles
+	 * CPUs only if it read past where the producer was when it began. */
+	pos = mmap(NULL, 2 * page_size, PROT_READ, MAP_SHARED, ring_fd, 0);
+	if (pos == MAP_FAILED) {
+		err = -errno;
+		pr_err("cannot map the BPF ring buffer's positions: %s\n", strerror(-err));
+		return err;
+	}
+	c->ring_pos[0] = pos;
+	c->ring_pos[1] = (const volatile uint64_t *)((uint8_t *)pos + page_size);
+	c->ring_pos_len = 2 * page_size;
+	c->emit_fd = emit_fd;
+	c->round_budget = ring_bytes;
+	c->order.max_held = 2 * (size_t)ring_bytes;
 	return 0;
 }
 
@@ -272,40 +372,93 @@ static uint64_t now_ns(void)
 	return (uint64_t)ps_clock_read_ns(CLOCK_MONOTONIC, NULL);
 }
 
-int ps_collector_drain(struct ps_collector *c)
+/* Every CPU's in-flight mark, in one read; false if it failed. */
+static bool read_marks(struct ps_collector *c)
+{
+	uint32_t zero = 0;
+
+	return c->emit_fd >= 0 && !bpf_map_lookup_elem(c->emit_fd, &zero, c->emit);
+}
+
+/* Read every buffer to its end (or a ring's worth); true if it got there. */
+static int consume_all(struct ps_collector *c, bool *to_end)
 {
 	int err = 0;
 
-	c->last_drain_ns = now_ns();
-	if (c->pb && !c->done)
+	*to_end = false;
+	if (c->pb) {
 		err = perf_buffer__consume(c->pb);
-	if (c->rb && !c->done) {
+		*to_end = !err && !c->done;
+	}
+	if (c->rb) {
+		uint64_t start = __atomic_load_n(c->ring_pos[1], __ATOMIC_ACQUIRE);
+
+		c->round_bytes = 0;
 		err = ring_buffer__consume(c->rb);
-		if (err == -ECANCELED)
+		if (err == -ECANCELED || err == -EAGAIN)
 			err = 0;
+		*to_end = !err && !c->done &&
+			  __atomic_load_n(c->ring_pos[0], __ATOMIC_ACQUIRE) >= start;
+	}
+	return err < 0 ? err : 0;
+}
+
+/*
+ * One round (user/order.h has the reasoning): the clock first, then the
+ * marks, then the buffers. A CPU whose mark was clear had stamped and
+ * emitted everything before `now` by the time the mark was read, and the
+ * buffers were read after that, so the merge has all it will ever get from
+ * that CPU before now - skew.
+ */
+static int round_once(struct ps_collector *c, bool all, bool *in_flight)
+{
+	uint64_t now = now_ns();
+	bool marks = read_marks(c), to_end = false;
+	int err;
+
+	*in_flight = !marks;
+	err = c->done ? 0 : consume_all(c, &to_end);
+	if (err)
+		return err;
+	c->rounds++;
+	for (int cpu = 0; marks && cpu < c->ncpus; cpu++) {
+		if (c->emit[cpu].in_flight)
+			*in_flight = true;
+		else if (to_end && now > ORDER_SKEW_NS)
+			ps_order_settle(&c->order, cpu, now - ORDER_SKEW_NS);
 	}
 	if (!c->error)
+		ps_collector_release(c, all);
+	if (!c->error)
 		c->error = pcapng_flush(c->w);
-	return err < 0 ? err : c->error;
+	return c->error;
+}
+
+int ps_collector_drain(struct ps_collector *c)
+{
+	uint64_t until = now_ns() + DRAIN_WAIT_NS;
+	bool in_flight;
+	int err;
+
+	/* The hooks are detached, but a program that started before may still
+	 * be between its timestamp and its output. */
+	while (!(err = round_once(c, false, &in_flight)) && in_flight && c->emit_fd >= 0 &&
+	       now_ns() < until)
+		usleep(1000);
+	return err ? err : round_once(c, true, &in_flight);
 }
 
 int ps_collector_poll(struct ps_collector *c, int timeout_ms)
 {
-	int n = c->rb ? ring_buffer__poll(c->rb, timeout_ms) :
-			perf_buffer__poll(c->pb, timeout_ms);
+	int fd = c->rb ? ring_buffer__epoll_fd(c->rb) : perf_buffer__epoll_fd(c->pb);
+	struct epoll_event ev[16];
+	bool in_flight;
 
-	if (n == -ECANCELED)
-		n = 1;
-	if (n < 0 && n != -EINTR)
-		return n;
-	/*
-	 * Buffers below their watermark never wake us: drain all of them
-	 * when nothing woke us, and at least every IDLE_DRAIN_NS anyway, so
-	 * a quiet CPU's samples are not stuck behind a busy one.
-	 */
-	if (n == 0 || now_ns() - c->last_drain_ns >= IDLE_DRAIN_NS)
-		return ps_collector_drain(c);
-	return c->error;
+	/* Woken by a buffer at its watermark, or idle: either way every
+	 * buffer is read, so a quiet CPU's samples are not held back. */
+	if (epoll_wait(fd, ev, 16, timeout_ms) < 0 && errno != EINTR)
+		return -errno;
+	return round_once(c, false, &in_flight);
 }
 
 void ps_collector_free(struct ps_collector *c)
@@ -314,6 +467,12 @@ void ps_collector_free(struct ps_collector *c)
 	c->pb = NULL;
 	ring_buffer__free(c->rb);
 	c->rb = NULL;
+	if (c->ring_pos_len)
+		munmap((void *)c->ring_pos[0], c->ring_pos_len);
+	c->ring_pos_len = 0;
+	ps_order_free(&c->order);
+	free(c->emit);
+	c->emit = NULL;
 	free(c->cpus);
 	c->cpus = NULL;
 }

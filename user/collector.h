@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The collector: reads the per-CPU perf buffers with batched wakeups, turns
- * each sample into an annotated pcapng packet block, and keeps the per-CPU
- * and per-interface accounting that the closing statistics report.
+ * The collector: reads the per-CPU perf buffers (or the BPF ring) in rounds,
+ * puts the samples in timestamp order across CPUs (user/order.h), turns each
+ * into an annotated pcapng packet block, and keeps the per-CPU and
+ * per-interface accounting that the closing statistics report.
+ *
+ * A round: read the clock, read every CPU's in-flight mark, read every
+ * buffer to its end, settle the CPUs that had nothing in flight, write every
+ * sample the merge can now place, flush. A round runs on every wakeup (a
+ * buffer a quarter full) and at least every poll interval when idle.
  */
 #ifndef PS_COLLECTOR_H
 #define PS_COLLECTOR_H
@@ -10,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "clock.h"
+#include "order.h"
 #include "pcapng.h"
 #include "pktsample.h"
 
@@ -42,6 +49,13 @@ struct ps_cpu_state {
 
 struct ps_collector {
 	struct pcapng_writer *w;
+	struct ps_order order;    /* samples waiting for their place in time */
+	int emit_fd;              /* per-CPU in-flight marks; -1: none (tests) */
+	struct ps_emit_state *emit; /* one round's read of them */
+	const volatile uint64_t *ring_pos[2]; /* ringbuf: consumer, producer */
+	size_t ring_pos_len;
+	uint64_t round_bytes;     /* ringbuf: bytes read this round ... */
+	uint64_t round_budget;    /* ... and the most one round reads */
 	struct perf_buffer *pb;   /* --transport perf (the default) */
 	struct ring_buffer *rb;   /* --transport ringbuf */
 	struct ps_clock clock;
@@ -51,18 +65,23 @@ struct ps_collector {
 	int n_targets;
 	struct ps_cpu_state *cpus;
 	int ncpus;
-	uint64_t written;
+	uint64_t received;    /* samples taken from the buffers */
+	uint64_t written;     /* packets handed to the writer (-c counts these) */
+	uint64_t forced;      /* written before the merge could place them */
+	uint64_t rounds;
+	bool epb_verdict;     /* write epb_verdict (--epb-verdict) */
 	uint64_t malformed;   /* samples that did not split */
 	uint64_t unknown;     /* samples from an (ifindex, hook) not ours */
 	uint64_t seq_gaps;    /* samples missing from a CPU's sequence */
 	int error;            /* first writer error */
 	bool done;            /* limit reached or error */
-	uint64_t last_drain_ns;
 	char tag[96];         /* appended to every packet comment (sampling) */
 	uint8_t frame[PS_SNAPLEN_MAX + 4]; /* frame with its VLAN tag restored */
 };
 
-/* Set up everything but the perf buffer (tests feed samples directly). */
+/* Set up everything but the perf buffer (tests feed samples directly).
+ * The merge may hold PS_ORDER_DEFAULT_HELD bytes until a buffer is opened. */
+#define PS_ORDER_DEFAULT_HELD (16u << 20)
 int ps_collector_init(struct ps_collector *c, struct pcapng_writer *w,
 		      struct ps_target *targets, int n_targets, int ncpus,
 		      uint32_t snaplen, uint64_t limit);
@@ -70,20 +89,29 @@ struct perf_event_attr;
 /* The perf event every CPU's buffer gets: raw samples, batched wakeups. */
 void ps_perf_attr_init(struct perf_event_attr *attr, unsigned int pages,
 		       long page_size);
-/* Open the perf buffers on the events map; buffer_kib per CPU. */
-int ps_collector_open(struct ps_collector *c, int events_fd,
+/* Open the perf buffers on the events map; buffer_kib per CPU. emit_fd:
+ * the per-CPU struct ps_emit_state map. The merge may then hold twice what
+ * the buffers hold. */
+int ps_collector_open(struct ps_collector *c, int events_fd, int emit_fd,
 		      uint32_t buffer_kib);
 /* Or read the BPF ring buffer map instead (--transport ringbuf). */
-int ps_collector_open_ring(struct ps_collector *c, int ring_fd);
-/* Wait up to timeout_ms for data; drains everything when idle. */
+int ps_collector_open_ring(struct ps_collector *c, int ring_fd, int emit_fd,
+			   uint32_t ring_bytes);
+/* Wait up to timeout_ms for a wakeup, then run a round. */
 int ps_collector_poll(struct ps_collector *c, int timeout_ms);
-/* Read everything that is in the buffers now. */
+/* The last round, once the hooks are detached: wait (briefly) for samples
+ * still in flight, read everything, write everything. */
 int ps_collector_drain(struct ps_collector *c);
 void ps_collector_free(struct ps_collector *c);
 
-/* Process one PERF_RECORD_SAMPLE / PERF_RECORD_LOST seen on cpu. */
+/* Take one PERF_RECORD_SAMPLE seen on cpu into the merge. */
 void ps_collector_sample(struct ps_collector *c, int cpu, const void *raw,
 			 uint32_t size);
+/* cpu will deliver nothing stamped before t (kernel monotonic ns). */
+void ps_collector_settle(struct ps_collector *c, int cpu, uint64_t t);
+/* Write what the merge can place (all: everything held); 0 or the writer's
+ * error. */
+int ps_collector_release(struct ps_collector *c, bool all);
 void ps_collector_lost(struct ps_collector *c, int cpu, uint64_t lost);
 
 uint64_t ps_collector_lost_total(const struct ps_collector *c);

@@ -74,6 +74,11 @@ int ps_loader_ring_fd(const struct ps_loader *l)
 	return l->skel ? bpf_map__fd(l->skel->maps.ring) : -ENOENT;
 }
 
+int ps_loader_emit_state_fd(const struct ps_loader *l)
+{
+	return l->skel ? bpf_map__fd(l->skel->maps.emit_state) : -ENOENT;
+}
+
 /* Rodata knobs: set between open and load, constants to the verifier. */
 static void set_knobs(struct pktsample *skel, const struct ps_load_opts *o,
 		      const struct ps_iface_list *ifaces)
@@ -103,10 +108,10 @@ static void set_knobs(struct pktsample *skel, const struct ps_load_opts *o,
 static int share_maps(struct pktsample *skel, const struct pktsample *from)
 {
 	struct bpf_map *const mine[] = { skel->maps.events, skel->maps.ring,
-					  skel->maps.counters, skel->maps.cpu_seq,
+					  skel->maps.counters, skel->maps.emit_state,
 					  skel->maps.sampler };
 	const struct bpf_map *const theirs[] = { from->maps.events, from->maps.ring,
-						  from->maps.counters, from->maps.cpu_seq,
+						  from->maps.counters, from->maps.emit_state,
 						  from->maps.sampler };
 
 	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++) {

@@ -78,6 +78,8 @@ int ps_loader_prog_fd(const struct ps_loader *l, enum ps_prog p);
 struct bpf_object *ps_loader_object(const struct ps_loader *l);
 int ps_loader_events_fd(const struct ps_loader *l); /* PERF_EVENT_ARRAY */
 int ps_loader_ring_fd(const struct ps_loader *l);   /* RINGBUF */
+/* Per-CPU struct ps_emit_state: sequence numbers and in-flight marks. */
+int ps_loader_emit_state_fd(const struct ps_loader *l);
 
 /* One (interface, hook)'s counters summed over all CPUs; -ENOENT for an
  * interface without counters. */

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define _GNU_SOURCE /* F_GETPIPE_SZ */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include "pcapng.h"
 
 #define BT_SHB 0x0A0D0D0Au
@@ -35,12 +39,33 @@
 /* Room for any block's header, options and trailer, packet data aside. */
 #define BLOCK_OVERHEAD_MAX 4096u
 
+/* Where a block ends in the output, and whose packet it is (EPBs). */
+struct block_end {
+	uint64_t end;
+	int32_t if_id; /* -1: not a packet block */
+};
+
 struct pcapng_writer {
 	int fd;
 	int error; /* first write error, sticky */
 	const volatile int *abort;
 	uint32_t n_ifaces;
-	uint64_t bytes;
+	uint64_t bytes;   /* handed to the writer */
+	uint64_t flushed; /* accepted by fd */
+	uint64_t good;    /* after an error: bytes of whole blocks in the output */
+	off_t base;       /* fd's offset when the writer began (regular files) */
+	bool regular;     /* a regular file: truncated back on an error */
+	bool pipe;        /* a pipe: unread bytes are not written */
+	/* Pipes: how much the reader may have left unread: the pipe's size,
+	 * and at least the most an unprivileged reader can make it (1 MiB). */
+	uint64_t keep;
+	uint64_t trimmed_end; /* where the last block that left the log ended */
+	/* The ends of the blocks that may still not reach the output: those
+	 * buffered, and on a pipe those it may hold. A ring, oldest first. */
+	struct block_end *log;
+	size_t log_head, log_n, log_cap;
+	uint64_t *if_sent;  /* per interface: packet blocks handed to the writer */
+	uint32_t if_cap;
 	size_t len, size;
 	uint8_t *buf;
 };
@@ -53,6 +78,7 @@ static inline uint32_t pad4(uint32_t n)
 struct pcapng_writer *pcapng_writer_new(int fd, size_t buf_size)
 {
 	struct pcapng_writer *w = calloc(1, sizeof(*w));
+	struct stat st;
 
 	if (!w)
 		return NULL;
@@ -65,6 +91,18 @@ struct pcapng_writer *pcapng_writer_new(int fd, size_t buf_size)
 		free(w);
 		return NULL;
 	}
+	if (!fstat(fd, &st)) {
+		w->regular = S_ISREG(st.st_mode);
+		w->pipe = S_ISFIFO(st.st_mode);
+	}
+	w->base = w->regular ? lseek(fd, 0, SEEK_CUR) : 0;
+	if (w->base < 0)
+		w->regular = false;
+	if (w->pipe) {
+		int n = fcntl(fd, F_GETPIPE_SZ);
+
+		w->keep = n > (1 << 20) ? (uint64_t)n : 1u << 20;
+	}
 	return w;
 }
 
@@ -72,6 +110,79 @@ void pcapng_writer_set_abort(struct pcapng_writer *w,
 			     const volatile int *flag)
 {
 	w->abort = flag;
+}
+
+static struct block_end *log_at(const struct pcapng_writer *w, size_t i)
+{
+	return &w->log[(w->log_head + i) % w->log_cap];
+}
+
+/* Note where a block ends; -ENOMEM only if the log cannot grow. */
+static int log_block(struct pcapng_writer *w, int32_t if_id)
+{
+	if (w->log_n == w->log_cap) {
+		size_t cap = w->log_cap ? 2 * w->log_cap : 1024;
+		struct block_end *nl = malloc(cap * sizeof(*nl));
+
+		if (!nl)
+			return -ENOMEM;
+		for (size_t i = 0; i < w->log_n; i++)
+			nl[i] = *log_at(w, i);
+		free(w->log);
+		w->log = nl;
+		w->log_cap = cap;
+		w->log_head = 0;
+	}
+	*log_at(w, w->log_n++) = (struct block_end){ .end = w->bytes, .if_id = if_id };
+	if (if_id >= 0) {
+		if ((uint32_t)if_id >= w->if_cap) {
+			uint32_t cap = (uint32_t)if_id + 16;
+			uint64_t *ns = realloc(w->if_sent, cap * sizeof(*ns));
+
+			if (!ns)
+				return -ENOMEM;
+			memset(ns + w->if_cap, 0, (cap - w->if_cap) * sizeof(*ns));
+			w->if_sent = ns;
+			w->if_cap = cap;
+		}
+		w->if_sent[if_id]++;
+	}
+	return 0;
+}
+
+/* Blocks that are surely in the output leave the log. */
+static void log_trim(struct pcapng_writer *w)
+{
+	uint64_t safe = w->flushed > w->keep ? w->flushed - w->keep : 0;
+
+	while (w->log_n && log_at(w, 0)->end <= safe) {
+		w->trimmed_end = log_at(w, 0)->end;
+		w->log_head = (w->log_head + 1) % w->log_cap;
+		w->log_n--;
+	}
+}
+
+/*
+ * After a write error: the output holds the blocks that ended within what
+ * fd accepted (less what a pipe's reader left unread). Cut a regular file
+ * back to them, so it ends on a whole block.
+ */
+static void settle_error(struct pcapng_writer *w)
+{
+	uint64_t good = w->flushed;
+	int unread = 0;
+
+	if (w->pipe && w->error == -EPIPE && !ioctl(w->fd, FIONREAD, &unread) && unread > 0)
+		good = (uint64_t)unread < good ? good - (uint64_t)unread : 0;
+	/* Blocks older than the log ended at or before trimmed_end <= good. */
+	w->good = w->trimmed_end;
+	for (size_t i = w->log_n; i-- > 0;)
+		if (log_at(w, i)->end <= good) {
+			w->good = log_at(w, i)->end;
+			break;
+		}
+	if (w->regular && w->good < w->flushed)
+		(void)!ftruncate(w->fd, w->base + (off_t)w->good);
 }
 
 static int write_all(struct pcapng_writer *w, const uint8_t *p, size_t n)
@@ -83,8 +194,15 @@ static int write_all(struct pcapng_writer *w, const uint8_t *p, size_t n)
 			if (errno == EINTR && !(w->abort && *w->abort))
 				continue;
 			w->error = -errno;
+			settle_error(w);
 			break;
 		}
+		if (r == 0) { /* a regular file that cannot grow */
+			w->error = -ENOSPC;
+			settle_error(w);
+			break;
+		}
+		w->flushed += r;
 		p += r;
 		n -= r;
 	}
@@ -96,6 +214,8 @@ int pcapng_flush(struct pcapng_writer *w)
 	int err = write_all(w, w->buf, w->len);
 
 	w->len = 0;
+	if (!err)
+		log_trim(w);
 	return err;
 }
 
@@ -106,9 +226,42 @@ int pcapng_writer_free(struct pcapng_writer *w)
 	if (!w)
 		return 0;
 	err = pcapng_flush(w);
+	free(w->log);
+	free(w->if_sent);
 	free(w->buf);
 	free(w);
 	return err;
+}
+
+uint64_t pcapng_writer_packets(const struct pcapng_writer *w, int if_id)
+{
+	uint64_t upto = w->error ? w->good : w->flushed, n = 0;
+
+	if (if_id < 0) {
+		for (uint32_t i = 0; i < w->if_cap; i++)
+			n += w->if_sent[i];
+	} else if ((uint32_t)if_id < w->if_cap) {
+		n = w->if_sent[if_id];
+	}
+	for (size_t i = w->log_n; i-- > 0;) {
+		const struct block_end *b = log_at(w, i);
+
+		if (b->end <= upto)
+			break;
+		if (b->if_id >= 0 && (if_id < 0 || b->if_id == if_id))
+			n--;
+	}
+	return n;
+}
+
+int pcapng_writer_error(const struct pcapng_writer *w)
+{
+	return w->error;
+}
+
+uint64_t pcapng_writer_good_bytes(const struct pcapng_writer *w)
+{
+	return w->error ? w->good : w->flushed;
 }
 
 uint64_t pcapng_bytes(const struct pcapng_writer *w)
@@ -226,6 +379,8 @@ static void finish(struct block *b, bool has_opts)
 	memcpy(w->buf + b->start + 4, &total, 4);
 	put_u32(w, total);
 	w->bytes += total;
+	if (log_block(w, -1) && !w->error)
+		w->error = -ENOMEM;
 }
 
 static size_t str_room(const char *s)
@@ -349,7 +504,9 @@ int pcapng_write_epb(struct pcapng_writer *w, const struct pcapng_epb *e)
 	memcpy(p + 4, &total, 4);
 	w->len += total;
 	w->bytes += total;
-	return 0;
+	if (log_block(w, (int32_t)e->if_id) && !w->error)
+		w->error = -ENOMEM;
+	return w->error;
 }
 
 int pcapng_write_isb(struct pcapng_writer *w, const struct pcapng_isb *s)

@@ -90,7 +90,15 @@ struct pcapng_isb {
 	const char *comment;    /* opt_comment, NULL = omit */
 };
 
-/* fd is not closed by the writer. buf_size 0 picks the default. */
+/*
+ * fd is not closed by the writer. buf_size 0 picks the default.
+ *
+ * A write error (ENOSPC, EPIPE, EIO, ...) is sticky and leaves the output
+ * ending at the last whole block: a regular file is truncated back to it;
+ * on a pipe, what the reader never read (FIONREAD after EPIPE) does not
+ * count as written. pcapng_writer_packets() then counts only the packets in
+ * those whole blocks.
+ */
 struct pcapng_writer *pcapng_writer_new(int fd, size_t buf_size);
 /*
  * While *flag is non-zero, a write interrupted by a signal gives up with
@@ -109,5 +117,15 @@ int pcapng_write_isb(struct pcapng_writer *w, const struct pcapng_isb *isb);
 int pcapng_flush(struct pcapng_writer *w);
 /* Bytes handed to the writer so far (written or buffered). */
 uint64_t pcapng_bytes(const struct pcapng_writer *w);
+/*
+ * Packet blocks that reached the output whole: of interface if_id, or of
+ * all with if_id < 0. Without an error, those written out so far (buffered
+ * blocks are not, until the next flush).
+ */
+uint64_t pcapng_writer_packets(const struct pcapng_writer *w, int if_id);
+/* The first write error (-errno), or 0. */
+int pcapng_writer_error(const struct pcapng_writer *w);
+/* After an error: bytes of whole blocks in the output. */
+uint64_t pcapng_writer_good_bytes(const struct pcapng_writer *w);
 
 #endif

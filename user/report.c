@@ -8,6 +8,8 @@
 #include "sampling.h"
 
 #define ULL(x) ((unsigned long long)(x))
+/* "1 packet", "0 packets": tcpdump's PLURAL_SUFFIX. */
+#define PKTS(x) ULL(x), (x) == 1 ? "" : "s"
 
 /* snprintf that appends: *n grows by what was (or would have been) written. */
 static void append(char *buf, size_t len, int *n, const char *fmt, ...)
@@ -32,20 +34,23 @@ int ps_report_summary(char *buf, size_t len, const struct ps_summary *s)
 
 	if (len)
 		buf[0] = '\0';
-	append(buf, len, &n, "%llu packets captured\n%llu packets seen by hooks\n",
-	       ULL(s->written), ULL(c->seen));
+	append(buf, len, &n, "%llu packet%s captured\n", PKTS(s->written));
+	if (s->write_error)
+		append(buf, len, &n, "%llu packet%s lost to the write error\n",
+		       PKTS(s->lost_to_write));
+	append(buf, len, &n, "%llu packet%s seen by hooks\n", PKTS(c->seen));
 	if (s->filter)
-		append(buf, len, &n, "%llu packets matched the filter\n",
-		       ULL(c->seen - c->filtered));
+		append(buf, len, &n, "%llu packet%s matched the filter\n",
+		       PKTS(c->seen - c->filtered));
 	if (s->smp->mode != PS_SAMPLE_ALL)
-		append(buf, len, &n, "%llu packets sampled out\n", ULL(c->sampled_out));
+		append(buf, len, &n, "%llu packet%s sampled out\n", PKTS(c->sampled_out));
 	if (s->smp->max_rate)
-		append(buf, len, &n, "%llu packets over --max-rate\n", ULL(c->rate_limited));
-	append(buf, len, &n, "%llu packets lost in %s buffer\n", ULL(c->output_errors),
+		append(buf, len, &n, "%llu packet%s over --max-rate\n", PKTS(c->rate_limited));
+	append(buf, len, &n, "%llu packet%s lost in %s buffer\n", PKTS(c->output_errors),
 	       s->transport == PS_TRANSPORT_RINGBUF ? "ring" : "perf");
 	if (s->smp->bpf_mode != PS_SAMPLE_ALL && est)
-		append(buf, len, &n, "~%llu matching packets estimated from the samples (x%llu)\n",
-		       ULL(est), ULL(s->smp->n));
+		append(buf, len, &n, "~%llu matching packet%s estimated from the samples (x%llu)\n",
+		       PKTS(est), ULL(s->smp->n));
 	return n;
 }
 

@@ -19,14 +19,18 @@ struct ps_sampling;
 /* What the closing summary is made of. */
 struct ps_summary {
 	struct ps_counters all; /* summed over every (interface, hook) */
-	uint64_t written;       /* packets written to the file */
+	uint64_t written;       /* packets in the file, whole */
+	bool write_error;       /* the file ended early: ... */
+	uint64_t lost_to_write; /* ... packets that reached user space or the
+				 * buffers but not the file */
 	bool filter;            /* a filter expression was given */
 	const struct ps_sampling *smp;
 	unsigned int transport; /* enum ps_transport */
 };
 
 /*
- * The tcpdump-style summary, a line each: captured, seen by hooks, then
+ * The tcpdump-style summary, a line each ("1 packet", "2 packets"):
+ * captured, lost to a write error if there was one, seen by hooks, then
  * matched the filter, sampled out, over --max-rate when those apply, lost
  * in the buffer, and the estimated total for the 1-in-N modes. Returns what
  * snprintf returns.

@@ -31,7 +31,7 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 	struct ps_meta meta = {};
 	__u32 zero = 0, cap;
 	__u8 flags;
-	__u64 *seq;
+	struct ps_emit_state *emit;
 	long err;
 
 	if (cnt)
@@ -73,11 +73,21 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 		}
 	}
 
-	seq = bpf_map_lookup_elem(&cpu_seq, &zero);
-	if (!seq)
+	emit = bpf_map_lookup_elem(&emit_state, &zero);
+	if (!emit)
 		return;
+	/*
+	 * in_flight brackets the timestamp and the output: set before the
+	 * clock is read, cleared once the sample is in the buffer (or the
+	 * output failed). A reader that sees it clear at time T knows this
+	 * CPU has no sample stamped before T still to come (user/order.h).
+	 * The helper calls keep the compiler from moving these stores, and
+	 * one program runs at a time per CPU (softirq or BH disabled), as
+	 * the sequence numbers already assume.
+	 */
+	*(volatile __u64 *)&emit->in_flight = 1;
 	meta.ts_ns = bpf_ktime_get_ns();
-	meta.seq = (*seq)++;
+	meta.seq = emit->seq++;
 	meta.ifindex = p->ifindex;
 	meta.rx_queue = p->rx_queue;
 	meta.wire_len = p->len;
@@ -91,6 +101,7 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 	meta.vlan_proto = p->vlan_proto;
 
 	err = ps_output(ctx, &meta);
+	*(volatile __u64 *)&emit->in_flight = 0;
 	if (cnt) {
 		if (err)
 			cnt->output_errors++;

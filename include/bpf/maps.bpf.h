@@ -49,13 +49,13 @@ struct {
 	__type(value, struct ps_counters);
 } counters SEC(".maps") __weak;
 
-/* One u64 per CPU: the sequence number of the next sample from that CPU. */
+/* Per CPU: the next sample's sequence number, and whether one is in flight. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
-} cpu_seq SEC(".maps") __weak;
+	__type(value, struct ps_emit_state);
+} emit_state SEC(".maps") __weak;
 
 /* Per-CPU sampler state, shared by the hooks and the clock tick program. */
 struct {

@@ -6,7 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 
 env_up
-start_capture -i "$CAPIF" --hook xdp,tc-ingress,tc-egress -w "$WORK/cap.pcapng"
+start_capture -i "$CAPIF" --hook xdp,tc-ingress,tc-egress --epb-verdict -w "$WORK/cap.pcapng"
 
 in_cap ping -q -c 3 -i 0.2 192.0.2.2 >/dev/null
 gen4=$(in_peer "$PSGEN" -i "$PEERIF" -n 2000 -s 64 --flows 16 --rate 100000 -w "$WORK/sent4.pcap")

@@ -58,3 +58,62 @@ expect_error 1 "^pktsample: cannot attach XDP to lo in native mode" "attach fail
 ok "a failed start removes the file it created"
 assert_nothing_attached
 assert_nothing_attached lo
+
+# A full disk: a 256 KiB tmpfs fills mid-capture. One line naming the file
+# and the error, exit 1, nothing attached; the file ends on its last whole
+# block, and "captured" counts exactly the packets in it.
+mkdir "$WORK/small"
+mount -t tmpfs -o size=256k "pktsample-it-$ENV" "$WORK/small"
+MOUNTS+=("$WORK/small")
+: >"$WORK/ps.err"
+"$TESTENV" exec "$ENV" cap -- "$P" -i "$CAPIF" -w "$WORK/small/full.pcapng" 2>"$WORK/ps.err" &
+PS_PID=$!
+PIDS+=("$PS_PID")
+wait_started "$PS_PID"
+in_peer "$PSGEN" -i "$PEERIF" -n 5000 -s 300 --rate 20000 >/dev/null
+wait_capture
+assert_eq 1 "$PS_RC" "full disk: exit 1 without being stopped"
+assert_eq 1 "$(grep -c '^pktsample: cannot write' "$WORK/ps.err")" "full disk: one error line"
+assert_match "^pktsample: cannot write $WORK/small/full.pcapng: No space left on device$" \
+	"$(grep '^pktsample: cannot write' "$WORK/ps.err")" "full disk: names the file and the error"
+assert_nothing_attached
+in_file=$("$PCAPCHECK" blocks "$WORK/small/full.pcapng") || fail "full disk: the file ends in a partial block"
+ok "full disk: every block whole to the end ($in_file packets)"
+assert_eq "$in_file" "$(count "$WORK/small/full.pcapng" frame)" "full disk: tshark reads it to the end"
+assert_match "^$in_file packets? captured$" "$(grep captured "$WORK/ps.err")" \
+	"full disk: captured = packets in the file"
+assert_match "^[1-9][0-9]* packets? lost to the write error$" "$(grep 'write error' "$WORK/ps.err")" \
+	"full disk: says how many the write error lost"
+
+# A reader that goes away: `-w - | head -c N`. Only what head read counts.
+for bytes in 100 3000; do
+	: >"$WORK/ps.err"
+	"$TESTENV" exec "$ENV" cap -- "$P" -i "$CAPIF" -w - 2>"$WORK/ps.err" |
+		head -c "$bytes" >"$WORK/head.out" &
+	PS_PID=$!
+	PIDS+=("$PS_PID")
+	wait_started "$PS_PID"
+	in_peer "$PSGEN" -i "$PEERIF" -n 3000 -s 64 --rate 10000 >/dev/null
+	in_cap ping -q -c 3 -i 0.2 192.0.2.2 >/dev/null || true
+	if kill -0 "$PS_PID" 2>/dev/null; then
+		kill -INT "$PS_PID"
+	fi
+	wait "$PS_PID" || true
+	# The whole packet blocks in what head read.
+	whole=$(python3 - "$WORK/head.out" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read(); off = n = 0
+while off + 12 <= len(d):
+    t, l = struct.unpack_from("<II", d, off)
+    if l < 12 or off + l > len(d):
+        break
+    n += t == 6; off += l
+print(n)
+PY
+)
+	assert_match "^pktsample: cannot write stdout: Broken pipe$" \
+		"$(grep '^pktsample: cannot write' "$WORK/ps.err")" "head -c $bytes: says the pipe broke"
+	assert_match "^$whole packets? captured$" "$(grep captured "$WORK/ps.err")" \
+		"head -c $bytes: captured = the $whole whole packets head read"
+	assert_nothing_attached
+done

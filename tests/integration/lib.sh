@@ -40,11 +40,13 @@ fi
 WORK=$(mktemp -d /tmp/pktsample-it.XXXXXX)
 ENVS=()
 PIDS=()
+MOUNTS=()
 PASSED=0
 
 cleanup() {
 	local rc=$?
 	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || true; done
 	for e in "${ENVS[@]}"; do "$TESTENV" teardown "$e"; done
 	if [ $rc -ne 0 ] && [ -s "$WORK/ps.err" ]; then
 		echo "--- last pktsample stderr:" >&2

@@ -7,7 +7,9 @@
  *   pcapcheck same SENT CAPTURED      same frames, byte for byte, each once
  *   pcapcheck isb FILE                each ISB's counters and comment, a line each
  *   pcapcheck times FILE              first/last timestamp (ns)
- *   pcapcheck isb FILE                one line per interface statistics block
+ *   pcapcheck order FILE              packets stamped before the one ahead of them
+ *   pcapcheck blocks FILE             packet blocks, if every block is whole to
+ *                                     the end (a strict reader; exit 1 if not)
  */
 #include <pcap/pcap.h>
 #include <stdio.h>
@@ -163,6 +165,59 @@ static int cmd_isb(const char *path)
 	return 0;
 }
 
+/* Every block whole, to the last byte; the number of packet blocks. */
+static int cmd_blocks(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	size_t size, off = 0, packets = 0;
+	struct pn_block b;
+	uint8_t *buf;
+	long len;
+	int r;
+
+	if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0) {
+		perror("pcapcheck");
+		return 1;
+	}
+	rewind(f);
+	buf = malloc(len + 1);
+	size = fread(buf, 1, len, f);
+	fclose(f);
+	while ((r = pn_next(buf, size, &off, &b)) == 1)
+		packets += b.type == 6;
+	free(buf);
+	if (r < 0 || off != (size_t)len) {
+		fprintf(stderr, "pcapcheck: %s: partial or malformed block at %zu of %ld\n",
+			path, off, len);
+		return 1;
+	}
+	printf("%zu\n", packets);
+	return 0;
+}
+
+/* Packets stamped before the packet ahead of them in the file. */
+static int cmd_order(const char *path)
+{
+	pcap_t *p = open_file(path);
+	unsigned long long prev = 0, late = 0;
+	struct pcap_pkthdr *h;
+	const u_char *d;
+
+	if (!p)
+		return 1;
+	while (pcap_next_ex(p, &h, &d) == 1) {
+		unsigned long long t = h->ts.tv_sec * 1000000000ull + h->ts.tv_usec;
+
+		if (t < prev)
+			late++;
+		else
+			prev = t;
+	}
+	pcap_close(p);
+	printf("%llu\n", late);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "count")) {
@@ -177,6 +232,10 @@ int main(int argc, char **argv)
 		return cmd_times(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "isb"))
 		return cmd_isb(argv[2]);
-	fprintf(stderr, "usage: pcapcheck count|times|isb FILE | same SENT CAPTURED\n");
+	if (argc == 3 && !strcmp(argv[1], "blocks"))
+		return cmd_blocks(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "order"))
+		return cmd_order(argv[2]);
+	fprintf(stderr, "usage: pcapcheck count|times|isb|order|blocks FILE | same SENT CAPTURED\n");
 	return 2;
 }

@@ -68,12 +68,13 @@ static void feed(struct fixture *f, int cpu, struct ps_meta m, const uint8_t *pk
 	ps_collector_sample(f->c, cpu, raw, size);
 }
 
-/* Flush and return the nth EPB. */
+/* Write everything held, flush and return the nth EPB. */
 static struct pn_block epb(struct fixture *f, int nth)
 {
 	struct pn_block b;
 	size_t off = 0;
 
+	assert_int_equal(ps_collector_release(f->c, true), 0);
 	assert_int_equal(pcapng_flush(f->w), 0);
 	f->size = pread(f->fd, f->file, sizeof(f->file), 0);
 	while (pn_next(f->file, f->size, &off, &b) == 1)
@@ -112,6 +113,7 @@ static void annotates_xdp_packet(void **state)
 
 	for (size_t i = 0; i < sizeof(pkt); i++)
 		pkt[i] = i;
+	f->c->epb_verdict = true;
 	feed(f, 1, (struct ps_meta){ .ts_ns = 5000, .seq = 0, .ifindex = 5,
 				     .rx_queue = 2, .wire_len = 60, .cap_len = 60,
 				     .verdict = 2, .cpu = 1, .hook = PS_HOOK_XDP }, pkt);
@@ -144,6 +146,7 @@ static void tc_egress_is_outbound_with_tc_verdict(void **state)
 	struct pn_block b;
 	int64_t verdict;
 
+	f->c->epb_verdict = true;
 	feed(f, 0, (struct ps_meta){ .ifindex = 5, .wire_len = 40, .cap_len = 40,
 				     .verdict = -1, .hook = PS_HOOK_TC_EGRESS }, pkt);
 	b = epb(f, 0);
@@ -182,6 +185,7 @@ static void reused_options_follow_each_packet(void **state)
 	uint8_t pkt[20] = { 0 };
 	size_t n = sizeof(want) / sizeof(want[0]);
 
+	f->c->epb_verdict = true;
 	for (size_t i = 0; i < n; i++)
 		feed(f, 3, (struct ps_meta){ .seq = i, .ifindex = 5, .rx_queue = want[i].queue,
 					     .wire_len = 20, .cap_len = 20,
@@ -214,13 +218,14 @@ static void sequence_gaps_become_drop_counts(void **state)
 	struct ps_meta m = { .ifindex = 5, .wire_len = 20, .cap_len = 20,
 			     .hook = PS_HOOK_XDP, .cpu = 2 };
 
-	m.seq = 0; feed(f, 2, m, pkt);
-	m.seq = 1; feed(f, 2, m, pkt);
-	m.seq = 5; feed(f, 2, m, pkt);  /* 2, 3, 4 lost */
+	/* Timestamps in feeding order, so the file keeps it. */
+	m.seq = 0; m.ts_ns = 1; feed(f, 2, m, pkt);
+	m.seq = 1; m.ts_ns = 2; feed(f, 2, m, pkt);
+	m.seq = 5; m.ts_ns = 3; feed(f, 2, m, pkt);  /* 2, 3, 4 lost */
 	m.cpu = 3;
-	m.seq = 3; feed(f, 3, m, pkt);  /* first from CPU 3: 0..2 lost */
+	m.seq = 3; m.ts_ns = 4; feed(f, 3, m, pkt);  /* first from CPU 3: 0..2 lost */
 	m.cpu = 2;
-	m.seq = 6; feed(f, 2, m, pkt);
+	m.seq = 6; m.ts_ns = 5; feed(f, 2, m, pkt);
 
 	b = epb(f, 0);
 	assert_int_equal(pn_opt(&b, 4, 0, &v), -1);
@@ -269,10 +274,11 @@ static void counts_what_it_cannot_write(void **state)
 	feed(f, 0, (struct ps_meta){ .ifindex = 5, .wire_len = 20, .cap_len = 20,
 				     .hook = PS_HOOK_XDP, .version = 9 }, pkt);
 	feed(f, 7, (struct ps_meta){ .ifindex = 5, .wire_len = 20, .cap_len = 20,
-				     .hook = PS_HOOK_XDP }, pkt); /* no CPU 7 */
+				     .hook = PS_HOOK_XDP, .cpu = 7 }, pkt); /* no CPU 7 */
 	ps_collector_sample(f->c, 0, pkt, 3);
 	assert_int_equal(f->c->unknown, 1);
 	assert_int_equal(f->c->malformed, 3);
+	assert_int_equal(ps_collector_release(f->c, true), 0);
 	assert_int_equal(f->c->written, 0);
 }
 
@@ -285,8 +291,122 @@ static void stops_at_the_limit(void **state)
 	for (int i = 0; i < 5; i++)
 		feed(f, 0, (struct ps_meta){ .seq = i, .ifindex = 5, .wire_len = 20,
 					     .cap_len = 20, .hook = PS_HOOK_XDP }, pkt);
+	assert_int_equal(ps_collector_release(f->c, true), 0);
 	assert_int_equal(f->c->written, 2);
 	assert_true(f->c->done);
+	feed(f, 0, (struct ps_meta){ .seq = 5, .ifindex = 5, .wire_len = 20,
+				     .cap_len = 20, .hook = PS_HOOK_XDP }, pkt);
+	assert_int_equal(f->c->received, 5); /* nothing taken once done */
+}
+
+/* -c N lands exactly on the last sample a round can place: that round
+ * writes N, the next writes nothing, and nothing more is taken in. */
+static void limit_at_a_round_boundary(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t pkt[20] = { 0 };
+
+	f->c->limit = 3;
+	for (int i = 0; i < 3; i++)
+		feed(f, 0, (struct ps_meta){ .ts_ns = 10 + i, .seq = i, .ifindex = 5,
+					     .wire_len = 20, .cap_len = 20, .hook = PS_HOOK_XDP }, pkt);
+	feed(f, 1, (struct ps_meta){ .ts_ns = 100, .ifindex = 5, .wire_len = 20, .cap_len = 20,
+				     .cpu = 1, .hook = PS_HOOK_XDP }, pkt);
+	for (int cpu = 0; cpu < 4; cpu++)
+		ps_collector_settle(f->c, cpu, 12);
+	assert_int_equal(ps_collector_release(f->c, false), 0);
+	assert_int_equal(f->c->written, 3);
+	assert_true(f->c->done);
+	assert_int_equal(ps_collector_release(f->c, true), 0);
+	assert_int_equal(f->c->written, 3);
+	assert_int_equal(pcapng_flush(f->w), 0);
+	assert_int_equal(pcapng_writer_packets(f->w, -1), 3);
+}
+
+/* Drops of interleaved CPUs stay with their CPU's next written packet. */
+static void interleaved_drops_follow_their_cpu(void **state)
+{
+	static const struct { int cpu; uint64_t ts, seq, drops; } in[] = {
+		{ 0, 10, 0, 0 }, { 0, 30, 1, 0 }, { 0, 50, 4, 2 },
+		{ 1, 20, 0, 0 }, { 1, 40, 3, 2 }, { 1, 60, 4, 0 },
+	};
+	static const int out[] = { 0, 3, 1, 4, 2, 5 }; /* by timestamp */
+	struct fixture *f = *state;
+	uint8_t pkt[20] = { 0 };
+	const uint8_t *v;
+
+	for (int i = 0; i < 6; i++)
+		feed(f, in[i].cpu, (struct ps_meta){ .ts_ns = in[i].ts, .seq = in[i].seq,
+						     .ifindex = 5, .wire_len = 20, .cap_len = 20,
+						     .cpu = (uint32_t)in[i].cpu,
+						     .hook = PS_HOOK_XDP }, pkt);
+	for (int i = 0; i < 6; i++) {
+		struct pn_block b = epb(f, i);
+		uint64_t id = ((uint64_t)in[out[i]].cpu << 48) | in[out[i]].seq;
+
+		assert_int_equal(opt_u64(&b, 5), id);
+		if (in[out[i]].drops)
+			assert_int_equal(opt_u64(&b, 4), in[out[i]].drops);
+		else
+			assert_int_equal(pn_opt(&b, 4, 0, &v), -1);
+	}
+	assert_int_equal(f->c->seq_gaps, 4);
+}
+
+/* epb_verdict is a constant of our programs, and Wireshark 4.0's editors
+ * write it back under epb_queue's code: off unless asked for. */
+static void no_verdict_by_default(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t pkt[20] = { 0 };
+	const uint8_t *v;
+	struct pn_block b;
+
+	feed(f, 0, (struct ps_meta){ .ifindex = 5, .wire_len = 20, .cap_len = 20,
+				     .verdict = 2, .hook = PS_HOOK_XDP }, pkt);
+	b = epb(f, 0);
+	assert_int_equal(pn_opt(&b, 7, 0, &v), -1);
+	assert_int_equal(opt_u32(&b, 6), 0); /* the queue is still there */
+}
+
+/*
+ * Samples of two CPUs, fed a CPU at a time as the perf buffers give them,
+ * come out in timestamp order once each CPU is settled past them; a CPU
+ * not yet settled holds back everything after its last sample.
+ */
+static void writes_in_timestamp_order_across_cpus(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t pkt[20] = { 0 };
+	static const uint64_t cpu0[] = { 100, 300, 500, 900 }, cpu1[] = { 200, 250, 600 };
+	static const uint64_t want[] = { 100, 200, 250, 300, 500, 600, 900 };
+	uint32_t lo;
+
+	for (int i = 0; i < 4; i++)
+		feed(f, 0, (struct ps_meta){ .ts_ns = cpu0[i], .seq = i, .ifindex = 5,
+					     .wire_len = 20, .cap_len = 20, .cpu = 0,
+					     .hook = PS_HOOK_XDP }, pkt);
+	for (int i = 0; i < 3; i++)
+		feed(f, 1, (struct ps_meta){ .ts_ns = cpu1[i], .seq = i, .ifindex = 5,
+					     .wire_len = 20, .cap_len = 20, .cpu = 1,
+					     .hook = PS_HOOK_XDP }, pkt);
+	/* CPUs 2 and 3 have said nothing: nothing is final yet. */
+	assert_int_equal(ps_collector_release(f->c, false), 0);
+	assert_int_equal(f->c->written, 0);
+	ps_collector_settle(f->c, 2, 1000);
+	ps_collector_settle(f->c, 3, 1000);
+	/* CPU 1 may still send something after 600, CPU 0 after 900. */
+	assert_int_equal(ps_collector_release(f->c, false), 0);
+	assert_int_equal(f->c->written, 6);
+	ps_collector_settle(f->c, 1, 1000);
+	assert_int_equal(ps_collector_release(f->c, false), 0);
+	assert_int_equal(f->c->written, 7);
+	for (int i = 0; i < 7; i++) {
+		struct pn_block b = epb(f, i);
+
+		memcpy(&lo, b.data + 16, 4);
+		assert_int_equal(lo, want[i] + 1000); /* the fixture's clock offset */
+	}
 }
 
 static void lost_records_are_summed(void **state)
@@ -320,6 +440,10 @@ int main(void)
 		T(restores_vlan_and_truncates_to_snaplen),
 		T(counts_what_it_cannot_write),
 		T(stops_at_the_limit),
+		T(no_verdict_by_default),
+		T(limit_at_a_round_boundary),
+		T(interleaved_drops_follow_their_cpu),
+		T(writes_in_timestamp_order_across_cpus),
 		T(lost_records_are_summed),
 		cmocka_unit_test(buffer_pages_are_powers_of_two),
 	};

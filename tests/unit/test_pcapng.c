@@ -16,9 +16,11 @@
 #include <signal.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <pcap/pcap.h>
 #include <cmocka.h>
 #include "pcapng.h"
+#include "support/pcapng_walk.h"
 
 #define LE16(x) (x) & 0xff, ((x) >> 8) & 0xff
 #define LE32(x) LE16((x) & 0xffff), LE16(((x) >> 16) & 0xffff)
@@ -337,6 +339,113 @@ static void write_error_is_sticky(void **state)
 	close(fds[1]);
 }
 
+/* Where each block of write_sample() ends: SHB, IDB, IDB, 3 EPBs, 2 ISBs. */
+static size_t sample_ends(size_t *ends, size_t max)
+{
+	static uint8_t file[32768];
+	int fd = mem_fd();
+	struct pcapng_writer *w = pcapng_writer_new(fd, 0);
+	size_t size, off = 0, n = 0;
+	struct pn_block b;
+
+	write_sample(w);
+	assert_int_equal(pcapng_writer_free(w), 0);
+	size = contents(fd, file, sizeof(file));
+	close(fd);
+	while (n < max && pn_next(file, size, &off, &b) == 1)
+		ends[n++] = off;
+	assert_int_equal(off, size);
+	return n;
+}
+
+/* Every block of a file is whole, up to its end. */
+static size_t whole_blocks(const char *path, size_t *packets)
+{
+	static uint8_t file[32768];
+	FILE *f = fopen(path, "rb");
+	size_t size, off = 0;
+	struct pn_block b;
+	int r;
+
+	assert_non_null(f);
+	size = fread(file, 1, sizeof(file), f);
+	fclose(f);
+	*packets = 0;
+	while ((r = pn_next(file, size, &off, &b)) == 1)
+		*packets += b.type == 6;
+	assert_int_equal(r, 0); /* no partial block at the end */
+	return size;
+}
+
+/*
+ * A file that cannot grow (RLIMIT_FSIZE stands in for a full disk): the
+ * write stops in the middle of the 9000-byte block; the file is cut back
+ * to the block before, and only the packets in it count.
+ */
+static void full_file_ends_on_a_whole_block(void **state)
+{
+	char path[] = "/tmp/pcapng-full-XXXXXX";
+	size_t ends[16], packets;
+	struct rlimit old, lim;
+	struct pcapng_writer *w;
+	int fd;
+
+	(void)state;
+	assert_int_equal(sample_ends(ends, 16), 8);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = ends[4] - 100; /* inside the second packet block */
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	w = pcapng_writer_new(fd, 0);
+	write_sample(w);
+	assert_int_equal(pcapng_flush(w), -EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_int_equal(pcapng_writer_error(w), -EFBIG);
+	assert_int_equal(pcapng_writer_good_bytes(w), ends[3]);
+	assert_int_equal(pcapng_writer_packets(w, -1), 1);
+	assert_int_equal(pcapng_writer_packets(w, 0), 1);
+	assert_int_equal(pcapng_writer_packets(w, 1), 0);
+	assert_int_equal(whole_blocks(path, &packets), ends[3]);
+	assert_int_equal(packets, 1);
+	pcapng_writer_free(w);
+	close(fd);
+	unlink(path);
+}
+
+/*
+ * `pktsample -w - | head -c N`: bytes the pipe accepted but its reader
+ * never read are not in anyone's file, so they do not count.
+ */
+static void pipe_counts_only_what_the_reader_read(void **state)
+{
+	uint8_t sink[32768];
+	size_t ends[16];
+	struct pcapng_writer *w;
+	int fds[2];
+
+	(void)state;
+	assert_int_equal(sample_ends(ends, 16), 8);
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(pipe(fds), 0);
+	w = pcapng_writer_new(fds[1], 0);
+	write_sample(w);
+	assert_int_equal(pcapng_flush(w), 0);
+	assert_int_equal(pcapng_writer_packets(w, -1), 3);
+	/* The reader takes the first packet block and a bit, then leaves. */
+	assert_int_equal(read(fds[0], sink, ends[3] + 10), (ssize_t)(ends[3] + 10));
+	close(fds[0]);
+	assert_int_equal(pcapng_write_epb(w, &(struct pcapng_epb){ .cap_len = 1, .data = big }), 0);
+	assert_int_equal(pcapng_flush(w), -EPIPE);
+	assert_int_equal(pcapng_writer_good_bytes(w), ends[3]);
+	assert_int_equal(pcapng_writer_packets(w, -1), 1);
+	assert_int_equal(pcapng_writer_packets(w, 1), 0);
+	pcapng_writer_free(w);
+	close(fds[1]);
+}
+
 static void counts_bytes(void **state)
 {
 	int fd = mem_fd();
@@ -363,6 +472,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(roundtrip_tiny_buffer_grows_for_jumbo),
 		cmocka_unit_test(write_error_is_sticky),
 		cmocka_unit_test(counts_bytes),
+		cmocka_unit_test(full_file_ends_on_a_whole_block),
+		cmocka_unit_test(pipe_counts_only_what_the_reader_read),
 	};
 
 	if (argc == 3 && !strcmp(argv[1], "--write-sample")) {

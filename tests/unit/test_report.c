@@ -90,6 +90,40 @@ static void summary_one_in_one_has_no_estimate(void **state)
 				 "0 packets sampled out\n0 packets lost in perf buffer\n");
 }
 
+/* tcpdump's grammar: "1 packet captured", on every line. */
+static void summary_says_one_packet(void **state)
+{
+	struct ps_sampling s = sampling(PS_SAMPLE_RANDOM, 1, 0);
+	struct ps_summary sum = { .all = { .seen = 1, .emitted = 1, .output_errors = 1 },
+				  .written = 1, .filter = true, .smp = &s };
+	char buf[512];
+
+	(void)state;
+	ps_report_summary(buf, sizeof(buf), &sum);
+	assert_string_equal(buf, "1 packet captured\n"
+				 "1 packet seen by hooks\n"
+				 "1 packet matched the filter\n"
+				 "0 packets sampled out\n"
+				 "1 packet lost in perf buffer\n");
+}
+
+/* After a write error the first line is what the file holds, the second
+ * what never reached it. */
+static void summary_after_a_write_error(void **state)
+{
+	struct ps_sampling s = sampling(PS_SAMPLE_ALL, 0, 0);
+	struct ps_summary sum = { .all = { .seen = 908, .emitted = 908 }, .written = 56,
+				  .write_error = true, .lost_to_write = 852, .smp = &s };
+	char buf[512];
+
+	(void)state;
+	ps_report_summary(buf, sizeof(buf), &sum);
+	assert_string_equal(buf, "56 packets captured\n"
+				 "852 packets lost to the write error\n"
+				 "908 packets seen by hooks\n"
+				 "0 packets lost in perf buffer\n");
+}
+
 static void summary_is_cut_safely(void **state)
 {
 	struct ps_sampling s = sampling(PS_SAMPLE_ALL, 0, 0);
@@ -154,6 +188,8 @@ int main(void)
 		cmocka_unit_test(summary_with_filter_sampling_and_rate_cap),
 		cmocka_unit_test(summary_estimates_one_in_n),
 		cmocka_unit_test(summary_one_in_one_has_no_estimate),
+		cmocka_unit_test(summary_says_one_packet),
+		cmocka_unit_test(summary_after_a_write_error),
 		cmocka_unit_test(summary_is_cut_safely),
 		cmocka_unit_test(stats_line),
 		cmocka_unit_test(isb_stages_add_up),

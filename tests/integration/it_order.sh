@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The file in time order across CPUs: floods from both CPUs at once (perf
+# buffers and the BPF ring) come out with no packet stamped before the one
+# ahead of it and every frame exactly once; a TCP transfer captured next to
+# tcpdump gets the same verdicts from Wireshark's TCP analysis.
+source "$(dirname "$0")/lib.sh"
+[ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
+
+env_up
+
+# flood_both OUT ARGS...: a pinned sender on each of CPUs 0 and 1, at once.
+flood_both() {
+	local out=$1; shift
+	start_capture -i "$CAPIF" --hook xdp,tc-ingress -B 8192 -v "$@" -w "$out"
+	in_peer taskset -c 0 "$PSGEN" -i "$PEERIF" -n 60000 -s 64 --flows 32 --rate 150000 \
+		--src 192.0.2.10 -w "$WORK/sent0.pcap" >/dev/null &
+	local g0=$!
+	in_peer taskset -c 1 "$PSGEN" -i "$PEERIF" -n 60000 -s 64 --flows 32 --rate 150000 \
+		--src 192.0.2.11 -w "$WORK/sent1.pcap" >/dev/null
+	wait "$g0"
+	sleep 0.3
+	stop_capture INT
+	assert_eq 0 "$PS_RC" "$*: exits 0"
+	mergecap -F pcap -w "$WORK/sent.pcap" "$WORK/sent0.pcap" "$WORK/sent1.pcap"
+}
+
+for transport in perf ringbuf; do
+	cap=$WORK/flood-$transport.pcapng
+	flood_both "$cap" --transport "$transport"
+	lost=$(sed -n 's/^\([0-9]*\) packets\? lost in .* buffer$/\1/p' "$WORK/ps.err")
+	assert_eq 0 "$lost" "$transport: nothing lost in the buffer"
+	cpus=$(fields "$cap" "$GEN" frame.packet_id | awk '{ print int($1 / 281474976710656) }' | sort -u | tr '\n' ' ')
+	assert_eq "0 1 " "$cpus" "$transport: packets from both CPUs"
+	assert_eq 0 "$("$PCAPCHECK" order "$cap")" "$transport: no packet stamped before the one ahead of it"
+	assert_match "Strict time order: +True" "$(capinfos -o "$cap")" "$transport: capinfos: strict time order"
+	assert_match "0 packets out of order" "$(grep '^pktsample: merge:' "$WORK/ps.err")" \
+		"$transport: the merge placed every packet"
+	for d in "xdp ingress" "tc ingress"; do
+		extract "$cap" "frame.interface_description == \"$d\" && $GEN" "$WORK/hook.pcap"
+		assert_eq "120000 frames identical" "$("$PCAPCHECK" same "$WORK/sent.pcap" "$WORK/hook.pcap")" \
+			"$transport, $d: every frame exactly once"
+	done
+done
+
+# A TCP bulk transfer, sender and receiver on different CPUs, captured by
+# pktsample and tcpdump at once: Wireshark's analysis must agree. One
+# segment per packet (no GSO), as on a wire, and paced so that neither
+# capture loses anything.
+cat >"$WORK/tcp.py" <<'EOF'
+import socket, sys, time
+if sys.argv[1] == "server":
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("0.0.0.0", 5001)); s.listen(1)
+    print("listening", flush=True)
+    c, _ = s.accept()
+    while c.recv(65536):
+        pass
+else:
+    c = socket.create_connection(("192.0.2.2", 5001))
+    block = b"x" * 65536
+    for _ in range(int(sys.argv[2])):
+        c.sendall(block)
+        time.sleep(0.002)
+    c.close()
+EOF
+in_cap ip link set dev "$CAPIF" gso_max_segs 1
+in_peer ip link set dev "$PEERIF" gso_max_segs 1
+"$TESTENV" exec "$ENV" peer -- taskset -c 1 python3 "$WORK/tcp.py" server >"$WORK/server.out" &
+SERVER=$!
+PIDS+=("$SERVER")
+: >"$WORK/tcpdump.err"
+"$TESTENV" exec "$ENV" cap -- tcpdump -i "$CAPIF" -s 0 -B 8192 -w "$WORK/tcpdump.pcap" \
+	"tcp port 5001" 2>"$WORK/tcpdump.err" &
+TCPDUMP=$!
+PIDS+=("$TCPDUMP")
+for _ in $(seq 100); do
+	grep -q listening "$WORK/tcpdump.err" && grep -q listening "$WORK/server.out" && break
+	sleep 0.1
+done
+start_capture -i "$CAPIF" -w "$WORK/tcp.pcapng" "tcp port 5001"
+in_cap taskset -c 0 python3 "$WORK/tcp.py" client 64
+wait "$SERVER"
+sleep 0.5
+stop_capture INT
+kill -INT "$TCPDUMP"
+wait "$TCPDUMP" || true
+assert_eq 0 "$PS_RC" "tcp: exits 0"
+assert_match "^0 packets lost in perf buffer$" "$(grep 'lost in perf' "$WORK/ps.err")" "tcp: nothing lost"
+
+n_ps=$(count "$WORK/tcp.pcapng" tcp)
+n_td=$(count "$WORK/tcpdump.pcap" tcp)
+echo "# tcp transfer: pktsample $n_ps packets, tcpdump $n_td"
+assert_eq "$n_td" "$n_ps" "tcp: as many packets as tcpdump"
+[ "$n_ps" -gt 500 ] || fail "tcp: only $n_ps packets"
+cpus=$(fields "$WORK/tcp.pcapng" tcp frame.packet_id | awk '{ print int($1 / 281474976710656) }' | sort -u | tr '\n' ' ')
+assert_eq "0 1 " "$cpus" "tcp: packets from both CPUs"
+assert_eq 0 "$("$PCAPCHECK" order "$WORK/tcp.pcapng")" "tcp: in time order"
+for flag in tcp.analysis.flags tcp.analysis.retransmission tcp.analysis.lost_segment \
+	tcp.analysis.out_of_order tcp.analysis.duplicate_ack tcp.analysis.ack_lost_segment; do
+	assert_eq "$(count "$WORK/tcpdump.pcap" "$flag")" "$(count "$WORK/tcp.pcapng" "$flag")" \
+		"tcp: $flag as in tcpdump's capture"
+done
+assert_nothing_attached
