@@ -3,9 +3,12 @@
  * Collector + pcapng writer throughput on one core, without the kernel: a
  * synthetic producer hands perf samples (ps_meta + packet bytes, as
  * bpf_perf_event_output lays them out) to ps_collector_sample(), which
- * splits, annotates and writes pcapng to a file (use tmpfs). Reports
- * samples/s, MB/s of pcapng and CPU seconds per million samples, median and
- * min-max of ROUNDS runs per frame size.
+ * splits them into the time-order merge; rounds of ROUND_SAMPLES settle
+ * every CPU and write what the merge places, annotated, as pcapng to a
+ * file (use tmpfs). Samples come from one CPU, or from two with their
+ * timestamps interleaved (every round is a real merge). Reports samples/s,
+ * MB/s of pcapng and CPU seconds per million samples, median and min-max
+ * of ROUNDS runs per frame size.
  *
  * Usage: bench_writer_throughput FILE [CSV]
  */
@@ -21,6 +24,7 @@
 
 #define ROUNDS 5
 #define SAMPLES 2000000
+#define ROUND_SAMPLES 8192 /* about what a perf wakeup brings at 64 B */
 
 static double now_s(void)
 {
@@ -56,20 +60,23 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (csv)
-		fprintf(csv, "frame_bytes,samples_per_s,mb_per_s,cpu_s_per_million\n");
-	printf("| frame | samples/s | MB/s of pcapng | CPU s per M samples |\n|---|---|---|---|\n");
-	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		fprintf(csv, "frame_bytes,cpus,samples_per_s,mb_per_s,cpu_s_per_million\n");
+	printf("| frame | CPUs | samples/s | MB/s of pcapng | CPU s per M samples |\n"
+	       "|---|---|---|---|---|\n");
+	for (size_t z = 0; z < 2 * sizeof(sizes) / sizeof(sizes[0]); z++) {
+		uint32_t size = sizes[z / 2];
+		int ncpus = 1 + (int)(z % 2);
 		double rate[ROUNDS], mbs[ROUNDS], cpm[ROUNDS];
 		/* raw sample: 4-byte perf size word is not part of it; meta + bytes,
 		 * padded so the record is a multiple of 8, as the kernel does */
-		size_t raw_len = (sizeof(struct ps_meta) + sizes[z] + 4 + 7) / 8 * 8 - 4;
+		size_t raw_len = (sizeof(struct ps_meta) + size + 4 + 7) / 8 * 8 - 4;
 		uint8_t *raw = calloc(1, raw_len);
 		struct ps_meta *m = (struct ps_meta *)raw;
 
-		for (uint32_t i = 0; i < sizes[z]; i++)
+		for (uint32_t i = 0; i < size; i++)
 			raw[sizeof(*m) + i] = (uint8_t)i;
 		m->ifindex = 1;
-		m->wire_len = m->cap_len = sizes[z];
+		m->wire_len = m->cap_len = size;
 		m->verdict = 2;
 		m->version = PS_META_VERSION;
 		m->hook = PS_HOOK_XDP;
@@ -78,9 +85,10 @@ int main(int argc, char **argv)
 			struct ps_collector *c = calloc(1, sizeof(*c));
 			int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 			struct pcapng_writer *w = pcapng_writer_new(fd, 0);
+			uint64_t seq[2] = { 0, 0 };
 			double t0, c0;
 
-			if (fd < 0 || !w || !c || ps_collector_init(c, w, &t, 1, 1, 65535, 0)) {
+			if (fd < 0 || !w || !c || ps_collector_init(c, w, &t, 1, ncpus, 65535, 0)) {
 				perror(argv[1]);
 				return 1;
 			}
@@ -90,16 +98,30 @@ int main(int argc, char **argv)
 			t0 = now_s();
 			c0 = cpu_s();
 			for (uint64_t i = 0; i < SAMPLES; i++) {
-				m->seq = i;
+				/* Two CPUs: alternate, timestamps interleaved. */
+				m->cpu = (uint32_t)(i % ncpus);
+				m->seq = seq[m->cpu]++;
 				m->ts_ns = i * 1000;
-				ps_collector_sample(c, 0, raw, raw_len);
+				ps_collector_sample(c, (int)m->cpu, raw, raw_len);
+				if ((i + 1) % ROUND_SAMPLES == 0) {
+					/* A round: every CPU settled up to the last sample
+					 * but the final millisecond, as the collector does. */
+					for (int cpu = 0; cpu < ncpus; cpu++)
+						ps_collector_settle(c, cpu, i * 1000 - 1000000);
+					ps_collector_release(c, false);
+					pcapng_flush(w);
+				}
 			}
+			ps_collector_release(c, true);
 			pcapng_flush(w);
 			rate[r] = SAMPLES / (now_s() - t0);
 			mbs[r] = pcapng_bytes(w) / 1e6 / (now_s() - t0);
 			cpm[r] = (cpu_s() - c0) / (SAMPLES / 1e6);
-			if (c->written != SAMPLES) {
-				fprintf(stderr, "wrote %llu of %d\n", (unsigned long long)c->written, SAMPLES);
+			if (c->written != SAMPLES || c->order.late || c->forced) {
+				fprintf(stderr, "wrote %llu of %d, %llu late, %llu forced\n",
+					(unsigned long long)c->written, SAMPLES,
+					(unsigned long long)c->order.late,
+					(unsigned long long)c->forced);
 				return 1;
 			}
 			ps_collector_free(c);
@@ -110,12 +132,12 @@ int main(int argc, char **argv)
 		qsort(rate, ROUNDS, sizeof(double), cmp);
 		qsort(mbs, ROUNDS, sizeof(double), cmp);
 		qsort(cpm, ROUNDS, sizeof(double), cmp);
-		printf("| %u B | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.3f (%.3f-%.3f) |\n", sizes[z],
-		       rate[ROUNDS / 2], rate[0], rate[ROUNDS - 1], mbs[ROUNDS / 2], mbs[0],
-		       mbs[ROUNDS - 1], cpm[ROUNDS / 2], cpm[0], cpm[ROUNDS - 1]);
+		printf("| %u B | %d | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.3f (%.3f-%.3f) |\n",
+		       size, ncpus, rate[ROUNDS / 2], rate[0], rate[ROUNDS - 1], mbs[ROUNDS / 2],
+		       mbs[0], mbs[ROUNDS - 1], cpm[ROUNDS / 2], cpm[0], cpm[ROUNDS - 1]);
 		if (csv)
-			fprintf(csv, "%u,%.0f,%.0f,%.3f\n", sizes[z], rate[ROUNDS / 2], mbs[ROUNDS / 2],
-				cpm[ROUNDS / 2]);
+			fprintf(csv, "%u,%d,%.0f,%.0f,%.3f\n", size, ncpus, rate[ROUNDS / 2],
+				mbs[ROUNDS / 2], cpm[ROUNDS / 2]);
 		free(raw);
 	}
 	if (csv)

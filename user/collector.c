@@ -324,12 +324,13 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 	else
 		ps_collector_sample(c, (int)m->cpu, data,
 				    (uint32_t)sizeof(*m) + m->cap_len);
-	c->round_bytes += size + 8;
+	c->round_bytes += (size + 8 + 7) & ~(size_t)7; /* header, 8-byte aligned */
 	/*
-	 * A negative return stops ring_buffer__consume() once done, or once a
-	 * round has read a ring's worth: under a flood the ring never runs
-	 * dry, and the merge can only place what a finished round vouches
-	 * for. libbpf has already consumed this record; it is in the merge.
+	 * A negative return stops ring_buffer__consume() once done, or once
+	 * the round has read what the ring held when it began: under a flood
+	 * the ring never runs dry, and the merge can only place what a
+	 * finished round vouches for. libbpf has already consumed this
+	 * record; it is in the merge.
 	 */
 	if (c->done)
 		return -ECANCELED;
@@ -362,7 +363,6 @@ int ps_collector_open_ring(struct ps_collector *c, int ring_fd, int emit_fd,
 	c->ring_pos[1] = (const volatile uint64_t *)((uint8_t *)pos + page_size);
 	c->ring_pos_len = 2 * page_size;
 	c->emit_fd = emit_fd;
-	c->round_budget = ring_bytes;
 	c->order.max_held = 2 * (size_t)ring_bytes;
 	return 0;
 }
@@ -380,7 +380,9 @@ static bool read_marks(struct ps_collector *c)
 	return c->emit_fd >= 0 && !bpf_map_lookup_elem(c->emit_fd, &zero, c->emit);
 }
 
-/* Read every buffer to its end (or a ring's worth); true if it got there. */
+/* Read every buffer to where its producer was when the round began; *to_end
+ * says whether it got there (not when -c stopped it, or the ring could not
+ * be read past a record still being written). */
 static int consume_all(struct ps_collector *c, bool *to_end)
 {
 	int err = 0;
@@ -392,8 +394,16 @@ static int consume_all(struct ps_collector *c, bool *to_end)
 	}
 	if (c->rb) {
 		uint64_t start = __atomic_load_n(c->ring_pos[1], __ATOMIC_ACQUIRE);
+		uint64_t from = __atomic_load_n(c->ring_pos[0], __ATOMIC_ACQUIRE);
 
+		/* Up to where the producer was (discarded records, which the
+		 * callback does not see, may take it a little further). */
 		c->round_bytes = 0;
+		c->round_budget = start > from ? start - from : 0;
+		if (!c->round_budget) {
+			*to_end = !c->done;
+			return 0;
+		}
 		err = ring_buffer__consume(c->rb);
 		if (err == -ECANCELED || err == -EAGAIN)
 			err = 0;

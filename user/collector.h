@@ -55,7 +55,7 @@ struct ps_collector {
 	const volatile uint64_t *ring_pos[2]; /* ringbuf: consumer, producer */
 	size_t ring_pos_len;
 	uint64_t round_bytes;     /* ringbuf: bytes read this round ... */
-	uint64_t round_budget;    /* ... and the most one round reads */
+	uint64_t round_budget;    /* ... and what the ring held when it began */
 	struct perf_buffer *pb;   /* --transport perf (the default) */
 	struct ring_buffer *rb;   /* --transport ringbuf */
 	struct ps_clock clock;
