@@ -436,6 +436,9 @@ int pcapng_write_idb(struct pcapng_writer *w, const struct pcapng_idb *idb)
 		memcpy(f + 1, idb->filter, n);
 		put_opt(w, IF_FILTER, f, n + 1);
 	}
+	/* if_tsresol before opt_comment: scapy 2.5 stops reading a block's
+	 * options at a comment without a line break, and would then take our
+	 * nanoseconds for microseconds (tests/integration/it_roundtrip.sh). */
 	put_opt(w, IF_TSRESOL, &tsresol, 1);
 	put_opt_str(w, OPT_COMMENT, idb->comment);
 	finish(&b, true);
