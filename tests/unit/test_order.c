@@ -132,7 +132,6 @@ static void refuses_past_the_memory_bound(void **state)
 static void counts_what_comes_late(void **state)
 {
 	struct ps_order o;
-	uint8_t seen[8] = { 0 };
 
 	(void)state;
 	assert_int_equal(ps_order_init(&o, 2, 1 << 20), 0);
@@ -143,7 +142,6 @@ static void counts_what_comes_late(void **state)
 	ps_order_pop(&o);
 	assert_int_equal(o.late, 1);
 	assert_int_equal(o.last_ts, 100);
-	(void)seen;
 	ps_order_free(&o);
 }
 
