@@ -134,7 +134,6 @@ static void write_record(struct ps_collector *c, const struct ps_order_rec *r)
 		c->done = true;
 		return;
 	}
-	t->written++;
 	c->written++;
 	if (c->limit && c->written >= c->limit)
 		c->done = true;

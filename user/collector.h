@@ -29,7 +29,6 @@ struct ps_target {
 	int ifindex;
 	unsigned int hook;
 	uint32_t if_id;   /* pcapng interface id */
-	uint64_t written; /* packets written for this pair */
 };
 
 struct ps_cpu_state {

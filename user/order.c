@@ -81,16 +81,10 @@ static int make_room(struct ps_order_queue *q, size_t need)
 
 	if (q->tail + need <= q->size)
 		return 0;
-	if (live + need <= q->size && q->head >= q->size / 2) {
-		memmove(q->buf, q->buf + q->head, live);
-		q->head = 0;
-		q->tail = live;
-		return 0;
-	}
 	size = q->size ? q->size : QUEUE_MIN_SIZE;
 	while (size < live + need)
 		size *= 2;
-	if (size == q->size && q->head) { /* it fits once compacted */
+	if (size == q->size) { /* it fits once compacted (head > 0 here) */
 		memmove(q->buf, q->buf + q->head, live);
 		q->head = 0;
 		q->tail = live;

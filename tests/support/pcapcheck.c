@@ -114,27 +114,44 @@ static int cmd_times(const char *path)
 	return 0;
 }
 
-static int cmd_isb(const char *path)
+/* The whole file in memory (NULL, with a message, if it cannot be read). */
+static uint8_t *read_whole(const char *path, size_t *size)
 {
 	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long len;
+
+	if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0) {
+		perror("pcapcheck");
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	rewind(f);
+	buf = malloc(len + 1);
+	*size = buf ? fread(buf, 1, len, f) : 0;
+	fclose(f);
+	if (buf && *size != (size_t)len) {
+		fprintf(stderr, "pcapcheck: %s: short read\n", path);
+		free(buf);
+		buf = NULL;
+	}
+	return buf;
+}
+
+static int cmd_isb(const char *path)
+{
 	static const struct { uint16_t code; const char *name; } opts[] = {
 		{ 4, "ifrecv" }, { 5, "ifdrop" }, { 6, "filteraccept" },
 		{ 7, "osdrop" }, { 8, "usrdeliv" },
 	};
 	struct pn_block b;
-	uint8_t *buf;
 	size_t size, off = 0;
-	long len;
+	uint8_t *buf = read_whole(path, &size);
 	int r;
 
-	if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0) {
-		perror("pcapcheck");
+	if (!buf)
 		return 1;
-	}
-	rewind(f);
-	buf = malloc(len + 1);
-	size = fread(buf, 1, len, f);
-	fclose(f);
 	while ((r = pn_next(buf, size, &off, &b)) == 1) {
 		uint32_t ifid;
 
@@ -158,6 +175,7 @@ static int cmd_isb(const char *path)
 		}
 		printf("\n");
 	}
+	free(buf);
 	if (r < 0) {
 		fprintf(stderr, "pcapcheck: %s: malformed block at %zu\n", path, off);
 		return 1;
@@ -168,27 +186,19 @@ static int cmd_isb(const char *path)
 /* Every block whole, to the last byte; the number of packet blocks. */
 static int cmd_blocks(const char *path)
 {
-	FILE *f = fopen(path, "rb");
 	size_t size, off = 0, packets = 0;
+	uint8_t *buf = read_whole(path, &size);
 	struct pn_block b;
-	uint8_t *buf;
-	long len;
 	int r;
 
-	if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0) {
-		perror("pcapcheck");
+	if (!buf)
 		return 1;
-	}
-	rewind(f);
-	buf = malloc(len + 1);
-	size = fread(buf, 1, len, f);
-	fclose(f);
 	while ((r = pn_next(buf, size, &off, &b)) == 1)
 		packets += b.type == 6;
 	free(buf);
-	if (r < 0 || off != (size_t)len) {
-		fprintf(stderr, "pcapcheck: %s: partial or malformed block at %zu of %ld\n",
-			path, off, len);
+	if (r < 0 || off != size) {
+		fprintf(stderr, "pcapcheck: %s: partial or malformed block at %zu of %zu\n",
+			path, off, size);
 		return 1;
 	}
 	printf("%zu\n", packets);
