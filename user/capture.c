@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,12 +9,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <sys/epoll.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
 #include "cli.h"
 #include "clock.h"
 #include "counters.h"
 #include "filter.h"
+#include "linkwatch.h"
 #include "log.h"
 #include "pcapng.h"
 #include "report.h"
@@ -29,6 +32,9 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_opts *o,
 		     const struct ps_filter *filter, struct ps_stop *stop)
 {
 	memset(cap, 0, sizeof(*cap));
+	cap->link_fd = -1;
+	cap->loop_fd = -1;
+	cap->att.remove_stale = o->remove_stale;
 	cap->o = o;
 	cap->filter = filter;
 	cap->stop = stop;
@@ -52,6 +58,24 @@ int ps_capture_resolve(struct ps_capture *cap)
 		cap->xdp_mode[i] = ps_xdp_resolve_mode(cap->o->xdp_mode, name);
 	}
 	return 0;
+}
+
+int ps_capture_open_output(struct ps_capture *cap)
+{
+	const struct ps_opts *o = cap->o;
+	int err;
+
+	ps_rotate_init(&cap->rot, o->output, o->file_size, o->rotate_seconds * 1000000000ull,
+		       o->file_count, read_ns(CLOCK_MONOTONIC));
+	if (!ps_rotate_active(&cap->rot))
+		return ps_output_open(&cap->out, o->output);
+	err = ps_rotate_name(&cap->rot, time(NULL), cap->path, sizeof(cap->path));
+	if (err) {
+		pr_err("cannot name a file after '%s': %s\n", o->output,
+		       err == -EINVAL ? "strftime(3) makes an empty name of it" : strerror(-err));
+		return err;
+	}
+	return ps_output_open(&cap->out, cap->path);
 }
 
 /*
@@ -114,7 +138,8 @@ static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifa
 	if (err || !(o->hooks & PS_HOOK_BIT(PS_HOOK_XDP)))
 		return err;
 	return ps_attach_prepare_xdp(&cap->att, ps_loader_object(&cap->loader),
-				     bpf_program__name(ps_loader_prog(&cap->loader, PS_PROG_XDP)));
+				     bpf_program__name(ps_loader_prog(&cap->loader, PS_PROG_XDP)),
+				     ps_loader_prog_fd(&cap->loader, PS_PROG_XDP), o->xdp_attach);
 }
 
 static int attach_all(struct ps_capture *cap)
@@ -150,7 +175,9 @@ static const char *attached_via(const struct ps_capture *cap, const struct ps_ta
 	return "?";
 }
 
-static int write_headers(struct ps_capture *cap, const char *sampling)
+/* A file's first blocks: the section, and one IDB per target (so every
+ * file of a rotation has the same interface ids). */
+static int write_file_headers(struct ps_capture *cap)
 {
 	struct utsname u;
 	char os[sizeof(u.sysname) + sizeof(u.release) + 2];
@@ -169,7 +196,7 @@ static int write_headers(struct ps_capture *cap, const char *sampling)
 		int id;
 
 		ps_report_idb_comment(comment, sizeof(comment), tg->hook,
-				      attached_via(cap, tg), sampling);
+				      attached_via(cap, tg), cap->sampling);
 		id = pcapng_write_idb(cap->w, &(struct pcapng_idb){
 			.linktype = PCAPNG_LINKTYPE_ETHERNET,
 			.snaplen = cap->o->snaplen,
@@ -184,8 +211,130 @@ static int write_headers(struct ps_capture *cap, const char *sampling)
 			tg->if_id = id;
 	}
 	if (err)
-		pr_err("cannot write %s: %s\n", cap->out.path, strerror(-err));
+		pr_err("cannot write %s: %s\n", cap->out.path, pcapng_strerror(err));
+	cap->file_start_ns = read_ns(CLOCK_REALTIME);
 	return err;
+}
+
+static int slot_of(const struct ps_capture *cap, int ifindex)
+{
+	for (int i = 0; i < cap->o->n_ifaces; i++)
+		if (cap->ifindex[i] == ifindex)
+			return i;
+	return -1;
+}
+
+/*
+ * One ISB per (interface, hook) for the file being closed: what its hook
+ * saw, dropped and let through while this file was the output, and the
+ * packets in this file. The counters then start over for the next file.
+ */
+static int write_isbs(struct ps_capture *cap)
+{
+	uint64_t end_ns = read_ns(CLOCK_REALTIME);
+	int err = 0;
+
+	for (int t = 0; t < cap->n_targets && !err; t++) {
+		struct ps_target *tg = &cap->targets[t];
+		uint64_t written = pcapng_writer_packets(cap->w, (int)tg->if_id);
+		struct ps_counters now, c;
+		char line[320], comment[360];
+		int rerr = ps_loader_read_counter(&cap->loader, tg->ifindex, tg->hook, &now);
+
+		if (rerr) {
+			pr_warn("cannot read the counters of %s %s: %s\n", tg->ifname,
+				ps_hook_name(tg->hook), strerror(-rerr));
+			continue;
+		}
+		ps_counters_sub(&c, &now, &cap->file_base[t]);
+		cap->file_base[t] = now;
+		ps_report_stages(line, sizeof(line), &c, written);
+		snprintf(comment, sizeof(comment), "%s%s",
+			 cap->gone[slot_of(cap, tg->ifindex)] ? "interface disappeared; " : "", line);
+		err = pcapng_write_isb(cap->w, &(struct pcapng_isb){
+			.if_id = tg->if_id, .ts_ns = end_ns,
+			.start_ns = cap->file_start_ns, .end_ns = end_ns,
+			.if_recv = c.seen, .if_drop = c.output_errors,
+			.has_filter_accept = cap->filter || ps_sampling_active(&cap->smp),
+			.filter_accept = c.seen - c.filtered,
+			.usr_deliv = written,
+			.comment = comment,
+		});
+	}
+	return err;
+}
+
+/* Packets of target t (or of all, t < 0) in every file so far. */
+static uint64_t written_total(const struct ps_capture *cap, int t)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < cap->n_targets; i++)
+		if (t < 0 || i == t)
+			n += cap->closed_written[i] + (cap->w ?
+			     pcapng_writer_packets(cap->w, (int)cap->targets[i].if_id) : 0);
+	return n;
+}
+
+/*
+ * Close the current file (its ISBs, then -z on it) and go on in the next,
+ * which the rotation state already names. Packets still held by the merge
+ * go to the new file: none is lost or written twice.
+ */
+static int rotate_file(struct ps_capture *cap)
+{
+	char closed[PATH_MAX];
+	int err, fd;
+
+	/* Flushed first: the ISBs count the packets that are in the file. */
+	err = pcapng_flush(cap->w);
+	if (!err)
+		err = write_isbs(cap);
+	if (!err)
+		err = pcapng_flush(cap->w);
+	if (err) {
+		pr_err("cannot write %s: %s\n", cap->out.path, pcapng_strerror(err));
+		return err;
+	}
+	for (int t = 0; t < cap->n_targets; t++)
+		cap->closed_written[t] += pcapng_writer_packets(cap->w, (int)cap->targets[t].if_id);
+	pcapng_writer_free(cap->w);
+	cap->w = cap->col->w = NULL;
+	ps_output_close(&cap->out);
+	snprintf(closed, sizeof(closed), "%s", cap->path);
+	if (cap->o->postrotate_cmd)
+		ps_rotate_run_cmd(cap->o->postrotate_cmd, closed);
+
+	err = ps_rotate_name(&cap->rot, time(NULL), cap->path, sizeof(cap->path));
+	if (err) {
+		pr_err("cannot name the file after %s: %s\n", closed, strerror(-err));
+		return err;
+	}
+	cap->out.path = cap->path;
+	fd = open(cap->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = -errno;
+		pr_err("cannot write %s: %s\n", cap->path, pcapng_strerror(err));
+		return err;
+	}
+	cap->out.fd = fd;
+	cap->w = cap->col->w = pcapng_writer_new(fd, 0);
+	if (!cap->w) {
+		pr_err("cannot set up the writer for %s: %s\n", cap->path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	pcapng_writer_set_abort(cap->w, &cap->stop->abort);
+	pr_info("now writing %s\n", cap->path);
+	return write_file_headers(cap);
+}
+
+/* -C: called by the collector before a packet goes to a full file. */
+static int file_full(void *arg)
+{
+	struct ps_capture *cap = arg;
+
+	ps_rotate_next_size(&cap->rot);
+	return rotate_file(cap);
 }
 
 static int open_collector(struct ps_capture *cap)
@@ -206,6 +355,11 @@ static int open_collector(struct ps_capture *cap)
 		return err;
 	ps_sampling_tag(&cap->smp, cap->col->tag, sizeof(cap->col->tag));
 	cap->col->epb_verdict = o->epb_verdict;
+	if (cap->rot.size_limit) {
+		cap->col->file_limit = cap->rot.size_limit;
+		cap->col->file_full = file_full;
+		cap->col->file_arg = cap;
+	}
 	/* After the load (the maps are the object's), before any attach. */
 	if (o->transport == PS_TRANSPORT_RINGBUF)
 		return ps_collector_open_ring(cap->col, ps_loader_ring_fd(&cap->loader),
@@ -216,19 +370,56 @@ static int open_collector(struct ps_capture *cap)
 				 ps_loader_emit_state_fd(&cap->loader), o->buffer_kib);
 }
 
+/*
+ * The capture loop sleeps on one epoll set: the buffers' (libbpf's epoll
+ * fd, nested) and rtnetlink's link events. Opened before anything is
+ * attached, so an interface that vanishes meanwhile is seen.
+ */
+static int open_loop(struct ps_capture *cap)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int err;
+
+	cap->loop_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (cap->loop_fd < 0)
+		goto fail;
+	cap->link_fd = ps_linkwatch_open();
+	if (cap->link_fd < 0) {
+		errno = -cap->link_fd;
+		goto fail;
+	}
+	ev.data.fd = cap->link_fd;
+	if (epoll_ctl(cap->loop_fd, EPOLL_CTL_ADD, cap->link_fd, &ev))
+		goto fail;
+	ev.data.fd = ps_collector_epoll_fd(cap->col);
+	if (epoll_ctl(cap->loop_fd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		goto fail;
+	for (int i = 0; i < cap->o->n_ifaces; i++)
+		if (ps_link_state(cap->ifindex[i]) == 0) {
+			cap->down[i] = true;
+			pr_warn("interface %s is down; capturing anyway\n", cap->o->ifaces[i]);
+		}
+	return 0;
+fail:
+	err = -errno;
+	pr_err("cannot set up the capture loop: %s\n", strerror(-err));
+	return err;
+}
+
 int ps_capture_setup(struct ps_capture *cap)
 {
 	struct ps_iface_list ifaces = { 0 };
-	char sampling[200] = ""; /* the same for every IDB and the start note */
 	int err;
 
 	if (ps_sampling_active(&cap->smp))
-		ps_sampling_describe(&cap->smp, sampling, sizeof(sampling));
+		ps_sampling_describe(&cap->smp, cap->sampling, sizeof(cap->sampling));
 	err = plan_targets(cap, &ifaces);
 	if (!err)
 		err = load_programs(cap, &ifaces);
 	if (!err)
 		err = open_collector(cap);
+	if (!err)
+		err = open_loop(cap);
 	if (!err)
 		err = attach_all(cap);
 	if (!err && cap->smp.mode == PS_SAMPLE_CLOCK)
@@ -237,13 +428,14 @@ int ps_capture_setup(struct ps_capture *cap)
 	if (!err)
 		err = ps_output_start(&cap->out);
 	if (!err)
-		err = write_headers(cap, sampling);
+		err = write_file_headers(cap);
 	if (err == -EINTR)
 		pr_err("interrupted during setup\n");
 	if (!err) {
-		cap->start_ns = read_ns(CLOCK_REALTIME);
+		/* -G's timer runs from here, not from the first packet. */
+		cap->rot.next_ns = read_ns(CLOCK_MONOTONIC) + cap->rot.interval_ns;
 		ps_report_start(cap->o->ifaces, cap->o->n_ifaces, cap->o->hooks,
-				cap->o->snaplen, cap->att.xdp_single_prog, sampling);
+				cap->o->snaplen, cap->att.xdp_single_prog, cap->sampling);
 	}
 	return err;
 }
@@ -261,6 +453,59 @@ static void sum_counters(const struct ps_capture *cap, struct ps_counters *all)
 	}
 }
 
+static void link_changed(struct ps_capture *cap, const struct ps_link_event *ev)
+{
+	int i = slot_of(cap, ev->ifindex), left = 0;
+	const char *name;
+
+	if (i < 0 || cap->gone[i])
+		return;
+	name = cap->o->ifaces[i];
+	/* A deletion first takes the interface down: say only that it went. */
+	if (ev->gone || (!ev->up && ps_link_state(ev->ifindex) == -ENODEV)) {
+		cap->gone[i] = true;
+		ps_attach_forget(&cap->att, ev->ifindex);
+		pr_err("interface %s disappeared\n", name);
+		for (int j = 0; j < cap->o->n_ifaces; j++)
+			left += !cap->gone[j];
+		cap->all_gone = !left;
+		return;
+	}
+	if (ev->up == !cap->down[i])
+		return;
+	cap->down[i] = !ev->up;
+	if (ev->up)
+		pr_warn("interface %s is up again\n", name);
+	else
+		pr_warn("interface %s went down; capturing on\n", name);
+}
+
+/* What rtnetlink told us; if it dropped news, ask about every interface. */
+static void read_link_events(struct ps_capture *cap)
+{
+	struct ps_link_event ev[32];
+	int n;
+
+	while ((n = ps_linkwatch_read(cap->link_fd, ev, 32)) != 0) {
+		if (n == -ENOBUFS) {
+			n = 0;
+			for (int i = 0; i < cap->o->n_ifaces; i++) {
+				int st = ps_link_state(cap->ifindex[i]);
+
+				ev[n++] = (struct ps_link_event){ .ifindex = cap->ifindex[i],
+								  .gone = st == -ENODEV, .up = st == 1 };
+			}
+		} else if (n < 0) {
+			pr_warn("cannot read interface events: %s\n", strerror(-n));
+			return;
+		}
+		for (int i = 0; i < n; i++)
+			link_changed(cap, &ev[i]);
+		if (n < 32)
+			return;
+	}
+}
+
 int ps_capture_loop(struct ps_capture *cap)
 {
 	/* Monotonic: a wall-clock step must not stretch or cut the capture. */
@@ -271,18 +516,36 @@ int ps_capture_loop(struct ps_capture *cap)
 	int err = 0;
 
 	while (!cap->stop->requested && !cap->col->done) {
-		err = ps_collector_poll(cap->col, POLL_MS);
+		struct epoll_event ev[4];
+		int n = epoll_wait(cap->loop_fd, ev, 4, POLL_MS);
+
+		for (int i = 0; i < n; i++)
+			if (ev[i].data.fd == cap->link_fd)
+				read_link_events(cap);
+		err = ps_collector_poll(cap->col, 0);
 		if (err) {
 			if (cap->col->error)
-				pr_err("cannot write %s: %s\n", cap->out.path, strerror(-err));
+				pr_err("cannot write %s: %s\n", cap->out.path, pcapng_strerror(err));
 			else
 				pr_err("reading the perf buffers failed: %s\n", strerror(-err));
 			break;
 		}
+		if (cap->all_gone)
+			break;
 		now = read_ns(CLOCK_MONOTONIC);
+		switch (ps_rotate_time_due(&cap->rot, now)) {
+		case 1:
+			err = rotate_file(cap);
+			break;
+		case -1:
+			pr_warn("maximum file limit reached: %u\n", cap->rot.max_files);
+			return 0;
+		}
+		if (err)
+			break;
 		if (period && now - last >= period) {
-			/* Written: in the file, as the summary and the ISBs count. */
-			uint64_t written = pcapng_writer_packets(cap->w, -1);
+			/* Written: in the files, as the summary and the ISBs count. */
+			uint64_t written = written_total(cap, -1);
 			struct ps_counters c;
 			char line[256];
 
@@ -311,42 +574,21 @@ static void report_clock(const struct ps_capture *cap)
 	free(per_cpu);
 }
 
-/* One ISB per (interface, hook) with every stage; the same stages with -v. */
-static int write_statistics(struct ps_capture *cap, struct ps_counters *all,
-			    bool write_isbs)
+/* The whole capture's stages, summed into *all; per target with -v. */
+static void report_stages(struct ps_capture *cap, struct ps_counters *all)
 {
-	uint64_t end_ns = read_ns(CLOCK_REALTIME);
-	int err = 0;
-
 	memset(all, 0, sizeof(*all));
 	for (int t = 0; t < cap->n_targets; t++) {
 		struct ps_target *tg = &cap->targets[t];
 		struct ps_counters c;
 		char line[320];
-		int rerr = ps_loader_read_counter(&cap->loader, tg->ifindex, tg->hook, &c);
 
-		if (rerr) {
-			pr_warn("cannot read the counters of %s %s: %s\n", tg->ifname,
-				ps_hook_name(tg->hook), strerror(-rerr));
-			continue;
-		}
+		if (ps_loader_read_counter(&cap->loader, tg->ifindex, tg->hook, &c))
+			continue; /* write_isbs said so */
 		ps_counters_add(all, &c);
-		/* What reached the file: the drain flushed everything before. */
-		ps_report_stages(line, sizeof(line), &c,
-				 pcapng_writer_packets(cap->w, (int)tg->if_id));
-		if (write_isbs && !err)
-			err = pcapng_write_isb(cap->w, &(struct pcapng_isb){
-				.if_id = tg->if_id, .ts_ns = end_ns,
-				.start_ns = cap->start_ns, .end_ns = end_ns,
-				.if_recv = c.seen, .if_drop = c.output_errors,
-				.has_filter_accept = cap->filter || ps_sampling_active(&cap->smp),
-				.filter_accept = c.seen - c.filtered,
-				.usr_deliv = pcapng_writer_packets(cap->w, (int)tg->if_id),
-				.comment = line,
-			});
+		ps_report_stages(line, sizeof(line), &c, written_total(cap, t));
 		pr_info("%s %s: %s\n", tg->ifname, ps_hook_name(tg->hook), line);
 	}
-	return err;
 }
 
 /* Detach first so the counters stop moving, then drain, then account. */
@@ -357,9 +599,9 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 		.transport = cap->o->transport,
 	};
 	char text[512];
-	int err = loop_err;
+	int err = loop_err, detach_err;
 
-	ps_detach_all(&cap->att);
+	detach_err = ps_detach_all(&cap->att);
 	if (cap->smp.mode == PS_SAMPLE_CLOCK)
 		report_clock(cap);
 	ps_ticker_stop(&cap->ticker);
@@ -367,13 +609,14 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 		err = ps_collector_drain(cap->col);
 
 	if (!err)
-		err = write_statistics(cap, &sum.all, true);
-	else
-		write_statistics(cap, &sum.all, false);
+		err = write_isbs(cap);
 	if (!err)
 		err = pcapng_flush(cap->w);
 	if (err && err != loop_err)
-		pr_err("cannot write %s: %s\n", cap->out.path, strerror(-err));
+		pr_err("cannot write %s: %s\n", cap->out.path, pcapng_strerror(err));
+	report_stages(cap, &sum.all);
+	if (cap->o->postrotate_cmd && !err)
+		ps_rotate_run_cmd(cap->o->postrotate_cmd, cap->path);
 
 	if (cap->col->malformed || cap->col->unknown)
 		pr_warn("%llu malformed and %llu unexpected samples ignored\n",
@@ -394,15 +637,17 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 		pr_info("perf buffer: %llu lost records reported, %llu sequence gaps\n",
 			(unsigned long long)ps_collector_lost_total(cap->col),
 			(unsigned long long)cap->col->seq_gaps);
-	/* Only what is whole in the file counts as captured. */
-	sum.written = pcapng_writer_packets(cap->w, -1);
-	if (pcapng_writer_error(cap->w)) {
+	/* Only what is whole in the files counts as captured. */
+	sum.written = written_total(cap, -1);
+	if (!cap->w || pcapng_writer_error(cap->w)) {
 		sum.write_error = true;
 		sum.lost_to_write = sum.all.emitted > sum.written ? sum.all.emitted - sum.written : 0;
 	}
 	ps_report_summary(text, sizeof(text), &sum);
 	fputs(text, stderr);
-	return err;
+	if (!err && cap->all_gone)
+		err = -ENODEV;
+	return err ? err : detach_err;
 }
 
 void ps_capture_teardown(struct ps_capture *cap)
@@ -418,4 +663,9 @@ void ps_capture_teardown(struct ps_capture *cap)
 	cap->w = NULL;
 	ps_loader_close(&cap->loader);
 	ps_output_close(&cap->out);
+	if (cap->link_fd >= 0)
+		close(cap->link_fd);
+	if (cap->loop_fd >= 0)
+		close(cap->loop_fd);
+	cap->link_fd = cap->loop_fd = -1;
 }

@@ -8,6 +8,7 @@
 #ifndef PS_CAPTURE_H
 #define PS_CAPTURE_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include "attach.h"
@@ -15,6 +16,7 @@
 #include "hooks.h"
 #include "loader.h"
 #include "output.h"
+#include "rotate.h"
 #include "sampling.h"
 
 struct ps_opts;
@@ -41,7 +43,20 @@ struct ps_capture {
 	struct ps_collector *col;
 	struct ps_sampling smp;
 	struct ps_ticker ticker; /* clock-driven sampling */
-	uint64_t start_ns;       /* wall clock, for the ISBs */
+	char sampling[200];      /* the sampling note of every IDB */
+	/* The output file, one of several with -C or -G. */
+	struct ps_rotate rot;
+	char path[PATH_MAX];     /* the current file's name, with rotation */
+	uint64_t file_start_ns;  /* wall clock: the current file began */
+	/* Per target: the counters when the current file began, and the
+	 * packets written to files already closed. */
+	struct ps_counters file_base[PS_MAX_IFACES * PS_HOOK_MAX];
+	uint64_t closed_written[PS_MAX_IFACES * PS_HOOK_MAX];
+	/* Interfaces that vanish or go down while we capture. */
+	int link_fd;             /* rtnetlink link events; -1 */
+	int loop_fd;             /* epoll: the buffers' and link_fd */
+	bool gone[PS_MAX_IFACES], down[PS_MAX_IFACES];
+	bool all_gone;           /* none left: the capture ends, exit 1 */
 };
 
 /* The sampling choice and a fresh flow seed; nothing else is touched. */
@@ -49,13 +64,17 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_opts *o,
 		     const struct ps_filter *filter, struct ps_stop *stop);
 /* Interface names to indexes and XDP modes; -ENODEV (logged) if unknown. */
 int ps_capture_resolve(struct ps_capture *cap);
+/* Open the (first) output file, named as -C/-G name it. 0 or -errno,
+ * logged: -ENOTTY for a terminal, -EINVAL/-ENAMETOOLONG for a bad name. */
+int ps_capture_open_output(struct ps_capture *cap);
 /* Everything up to the first packet; cap->out must be open. 0 or -errno,
  * logged; -EINTR if a stop was requested meanwhile. */
 int ps_capture_setup(struct ps_capture *cap);
 /* Until a stop, -c, --duration or an error; prints --stats lines. */
 int ps_capture_loop(struct ps_capture *cap);
 /* Detach, drain, write the ISBs, print the summary. loop_err: the loop's
- * result; returns the first error of the two. */
+ * result; returns the first error of the two, or -ENODEV if every
+ * interface disappeared, or a failed detach's error. */
 int ps_capture_finish(struct ps_capture *cap, int loop_err);
 /* Release everything; safe after a failed setup. */
 void ps_capture_teardown(struct ps_capture *cap);

@@ -25,7 +25,8 @@ int ps_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 	unsigned long long x;
 	char *end;
 
-	if (!s || !*s || *s == '-' || *s == '+')
+	/* Digits first: strtoull would skip blanks and take a sign. */
+	if (!s || *s < '0' || *s > '9')
 		return -EINVAL;
 	errno = 0;
 	x = strtoull(s, &end, 10);
@@ -146,6 +147,71 @@ static int set_count(struct ps_opts *o, const char *a, char *err, size_t len)
 	return 0;
 }
 
+int ps_parse_file_size(const char *s, uint64_t *bytes)
+{
+	static const struct { char suffix; uint64_t unit; } units[] = {
+		{ '\0', 1000000 }, { 'k', 1024 }, { 'K', 1024 }, { 'm', 1 << 20 },
+		{ 'M', 1 << 20 }, { 'g', 1 << 30 }, { 'G', 1 << 30 },
+	};
+	unsigned long long x;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || !x || (*end && end[1]))
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (*end == units[i].suffix) {
+			if (x > UINT64_MAX / units[i].unit)
+				return -EINVAL;
+			*bytes = x * units[i].unit;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int set_file_size(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (ps_parse_file_size(a, &o->file_size))
+		return fail(err, len, "bad -C '%s': use millions of bytes, or a number with k, m or g", a);
+	return 0;
+}
+
+static int set_rotate_seconds(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (ps_parse_u64(a, 1, 366 * 86400ull, &o->rotate_seconds))
+		return fail(err, len, "bad -G '%s': use a number of seconds, 1 or more", a);
+	return 0;
+}
+
+static int set_file_count(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	uint64_t n;
+
+	if (ps_parse_u64(a, 1, 1000000, &n))
+		return fail(err, len, "bad -W '%s': use a number of files from 1 to 1000000", a);
+	o->file_count = (uint32_t)n;
+	return 0;
+}
+
+static int set_postrotate(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (!*a)
+		return fail(err, len, "empty -z command");
+	o->postrotate_cmd = a;
+	return 0;
+}
+
+static int set_user(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (!*a)
+		return fail(err, len, "empty -Z user name");
+	o->user = a;
+	return 0;
+}
+
 static int set_duration(struct ps_opts *o, const char *a, char *err,
 			size_t len)
 {
@@ -214,6 +280,26 @@ static int set_tc_mode(struct ps_opts *o, const char *a, char *err, size_t len)
 	if (i < 0)
 		return fail(err, len, "bad --tc-mode '%s': use tcx, clsact or auto", a);
 	o->tc_mode = (enum ps_tc_mode)i;
+	return 0;
+}
+
+static int set_xdp_attach(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	static const char *const names[] = {
+		[PS_XDP_VIA_LINK] = "link", [PS_XDP_VIA_LIBXDP] = "libxdp",
+	};
+	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
+
+	if (i < 0)
+		return fail(err, len, "bad --xdp-attach '%s': use link or libxdp", a);
+	o->xdp_attach = (enum ps_xdp_attach)i;
+	return 0;
+}
+
+static int set_remove_stale(struct ps_opts *o, const char *a, char *e, size_t l)
+{
+	(void)a, (void)e, (void)l;
+	o->remove_stale = true;
 	return 0;
 }
 
@@ -336,13 +422,26 @@ static int set_help(struct ps_opts *o, const char *a, char *e, size_t l)
 
 enum { KEY_HOOK = 256, KEY_DURATION, KEY_XDP_MODE, KEY_TC_MODE, KEY_VERSION,
        KEY_SAMPLE, KEY_SAMPLE_MODE, KEY_SAMPLE_FLOWS, KEY_SAMPLE_INTERVAL,
-       KEY_MAX_RATE, KEY_STATS, KEY_TRANSPORT, KEY_EPB_VERDICT };
+       KEY_MAX_RATE, KEY_STATS, KEY_TRANSPORT, KEY_EPB_VERDICT, KEY_XDP_ATTACH,
+       KEY_REMOVE_STALE };
 
 static const struct cli_opt cli_opts[] = {
 	{ "iface", 'i', required_argument, "IFACE",
 	  "capture on IFACE (repeat for more)", set_iface },
 	{ "write", 'w', required_argument, "FILE",
 	  "write pcapng to FILE ('-' for stdout)", set_write },
+	{ "file-size", 'C', required_argument, "SIZE",
+	  "start a new file when one exceeds SIZE millions of bytes (k, m, g: KiB, MiB, GiB)",
+	  set_file_size },
+	{ "rotate-seconds", 'G', required_argument, "SECONDS",
+	  "start a new file every SECONDS; FILE may hold strftime(3) conversions",
+	  set_rotate_seconds },
+	{ "file-count", 'W', required_argument, "N",
+	  "with -C: a ring of N files; with -G alone: stop after N files", set_file_count },
+	{ "postrotate-command", 'z', required_argument, "CMD",
+	  "run CMD FILE on each file closed by -C or -G (e.g. gzip)", set_postrotate },
+	{ "relinquish-privileges", 'Z', required_argument, "USER",
+	  "once capturing, become USER (files are then created as USER)", set_user },
 	{ "hook", KEY_HOOK, required_argument, "LIST",
 	  "hooks: xdp,tc-ingress,tc-egress (default xdp,tc-egress)", set_hook },
 	{ "snaplen", 's', required_argument, "BYTES",
@@ -361,6 +460,12 @@ static const struct cli_opt cli_opts[] = {
 	{ "tc-mode", KEY_TC_MODE, required_argument, "MODE",
 	  "TC attach: tcx, clsact or auto (default auto: tcx, else clsact)",
 	  set_tc_mode },
+	{ "xdp-attach", KEY_XDP_ATTACH, required_argument, "HOW",
+	  "link (default: the kernel detaches it if pktsample dies) or libxdp (its dispatcher)",
+	  set_xdp_attach },
+	{ "remove-stale", KEY_REMOVE_STALE, no_argument, NULL,
+	  "clsact: remove filters left by a killed pktsample (no process holds them)",
+	  set_remove_stale },
 	{ "filter-file", 'F', required_argument, "FILE",
 	  "read the filter expression from FILE ('#' starts a comment)",
 	  set_filter_file },
@@ -489,5 +594,14 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 		return fail(err, errlen, "no interface: use -i IFACE");
 	if (!o->output)
 		return fail(err, errlen, "no output: use -w FILE, or -w - for stdout");
+	if ((o->file_size || o->rotate_seconds) && !strcmp(o->output, "-"))
+		return fail(err, errlen, "-C and -G need -w FILE, not stdout");
+	if (o->file_count && !o->file_size && !o->rotate_seconds)
+		return fail(err, errlen, "-W needs -C or -G");
+	if (o->postrotate_cmd && !o->file_size && !o->rotate_seconds)
+		return fail(err, errlen, "-z needs -C or -G");
+	if (o->user && o->xdp_attach == PS_XDP_VIA_LIBXDP)
+		return fail(err, errlen,
+			    "-Z cannot be used with --xdp-attach libxdp: libxdp needs CAP_SYS_ADMIN to detach");
 	return 0;
 }

@@ -32,6 +32,8 @@ struct ps_opts {
 	unsigned int transport; /* enum ps_transport */
 	enum ps_xdp_mode xdp_mode;
 	enum ps_tc_mode tc_mode;
+	enum ps_xdp_attach xdp_attach;
+	bool remove_stale;      /* clsact: remove filters of killed runs */
 	int verbosity;
 	bool help;
 	bool version;
@@ -49,6 +51,12 @@ struct ps_opts {
 	uint64_t max_rate;      /* packets/s per CPU; 0 = no cap */
 	uint64_t stats_ms;      /* --stats period; 0 = off */
 	bool epb_verdict;       /* write each packet's verdict (epb_verdict) */
+	/* Long captures: tcpdump's -C, -G, -W, -z, -Z. */
+	uint64_t file_size;     /* -C, in bytes; 0 = off */
+	uint64_t rotate_seconds; /* -G; 0 = off */
+	uint32_t file_count;    /* -W; 0 = off */
+	const char *postrotate_cmd; /* -z */
+	const char *user;       /* -Z */
 };
 
 /*
@@ -64,5 +72,7 @@ void ps_cli_usage(FILE *f);
 int ps_parse_hooks(const char *s, unsigned int *mask);
 int ps_parse_duration_ms(const char *s, uint64_t *ms);
 int ps_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v);
+/* -C: millions of bytes, or KiB/MiB/GiB with k, m, g (either case). */
+int ps_parse_file_size(const char *s, uint64_t *bytes);
 
 #endif

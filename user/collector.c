@@ -128,6 +128,14 @@ static void write_record(struct ps_collector *c, const struct ps_order_rec *r)
 		encode_opts(c, cs, m);
 	epb.opts = &cs->opts;
 
+	if (c->file_limit && pcapng_bytes(c->w) > c->file_limit) {
+		err = c->file_full(c->file_arg);
+		if (err) {
+			c->error = err;
+			c->done = true;
+			return;
+		}
+	}
 	err = pcapng_write_epb(c->w, &epb);
 	if (err) {
 		c->error = err;
@@ -457,9 +465,14 @@ int ps_collector_drain(struct ps_collector *c)
 	return err ? err : round_once(c, true, &in_flight);
 }
 
+int ps_collector_epoll_fd(const struct ps_collector *c)
+{
+	return c->rb ? ring_buffer__epoll_fd(c->rb) : perf_buffer__epoll_fd(c->pb);
+}
+
 int ps_collector_poll(struct ps_collector *c, int timeout_ms)
 {
-	int fd = c->rb ? ring_buffer__epoll_fd(c->rb) : perf_buffer__epoll_fd(c->pb);
+	int fd = ps_collector_epoll_fd(c);
 	struct epoll_event ev[16];
 	bool in_flight;
 

@@ -75,6 +75,11 @@ struct ps_collector {
 	int error;            /* first writer error */
 	bool done;            /* limit reached or error */
 	char tag[96];         /* appended to every packet comment (sampling) */
+	/* -C: before a packet goes to a file of more than file_limit bytes,
+	 * file_full(file_arg) moves w on to the next file. */
+	uint64_t file_limit;
+	int (*file_full)(void *arg);
+	void *file_arg;
 	uint8_t frame[PS_SNAPLEN_MAX + 4]; /* frame with its VLAN tag restored */
 };
 
@@ -96,6 +101,8 @@ int ps_collector_open(struct ps_collector *c, int events_fd, int emit_fd,
 /* Or read the BPF ring buffer map instead (--transport ringbuf). */
 int ps_collector_open_ring(struct ps_collector *c, int ring_fd, int emit_fd,
 			   uint32_t ring_bytes);
+/* The fd to wait on for a wakeup (libbpf's epoll set of the buffers). */
+int ps_collector_epoll_fd(const struct ps_collector *c);
 /* Wait up to timeout_ms for a wakeup, then run a round. */
 int ps_collector_poll(struct ps_collector *c, int timeout_ms);
 /* The last round, once the hooks are detached: wait (briefly) for samples

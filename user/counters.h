@@ -16,4 +16,16 @@ static inline void ps_counters_add(struct ps_counters *sum, const struct ps_coun
 	sum->output_errors += c->output_errors;
 }
 
+/* d = a - b, stage by stage: what a stretch of the capture added. */
+static inline void ps_counters_sub(struct ps_counters *d, const struct ps_counters *a,
+				   const struct ps_counters *b)
+{
+	d->seen = a->seen - b->seen;
+	d->filtered = a->filtered - b->filtered;
+	d->sampled_out = a->sampled_out - b->sampled_out;
+	d->rate_limited = a->rate_limited - b->rate_limited;
+	d->emitted = a->emitted - b->emitted;
+	d->output_errors = a->output_errors - b->output_errors;
+}
+
 #endif

@@ -17,6 +17,8 @@
 /* --xdp-mode and --tc-mode */
 enum ps_xdp_mode { PS_XDP_AUTO, PS_XDP_NATIVE, PS_XDP_SKB };
 enum ps_tc_mode { PS_TC_AUTO, PS_TC_TCX, PS_TC_CLSACT };
+/* --xdp-attach: a BPF link (the default) or libxdp (its dispatcher) */
+enum ps_xdp_attach { PS_XDP_VIA_LINK, PS_XDP_VIA_LIBXDP };
 
 /* "xdp", "tc-ingress", "tc-egress" (what --hook takes); "?" out of range. */
 const char *ps_hook_name(unsigned int hook);

@@ -8,10 +8,12 @@
  * convention is in user/log.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
 #include <bpf/libbpf.h>
@@ -20,18 +22,32 @@
 #include "cli.h"
 #include "filter.h"
 #include "log.h"
+#include "privdrop.h"
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
 
 static struct ps_stop stop;
+/* The output, when a write to it can block (a pipe, a FIFO, a socket). */
+static volatile sig_atomic_t blocking_out_fd = -1;
 
+/*
+ * The first signal stops the capture; a write blocked on a full pipe
+ * returns (no SA_RESTART), and the output turns non-blocking, so that no
+ * later write can block again: the writer gives what is left a short
+ * grace (user/pcapng.h). The second signal also skips the drain.
+ */
 static void on_signal(int sig)
 {
+	int saved = errno, fd = blocking_out_fd;
+
 	(void)sig;
 	if (stop.requested)
-		stop.abort = 1; /* second signal: skip the drain */
+		stop.abort = 1;
 	stop.requested = 1;
+	if (fd >= 0)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	errno = saved;
 }
 
 static int install_signals(void)
@@ -68,26 +84,58 @@ static bool have_privileges(void)
  * the output file, and only then anything in the kernel. A failed start
  * leaves nothing attached and removes an output file it created.
  */
+/*
+ * -Z: the first file becomes USER's if we made it (files made later are
+ * USER's anyway), then USER we become. CAP_NET_ADMIN stays only if a
+ * clsact filter will have to be removed at exit.
+ */
+static int drop_privileges(struct ps_capture *cap, const struct ps_user *u)
+{
+	bool clsact = false;
+
+	for (int i = 0; i < cap->att.n; i++)
+		clsact |= cap->att.list[i].kind == PS_ATT_CLSACT;
+	if (cap->out.new_file && fchown(cap->out.fd, u->uid, u->gid)) {
+		int err = -errno;
+
+		pr_err("cannot give %s to %s: %s\n", cap->out.path, u->name, strerror(-err));
+		return err;
+	}
+	return ps_privdrop(u, clsact);
+}
+
 static int run(const struct ps_opts *o, const struct ps_filter *filter)
 {
 	struct ps_capture cap;
+	struct ps_user user;
+	struct stat st;
 	int err;
 
 	ps_capture_init(&cap, o, filter, &stop);
 	if (ps_capture_resolve(&cap))
 		return EXIT_USAGE;
+	if (o->user && ps_user_lookup(o->user, &user)) {
+		pr_err("-Z: no such user '%s'\n", o->user);
+		return EXIT_USAGE;
+	}
 	if (!have_privileges()) {
 		pr_err("need root, or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN, to attach BPF programs\n");
 		return EXIT_RUNTIME;
 	}
-	err = ps_output_open(&cap.out, o->output);
+	err = ps_capture_open_output(&cap);
 	if (err)
-		return err == -ENOTTY ? EXIT_USAGE : EXIT_RUNTIME;
+		return err == -ENOTTY || err == -EINVAL || err == -ENAMETOOLONG ?
+			       EXIT_USAGE : EXIT_RUNTIME;
+	if (!fstat(cap.out.fd, &st) && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		blocking_out_fd = cap.out.fd;
 	err = install_signals();
 	if (!err)
 		err = ps_capture_setup(&cap);
-	if (!err)
-		err = ps_capture_finish(&cap, ps_capture_loop(&cap));
+	if (!err) {
+		int drop_err = o->user ? drop_privileges(&cap, &user) : 0;
+
+		err = ps_capture_finish(&cap, drop_err ? drop_err : ps_capture_loop(&cap));
+	}
 	ps_capture_teardown(&cap);
 	return err ? EXIT_RUNTIME : 0;
 }

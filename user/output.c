@@ -12,7 +12,7 @@ int ps_output_open(struct ps_output *out, const char *path)
 	struct stat st;
 
 	out->path = strcmp(path, "-") ? path : "stdout";
-	out->created = false;
+	out->created = out->new_file = false;
 	if (!strcmp(path, "-")) {
 		if (isatty(STDOUT_FILENO)) {
 			pr_err("refusing to write pcapng to a terminal; redirect stdout or use -w FILE\n");
@@ -21,7 +21,7 @@ int ps_output_open(struct ps_output *out, const char *path)
 		out->fd = STDOUT_FILENO;
 		return 0;
 	}
-	out->created = stat(path, &st) != 0;
+	out->created = out->new_file = stat(path, &st) != 0;
 	/* No O_TRUNC: an existing file is only emptied once capture starts. */
 	out->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (out->fd < 0) {

@@ -14,6 +14,7 @@ struct ps_output {
 	const char *path; /* as the user named it; "stdout" for '-' */
 	int fd;
 	bool created;     /* we made the file: remove it if setup fails */
+	bool new_file;    /* we made the file (stays true once it started) */
 };
 
 /* '-' is stdout (refused on a terminal: -ENOTTY). 0 or -errno, logged. */

@@ -2,8 +2,10 @@
 #define _GNU_SOURCE /* F_GETPIPE_SZ */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -36,6 +38,8 @@
 #define ISB_USRDELIV 8
 
 #define DEFAULT_BUF_SIZE (1u << 20)
+/* How long a stopped capture waits, in all, for a full output to drain. */
+#define STOP_GRACE_MS 500
 /* Room for any block's header, options and trailer, packet data aside. */
 #define BLOCK_OVERHEAD_MAX 4096u
 
@@ -49,6 +53,7 @@ struct pcapng_writer {
 	int fd;
 	int error; /* first write error, sticky */
 	const volatile int *abort;
+	int64_t grace_end_ms; /* a non-blocking output: give up at this time */
 	uint32_t n_ifaces;
 	uint64_t bytes;   /* handed to the writer */
 	uint64_t flushed; /* accepted by fd */
@@ -185,6 +190,35 @@ static void settle_error(struct pcapng_writer *w)
 		(void)!ftruncate(w->fd, w->base + (off_t)w->good);
 }
 
+/*
+ * A non-blocking output that is full: the stop made it non-blocking (see
+ * pcapng.h). Wait for room for what is left of STOP_GRACE_MS, in all.
+ */
+static int wait_writable(struct pcapng_writer *w)
+{
+	struct pollfd pfd = { .fd = w->fd, .events = POLLOUT };
+	struct timespec ts;
+	int64_t now, left;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	if (!w->grace_end_ms)
+		w->grace_end_ms = now + STOP_GRACE_MS;
+	left = w->grace_end_ms - now;
+	if (left <= 0 || (w->abort && *w->abort))
+		return -ETIMEDOUT;
+	if (poll(&pfd, 1, (int)left) == 0)
+		return -ETIMEDOUT;
+	return 0; /* room, an error to be seen by write, or a signal */
+}
+
+const char *pcapng_strerror(int err)
+{
+	if (err == -ETIMEDOUT)
+		return "the reader took nothing more after the stop";
+	return strerror(-err);
+}
+
 static int write_all(struct pcapng_writer *w, const uint8_t *p, size_t n)
 {
 	while (n && !w->error) {
@@ -193,6 +227,13 @@ static int write_all(struct pcapng_writer *w, const uint8_t *p, size_t n)
 		if (r < 0) {
 			if (errno == EINTR && !(w->abort && *w->abort))
 				continue;
+			if (errno == EAGAIN) {
+				w->error = wait_writable(w);
+				if (!w->error)
+					continue;
+				settle_error(w);
+				break;
+			}
 			w->error = -errno;
 			settle_error(w);
 			break;

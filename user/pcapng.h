@@ -106,6 +106,12 @@ struct pcapng_writer *pcapng_writer_new(int fd, size_t buf_size);
  */
 void pcapng_writer_set_abort(struct pcapng_writer *w,
 			     const volatile int *flag);
+/*
+ * A non-blocking fd (the first stop signal makes a pipe output one, so no
+ * write can hold the capture) gets 500 ms in all to take what is left;
+ * then -ETIMEDOUT, a write error like any other.
+ */
+const char *pcapng_strerror(int err); /* strerror, and -ETIMEDOUT as above */
 /* Flushes; returns 0 or the first write error seen (-errno). */
 int pcapng_writer_free(struct pcapng_writer *w);
 

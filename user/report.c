@@ -103,7 +103,8 @@ void ps_report_start(const char *const *ifaces, int n_ifaces, unsigned int hooks
 		}
 	if (xdp_single_prog)
 		pr_warn("note: libxdp's multi-program dispatcher is not available here; "
-			"XDP attached as a single program (no other XDP program can share the interface)\n");
+			"XDP attached as a single program through netlink (no other XDP program can share the "
+			"interface, and a killed pktsample leaves it attached; see --xdp-attach)\n");
 	if (*sampling)
 		pr_warn("%s\n", sampling);
 	for (int i = 0; i < n_ifaces; i++)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # How a capture starts and ends: -c, --duration, signals (one, two, KILL),
-# pcapng on stdout, several interfaces, the libxdp single-program fallback,
+# pcapng on stdout, several interfaces, XDP through a BPF link or libxdp,
 # and a second instance that must fail without disturbing the first.
 source "$(dirname "$0")/lib.sh"
 
@@ -23,7 +23,7 @@ start_capture -i "$CAPIF" --hook xdp --xdp-mode skb -v -c 5 -w "$WORK/skb.pcapng
 gen -n 5
 wait_capture
 assert_eq 0 "$PS_RC" "--xdp-mode skb capture exits 0"
-assert_match "xdp: attached to $CAPIF \(skb mode\)" "$(cat "$WORK/ps.err")" "attached in skb mode"
+assert_match "xdp: attached to $CAPIF \(skb mode, BPF link\)" "$(cat "$WORK/ps.err")" "attached in skb mode, through a link"
 assert_match "Comment = pktsample xdp hook, attached via skb" "$(capinfos -M "$WORK/skb.pcapng")" \
 	"the IDB comment records the attach mode"
 assert_eq 5 "$(count "$WORK/skb.pcapng" "$GEN")" "skb-mode XDP captures"
@@ -40,12 +40,12 @@ for mode in auto native; do
 	assert_eq 0 "$PS_RC" "--xdp-mode $mode capture exits 0"
 	assert_eq 3 "$(count "$WORK/$mode.pcapng" "$GEN")" "--xdp-mode $mode captures"
 	if [ "$mode" = auto ]; then
-		assert_match "xdp: attached to $CAPIF \(skb mode\)" "$(cat "$WORK/ps.err")" "auto on veth: skb mode"
+		assert_match "xdp: attached to $CAPIF \(skb mode, BPF link\)" "$(cat "$WORK/ps.err")" "auto on veth: skb mode"
 		assert_match "xdpgeneric" "$linkinfo" "auto on veth: the link shows generic XDP"
 		assert_match "xdp: loading without multi-buffer support" "$(cat "$WORK/ps.err")" \
 			"auto on veth: loaded without BPF_F_XDP_HAS_FRAGS"
 	else
-		assert_match "xdp: attached to $CAPIF \(native mode\)" "$(cat "$WORK/ps.err")" "native asked: native mode"
+		assert_match "xdp: attached to $CAPIF \(native mode, BPF link\)" "$(cat "$WORK/ps.err")" "native asked: native mode"
 		assert_match " xdp qdisc" "$linkinfo" "native asked: the link shows driver XDP"
 		assert_no_match "multi-buffer" "$(cat "$WORK/ps.err")" "native: loaded with BPF_F_XDP_HAS_FRAGS"
 	fi
@@ -89,8 +89,9 @@ wait "$pipe_pid"
 assert_eq "5 xdp ingress" "$(sort "$WORK/pipe.txt" | uniq -c | sed 's/^ *//')" "-w - | tshark -r - reads 5 packets"
 assert_eq "" "$(grep -v '^Running as user "root"' "$WORK/pipe.err" || true)" "tshark reading the pipe: no complaints"
 
-# Several interfaces: the veth and lo, one IDB per (interface, hook).
-start_capture -i "$CAPIF" -i lo --hook xdp,tc-egress -v -w "$WORK/m.pcapng"
+# Several interfaces: the veth and lo, one IDB per (interface, hook);
+# XDP through libxdp, which falls back to a single program here.
+start_capture -i "$CAPIF" -i lo --hook xdp,tc-egress --xdp-attach libxdp -v -w "$WORK/m.pcapng"
 in_cap ping -q -c 2 -i 0.2 127.0.0.1 >/dev/null
 gen -n 10
 sleep 0.3

@@ -154,14 +154,42 @@ extract() {
 	tshark_q -r "$1" -Y "$2" -F nsecpcap -w "$3" >/dev/null
 }
 
-# Nothing of ours on the interface: no XDP program, no tcx or clsact filter.
+# Nothing of ours on the interface: no XDP program (ip link), no tcx or
+# clsact BPF program (bpftool net), no pktsample filter (tc filter).
 assert_nothing_attached() {
-	local dev=${1:-$CAPIF} ns=${2:-cap} xdp tc
+	local dev=${1:-$CAPIF} ns=${2:-cap} xdp tc filters
 	xdp=$("$TESTENV" exec "$ENV" "$ns" -- ip -d link show dev "$dev" | grep -c 'prog/xdp' || true)
 	tc=$("$TESTENV" exec "$ENV" "$ns" -- bpftool -j net show dev "$dev" |
 		python3 -c 'import json,sys; d=json.load(sys.stdin)[0]; print(len(d.get("tc",[]))+len(d.get("xdp",[])))')
-	assert_eq "0 0" "$xdp $tc" "nothing attached to $dev"
+	filters=$( { "$TESTENV" exec "$ENV" "$ns" -- tc filter show dev "$dev" ingress
+		     "$TESTENV" exec "$ENV" "$ns" -- tc filter show dev "$dev" egress; } 2>/dev/null |
+		grep -c pktsample || true)
+	assert_eq "0 0 0" "$xdp $tc $filters" "nothing attached to $dev"
 }
+
+# capture_pid PATTERN: the pid of the pktsample whose command line has
+# PATTERN (start_capture's $PS_PID is the namespace wrapper's).
+capture_pid() {
+	pgrep -n -f -- "$1" || fail "no pktsample running with $1"
+}
+
+# links_of PID: the BPF link ids a process holds, from its fdinfo.
+links_of() {
+	cat /proc/"$1"/fdinfo/* 2>/dev/null | sed -n 's/^link_id:\t*//p' | sort -n | tr '\n' ' '
+}
+
+# assert_links_gone IDS DESCRIPTION: none of the link ids exists any more.
+assert_links_gone() {
+	local id
+	for id in $1; do
+		! bpftool link show id "$id" >/dev/null 2>&1 || fail "$2: link $id is still there"
+	done
+	ok "$2"
+}
+
+# ms_since T0: milliseconds since T0 (from now_ns).
+now_ns() { date +%s%N; }
+ms_since() { echo $((($(now_ns) - $1) / 1000000)); }
 
 # The generator's frames (UDP/TCP to port 9) only.
 GEN='(udp.dstport == 9 || tcp.dstport == 9)'

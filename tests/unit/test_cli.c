@@ -65,6 +65,42 @@ static void everything(void **state)
 	assert_int_equal(o.verbosity, 2);
 }
 
+/* tcpdump's rotation and privilege options. */
+static void long_capture_options(void **state)
+{
+	struct ps_opts o;
+	char err[256];
+	uint64_t b;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "out", "-C", "50", "-W", "4",
+			       "-G", "3600", "-z", "gzip", "-Z", "nobody", "--remove-stale",
+			       "--xdp-attach", "libxdp"),
+			 -EINVAL); /* -Z and libxdp: refused, see rejects_bad_input */
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "out", "-C", "50", "-W", "4",
+			       "-G", "3600", "-z", "gzip", "-Z", "nobody", "--remove-stale"),
+			 0);
+	assert_int_equal(o.file_size, 50000000);
+	assert_int_equal(o.file_count, 4);
+	assert_int_equal(o.rotate_seconds, 3600);
+	assert_string_equal(o.postrotate_cmd, "gzip");
+	assert_string_equal(o.user, "nobody");
+	assert_true(o.remove_stale);
+	assert_int_equal(o.xdp_attach, PS_XDP_VIA_LINK);
+	/* -C: millions of bytes, or binary units with a suffix, as tcpdump */
+	assert_int_equal(ps_parse_file_size("1", &b), 0);
+	assert_int_equal(b, 1000000);
+	assert_int_equal(ps_parse_file_size("2k", &b), 0);
+	assert_int_equal(b, 2048);
+	assert_int_equal(ps_parse_file_size("3M", &b), 0);
+	assert_int_equal(b, 3u << 20);
+	assert_int_equal(ps_parse_file_size("1g", &b), 0);
+	assert_int_equal(b, 1u << 30);
+	assert_int_equal(ps_parse_file_size("-1", &b), -EINVAL);
+	assert_int_equal(ps_parse_file_size("", &b), -EINVAL);
+	assert_int_equal(ps_parse_file_size("1t", &b), -EINVAL);
+}
+
 static void snaplen_zero_means_max(void **state)
 {
 	struct ps_opts o;
@@ -101,7 +137,7 @@ static void rejects_bad_input(void **state)
 {
 	const struct bad_case cases[] = {
 		BAD("unknown option '--bogus'", "--bogus", "-i", "a", "-w", "f"),
-		BAD("unknown option '-Z'", "-Z", "-i", "a", "-w", "f"),
+		BAD("unknown option '-7'", "-7", "-i", "a", "-w", "f"),
 		BAD("needs a value", "-i", "a", "-w"),
 		BAD("needs a value", "-w", "f", "--iface"),
 		BAD("no interface", "-w", "f"),
@@ -149,6 +185,24 @@ static void rejects_bad_input(void **state)
 		    "--max-rate", "18446744073709551616"),
 		BAD("bad --stats '50ms'", "-i", "a", "-w", "f", "--stats", "50ms"),
 		BAD("empty filter file", "-i", "a", "-w", "f", "-F", ""),
+		BAD("bad count ' 7'", "-i", "a", "-w", "f", "-c", " 7"),
+		BAD("bad -C '0'", "-i", "a", "-w", "f", "-C", "0"),
+		BAD("bad -C '5x'", "-i", "a", "-w", "f", "-C", "5x"),
+		BAD("bad -C '5kb'", "-i", "a", "-w", "f", "-C", "5kb"),
+		BAD("bad -C ' 5'", "-i", "a", "-w", "f", "-C", " 5"),
+		BAD("bad -C '18446744073709551615g'", "-i", "a", "-w", "f", "-C",
+		    "18446744073709551615g"),
+		BAD("bad -G '0'", "-i", "a", "-w", "f", "-G", "0"),
+		BAD("bad -W '0'", "-i", "a", "-w", "f", "-C", "1", "-W", "0"),
+		BAD("-C and -G need -w FILE, not stdout", "-i", "a", "-w", "-", "-C", "1"),
+		BAD("-C and -G need -w FILE, not stdout", "-i", "a", "-w", "-", "-G", "1"),
+		BAD("-W needs -C or -G", "-i", "a", "-w", "f", "-W", "3"),
+		BAD("-z needs -C or -G", "-i", "a", "-w", "f", "-z", "gzip"),
+		BAD("empty -z command", "-i", "a", "-w", "f", "-C", "1", "-z", ""),
+		BAD("empty -Z user name", "-i", "a", "-w", "f", "-Z", ""),
+		BAD("-Z cannot be used with --xdp-attach libxdp", "-i", "a", "-w", "f", "-Z",
+		    "nobody", "--xdp-attach", "libxdp"),
+		BAD("bad --xdp-attach 'netlink'", "-i", "a", "-w", "f", "--xdp-attach", "netlink"),
 	};
 
 	(void)state;
@@ -354,6 +408,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults),
 		cmocka_unit_test(everything),
+		cmocka_unit_test(long_capture_options),
 		cmocka_unit_test(snaplen_zero_means_max),
 		cmocka_unit_test(help_and_version_need_nothing_else),
 		cmocka_unit_test(rejects_bad_input),

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#define _GNU_SOURCE /* setresuid, setresgid */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+#include "log.h"
+#include "privdrop.h"
+
+int ps_user_lookup(const char *name, struct ps_user *u)
+{
+	struct passwd *pw = getpwnam(name);
+	char *end;
+
+	if (!pw) {
+		unsigned long id = strtoul(name, &end, 10);
+
+		if (*name >= '0' && *name <= '9' && !*end)
+			pw = getpwuid((uid_t)id);
+	}
+	if (!pw)
+		return -ENOENT;
+	snprintf(u->name, sizeof(u->name), "%s", pw->pw_name);
+	u->uid = pw->pw_uid;
+	u->gid = pw->pw_gid;
+	return 0;
+}
+
+/* Exactly `keep` (a CAP_* bit or 0) permitted and effective; none else. */
+static int set_caps(int keep)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = { 0 };
+
+	if (keep >= 0) {
+		d[keep / 32].effective = 1u << (keep % 32);
+		d[keep / 32].permitted = 1u << (keep % 32);
+	}
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+int ps_privdrop(const struct ps_user *u, bool keep_net_admin)
+{
+	const char *step;
+	int err = 0;
+
+	/* Keep the permitted set across setuid only if one is still needed. */
+	if (keep_net_admin && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0)) {
+		step = "keeping CAP_NET_ADMIN";
+		goto fail;
+	}
+	step = "setting its groups";
+	if (initgroups(u->name, u->gid))
+		goto fail;
+	step = "setting its group id";
+	if (setresgid(u->gid, u->gid, u->gid))
+		goto fail;
+	step = "setting its user id";
+	if (setresuid(u->uid, u->uid, u->uid))
+		goto fail;
+	/* A capabilities-only run keeps its capabilities across a setuid
+	 * between two non-zero uids: clear them explicitly. */
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	step = "dropping capabilities";
+	err = set_caps(keep_net_admin ? CAP_NET_ADMIN : -1);
+	if (err) {
+		pr_err("cannot become user %s: %s: %s\n", u->name, step, strerror(-err));
+		return err;
+	}
+	prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
+	if (keep_net_admin)
+		pr_warn("now running as %s, keeping CAP_NET_ADMIN to remove the clsact filters at exit\n",
+			u->name);
+	else
+		pr_info("now running as %s, with no capabilities\n", u->name);
+	return 0;
+fail:
+	err = -errno;
+	pr_err("cannot become user %s: %s: %s\n", u->name, step, strerror(-err));
+	return err;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * -Z USER: once the programs are attached, the buffers mapped and the first
+ * file open, become USER (supplementary groups, gid, uid, all four of each)
+ * with no capability left, except CAP_NET_ADMIN when a clsact filter must
+ * still be removed at exit (tcx and XDP links need none: closing their fds
+ * detaches them). Everything after the drop needs no privilege: reading
+ * the mapped buffers and the maps through fds opened before (the kernel
+ * checks privilege when an fd is made, not when it is used), link fds,
+ * rtnetlink notifications, and files created as USER.
+ */
+#ifndef PS_PRIVDROP_H
+#define PS_PRIVDROP_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct ps_user {
+	char name[64];
+	uid_t uid;
+	gid_t gid;
+};
+
+/* USER by name or number; -ENOENT if the system has no such user. */
+int ps_user_lookup(const char *name, struct ps_user *u);
+/* Become u; keep_net_admin: keep CAP_NET_ADMIN only. 0 or -errno, logged. */
+int ps_privdrop(const struct ps_user *u, bool keep_net_admin);
+
+#endif
