@@ -142,21 +142,27 @@ static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifa
 				     ps_loader_prog_fd(&cap->loader, PS_PROG_XDP), o->xdp_attach);
 }
 
+/* An interface's place in -i's list, or -1. */
+static int slot_of(const struct ps_capture *cap, int ifindex)
+{
+	for (int i = 0; i < cap->o->n_ifaces; i++)
+		if (cap->ifindex[i] == ifindex)
+			return i;
+	return -1;
+}
+
 static int attach_all(struct ps_capture *cap)
 {
 	int err;
 
 	for (int t = 0; t < cap->n_targets; t++) {
 		const struct ps_target *tg = &cap->targets[t];
-		int i;
 
 		if (cap->stop->requested)
 			return -EINTR;
 		if (tg->hook == PS_HOOK_XDP) {
-			for (i = 0; cap->ifindex[i] != tg->ifindex; i++)
-				;
 			err = ps_attach_xdp(&cap->att, tg->ifindex, tg->ifname,
-					    cap->xdp_mode[i]);
+					    cap->xdp_mode[slot_of(cap, tg->ifindex)]);
 		} else {
 			err = ps_attach_tc(&cap->att, ps_loader_prog_fd(&cap->loader, tg->hook),
 					   tg->ifindex, tg->ifname, tg->hook, cap->o->tc_mode);
@@ -214,14 +220,6 @@ static int write_file_headers(struct ps_capture *cap)
 		pr_err("cannot write %s: %s\n", cap->out.path, pcapng_strerror(err));
 	cap->file_start_ns = read_ns(CLOCK_REALTIME);
 	return err;
-}
-
-static int slot_of(const struct ps_capture *cap, int ifindex)
-{
-	for (int i = 0; i < cap->o->n_ifaces; i++)
-		if (cap->ifindex[i] == ifindex)
-			return i;
-	return -1;
 }
 
 /*

@@ -515,7 +515,7 @@ void ps_cli_usage(FILE *f)
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", c->name,
 				 c->arg ? " " : "", c->arg ? c->arg : "");
-		fprintf(f, "  %-26s %s\n", left, c->help);
+		fprintf(f, "  %-34s %s\n", left, c->help);
 	}
 	fputs("\n-d prints libpcap's cBPF (as tcpdump -d does), then the eBPF the\n"
 	      "XDP and TC programs run, in the kernel verifier's notation.\n"

@@ -41,6 +41,7 @@ WORK=$(mktemp -d /tmp/pktsample-it.XXXXXX)
 ENVS=()
 PIDS=()
 MOUNTS=()
+CLEAN_DIRS=() # outside $WORK (tmpfs), removed at exit
 PASSED=0
 
 cleanup() {
@@ -48,6 +49,7 @@ cleanup() {
 	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || true; done
 	for e in "${ENVS[@]}"; do "$TESTENV" teardown "$e"; done
+	for d in "${CLEAN_DIRS[@]}"; do rm -rf "$d"; done
 	if [ $rc -ne 0 ] && [ -s "$WORK/ps.err" ]; then
 		echo "--- last pktsample stderr:" >&2
 		cat "$WORK/ps.err" >&2

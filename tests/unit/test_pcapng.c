@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -446,6 +448,41 @@ static void pipe_counts_only_what_the_reader_read(void **state)
 	close(fds[1]);
 }
 
+/*
+ * After a stop, the output is non-blocking: a reader that takes nothing
+ * more gives the writer 500 ms in all, then -ETIMEDOUT, and only the
+ * blocks wholly in the pipe count.
+ */
+static void stopped_output_gives_up(void **state)
+{
+	struct pcapng_writer *w;
+	struct timespec t0, t1;
+	uint64_t ms;
+	int fds[2];
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(fcntl(fds[1], F_SETFL, O_NONBLOCK), 0);
+	w = pcapng_writer_new(fds[1], 0);
+	write_sample(w);
+	for (int i = 0; i < 100; i++) /* more than the 64 KiB pipe */
+		assert_int_equal(pcapng_write_epb(w, &(struct pcapng_epb){ .cap_len = 1000,
+									   .data = big }), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(pcapng_flush(w), -ETIMEDOUT);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	assert_true(ms >= 450 && ms < 2000);
+	assert_true(pcapng_writer_packets(w, -1) > 3 && pcapng_writer_packets(w, -1) < 103);
+	assert_true(pcapng_writer_good_bytes(w) <= 65536);
+	assert_string_equal(pcapng_strerror(-ETIMEDOUT), "the reader took nothing more after the stop");
+	/* Sticky: nothing more is tried. */
+	assert_int_equal(pcapng_flush(w), -ETIMEDOUT);
+	pcapng_writer_free(w);
+	close(fds[0]);
+	close(fds[1]);
+}
+
 static void counts_bytes(void **state)
 {
 	int fd = mem_fd();
@@ -474,6 +511,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(counts_bytes),
 		cmocka_unit_test(full_file_ends_on_a_whole_block),
 		cmocka_unit_test(pipe_counts_only_what_the_reader_read),
+		cmocka_unit_test(stopped_output_gives_up),
 	};
 
 	if (argc == 3 && !strcmp(argv[1], "--write-sample")) {
