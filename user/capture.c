@@ -19,6 +19,7 @@
 #include "linkwatch.h"
 #include "log.h"
 #include "pcapng.h"
+#include "promisc.h"
 #include "report.h"
 
 #define POLL_MS 100
@@ -34,6 +35,7 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_opts *o,
 	memset(cap, 0, sizeof(*cap));
 	cap->link_fd = -1;
 	cap->loop_fd = -1;
+	cap->promisc_fd = -1;
 	cap->att.remove_stale = o->remove_stale;
 	cap->o = o;
 	cap->filter = filter;
@@ -45,10 +47,70 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_opts *o,
 		cap->smp.seed = (uint32_t)read_ns(CLOCK_MONOTONIC);
 }
 
+/*
+ * -i any: every interface that is up, but lo (whose packets are the host
+ * talking to itself) only when named as well. The named ones come first.
+ */
+static int expand_any(struct ps_capture *cap)
+{
+	struct if_nameindex *all = if_nameindex(), *p;
+	char list[512] = "";
+	int err = 0;
+
+	if (!all) {
+		err = -errno;
+		pr_err("cannot list the interfaces for -i any: %s\n", strerror(-err));
+		return err;
+	}
+	for (p = all; p->if_index && !err; p++) {
+		bool named = false;
+
+		for (int i = 0; i < cap->n_ifaces; i++)
+			named |= !strcmp(cap->ifaces[i], p->if_name);
+		if (named || ps_link_state((int)p->if_index) != 1 ||
+		    ps_link_is_loopback((int)p->if_index) == 1)
+			continue;
+		if (cap->n_ifaces == PS_MAX_IFACES) {
+			pr_err("-i any: more than %d interfaces are up; name them with -i instead\n",
+			       PS_MAX_IFACES);
+			err = -E2BIG;
+			break;
+		}
+		snprintf(cap->any_names[cap->n_ifaces], IF_NAMESIZE, "%s", p->if_name);
+		cap->ifaces[cap->n_ifaces] = cap->any_names[cap->n_ifaces];
+		cap->n_ifaces++;
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 *list ? ", " : "", p->if_name);
+	}
+	if_freenameindex(all);
+	if (!err && !cap->n_ifaces) {
+		pr_err("-i any: no interface is up\n");
+		err = -ENODEV;
+	}
+	if (!err)
+		pr_warn("-i any: capturing on %s\n", *list ? list : "the named interfaces only");
+	return err;
+}
+
 int ps_capture_resolve(struct ps_capture *cap)
 {
+	bool any = false;
+	int err;
+
+	cap->n_ifaces = 0;
 	for (int i = 0; i < cap->o->n_ifaces; i++) {
-		const char *name = cap->o->ifaces[i];
+		if (!strcmp(cap->o->ifaces[i], "any"))
+			any = true;
+		else
+			cap->ifaces[cap->n_ifaces++] = cap->o->ifaces[i];
+	}
+	if (any) {
+		err = expand_any(cap);
+		if (err)
+			return err;
+	}
+	for (int i = 0; i < cap->n_ifaces; i++) {
+		const char *name = cap->ifaces[i];
 
 		cap->ifindex[i] = strlen(name) < IF_NAMESIZE ? if_nametoindex(name) : 0;
 		if (!cap->ifindex[i]) {
@@ -56,6 +118,12 @@ int ps_capture_resolve(struct ps_capture *cap)
 			return -ENODEV;
 		}
 		cap->xdp_mode[i] = ps_xdp_resolve_mode(cap->o->xdp_mode, name);
+		/* On lo every packet passes both default hooks (sent, then
+		 * received): without --hook or -Q, once is enough. */
+		cap->if_hooks[i] = cap->o->hooks;
+		if (!cap->o->hooks_given && ps_link_is_loopback(cap->ifindex[i]) == 1)
+			cap->if_hooks[i] = PS_HOOK_BIT(PS_HOOK_TC_EGRESS);
+		cap->hooks |= cap->if_hooks[i];
 	}
 	return 0;
 }
@@ -86,8 +154,8 @@ int ps_capture_open_output(struct ps_capture *cap)
  */
 static bool xdp_needs_frags(const struct ps_capture *cap)
 {
-	for (int i = 0; i < cap->o->n_ifaces; i++)
-		if (cap->xdp_mode[i] != PS_XDP_SKB)
+	for (int i = 0; i < cap->n_ifaces; i++)
+		if ((cap->if_hooks[i] & PS_HOOK_BIT(PS_HOOK_XDP)) && cap->xdp_mode[i] != PS_XDP_SKB)
 			return true;
 	return false;
 }
@@ -95,18 +163,16 @@ static bool xdp_needs_frags(const struct ps_capture *cap)
 /* The counter slots and one target per (interface, hook). */
 static int plan_targets(struct ps_capture *cap, struct ps_iface_list *ifaces)
 {
-	const struct ps_opts *o = cap->o;
-
-	for (int i = 0; i < o->n_ifaces; i++) {
+	for (int i = 0; i < cap->n_ifaces; i++) {
 		if (ps_iface_list_add(ifaces, cap->ifindex[i])) {
-			pr_err("cannot capture on %s: at most %d interfaces\n", o->ifaces[i],
+			pr_err("cannot capture on %s: at most %d interfaces\n", cap->ifaces[i],
 			       PS_MAX_IFACES);
 			return -E2BIG;
 		}
 		for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
-			if (o->hooks & PS_HOOK_BIT(h))
+			if (cap->if_hooks[i] & PS_HOOK_BIT(h))
 				cap->targets[cap->n_targets++] = (struct ps_target){
-					.ifname = o->ifaces[i], .ifindex = cap->ifindex[i],
+					.ifname = cap->ifaces[i], .ifindex = cap->ifindex[i],
 					.hook = h };
 	}
 	return 0;
@@ -116,7 +182,7 @@ static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifa
 {
 	const struct ps_opts *o = cap->o;
 	struct ps_load_opts lo = {
-		.hooks = o->hooks,
+		.hooks = cap->hooks,
 		.snaplen = o->snaplen,
 		.ifaces = ifaces,
 		.sampling = &cap->smp,
@@ -129,13 +195,13 @@ static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifa
 	if (o->transport == PS_TRANSPORT_RINGBUF)
 		lo.ring_bytes = ps_ring_bytes(o->buffer_kib, libbpf_num_possible_cpus(),
 					      sysconf(_SC_PAGESIZE));
-	if ((o->hooks & PS_HOOK_BIT(PS_HOOK_XDP)) && !lo.xdp_frags)
+	if ((cap->hooks & PS_HOOK_BIT(PS_HOOK_XDP)) && !lo.xdp_frags)
 		pr_info("xdp: loading without multi-buffer support: "
 			"every XDP interface is in skb mode\n");
 	/* Loaded here, not inside libxdp's attach, so a filter the verifier
 	 * refuses is reported as such before anything is attached. */
 	err = ps_loader_load(&cap->loader, &lo);
-	if (err || !(o->hooks & PS_HOOK_BIT(PS_HOOK_XDP)))
+	if (err || !(cap->hooks & PS_HOOK_BIT(PS_HOOK_XDP)))
 		return err;
 	return ps_attach_prepare_xdp(&cap->att, ps_loader_object(&cap->loader),
 				     bpf_program__name(ps_loader_prog(&cap->loader, PS_PROG_XDP)),
@@ -145,7 +211,7 @@ static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifa
 /* An interface's place in -i's list, or -1. */
 static int slot_of(const struct ps_capture *cap, int ifindex)
 {
-	for (int i = 0; i < cap->o->n_ifaces; i++)
+	for (int i = 0; i < cap->n_ifaces; i++)
 		if (cap->ifindex[i] == ifindex)
 			return i;
 	return -1;
@@ -392,16 +458,41 @@ static int open_loop(struct ps_capture *cap)
 	ev.data.fd = ps_collector_epoll_fd(cap->col);
 	if (epoll_ctl(cap->loop_fd, EPOLL_CTL_ADD, ev.data.fd, &ev))
 		goto fail;
-	for (int i = 0; i < cap->o->n_ifaces; i++)
+	for (int i = 0; i < cap->n_ifaces; i++)
 		if (ps_link_state(cap->ifindex[i]) == 0) {
 			cap->down[i] = true;
-			pr_warn("interface %s is down; capturing anyway\n", cap->o->ifaces[i]);
+			pr_warn("interface %s is down; capturing anyway\n", cap->ifaces[i]);
 		}
 	return 0;
 fail:
 	err = -errno;
 	pr_err("cannot set up the capture loop: %s\n", strerror(-err));
 	return err;
+}
+
+/*
+ * Promiscuous while we capture (tcpdump does it unless -p): without it a
+ * NIC drops other hosts' unicast (a mirror port's traffic) before any hook
+ * runs. Without CAP_NET_RAW we say so once and capture all the same.
+ */
+static void set_promiscuous(struct ps_capture *cap)
+{
+	int err = 0;
+
+	if (cap->o->no_promisc)
+		return;
+	cap->promisc_fd = ps_promisc_open();
+	if (cap->promisc_fd < 0)
+		err = cap->promisc_fd;
+	for (int i = 0; !err && i < cap->n_ifaces; i++) {
+		err = ps_promisc_add(cap->promisc_fd, cap->ifindex[i]);
+		if (err)
+			pr_warn("cannot put %s into promiscuous mode: %s; capturing without it\n",
+				cap->ifaces[i], strerror(-err));
+	}
+	if (cap->promisc_fd < 0)
+		pr_warn("cannot use promiscuous mode: %s%s; capturing without it (-p: do not try)\n",
+			strerror(-err), err == -EPERM ? " (needs CAP_NET_RAW)" : "");
 }
 
 int ps_capture_setup(struct ps_capture *cap)
@@ -420,6 +511,8 @@ int ps_capture_setup(struct ps_capture *cap)
 		err = open_loop(cap);
 	if (!err)
 		err = attach_all(cap);
+	if (!err)
+		set_promiscuous(cap);
 	if (!err && cap->smp.mode == PS_SAMPLE_CLOCK)
 		err = ps_ticker_start(&cap->ticker, ps_loader_prog(&cap->loader, PS_PROG_TICK),
 				      cap->smp.interval_ns);
@@ -432,7 +525,7 @@ int ps_capture_setup(struct ps_capture *cap)
 	if (!err) {
 		/* -G's timer runs from here, not from the first packet. */
 		cap->rot.next_ns = read_ns(CLOCK_MONOTONIC) + cap->rot.interval_ns;
-		ps_report_start(cap->o->ifaces, cap->o->n_ifaces, cap->o->hooks,
+		ps_report_start(cap->ifaces, cap->n_ifaces, cap->if_hooks,
 				cap->o->snaplen, cap->att.xdp_single_prog, cap->sampling);
 	}
 	return err;
@@ -458,13 +551,13 @@ static void link_changed(struct ps_capture *cap, const struct ps_link_event *ev)
 
 	if (i < 0 || cap->gone[i])
 		return;
-	name = cap->o->ifaces[i];
+	name = cap->ifaces[i];
 	/* A deletion first takes the interface down: say only that it went. */
 	if (ev->gone || (!ev->up && ps_link_state(ev->ifindex) == -ENODEV)) {
 		cap->gone[i] = true;
 		ps_attach_forget(&cap->att, ev->ifindex);
 		pr_err("interface %s disappeared\n", name);
-		for (int j = 0; j < cap->o->n_ifaces; j++)
+		for (int j = 0; j < cap->n_ifaces; j++)
 			left += !cap->gone[j];
 		cap->all_gone = !left;
 		return;
@@ -487,7 +580,7 @@ static void read_link_events(struct ps_capture *cap)
 	while ((n = ps_linkwatch_read(cap->link_fd, ev, 32)) != 0) {
 		if (n == -ENOBUFS) {
 			n = 0;
-			for (int i = 0; i < cap->o->n_ifaces; i++) {
+			for (int i = 0; i < cap->n_ifaces; i++) {
 				int st = ps_link_state(cap->ifindex[i]);
 
 				ev[n++] = (struct ps_link_event){ .ifindex = cap->ifindex[i],
@@ -665,5 +758,7 @@ void ps_capture_teardown(struct ps_capture *cap)
 		close(cap->link_fd);
 	if (cap->loop_fd >= 0)
 		close(cap->loop_fd);
-	cap->link_fd = cap->loop_fd = -1;
+	if (cap->promisc_fd >= 0)
+		close(cap->promisc_fd); /* the memberships go with it */
+	cap->link_fd = cap->loop_fd = cap->promisc_fd = -1;
 }

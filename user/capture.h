@@ -9,6 +9,7 @@
 #define PS_CAPTURE_H
 
 #include <limits.h>
+#include <net/if.h>
 #include <signal.h>
 #include <stdint.h>
 #include "attach.h"
@@ -32,8 +33,15 @@ struct ps_capture {
 	const struct ps_opts *o;
 	const struct ps_filter *filter; /* NULL: capture everything */
 	struct ps_stop *stop;
+	/* The interfaces: -i's, or with -i any every interface that is up. */
+	const char *ifaces[PS_MAX_IFACES];
+	int n_ifaces;
+	char any_names[PS_MAX_IFACES][IF_NAMESIZE];
 	int ifindex[PS_MAX_IFACES];
 	enum ps_xdp_mode xdp_mode[PS_MAX_IFACES]; /* auto resolved per device */
+	unsigned int if_hooks[PS_MAX_IFACES];     /* the hooks of each interface */
+	unsigned int hooks;                       /* all of them together */
+	int promisc_fd;          /* AF_PACKET memberships (-p: none); -1 */
 	struct ps_target targets[PS_MAX_IFACES * PS_HOOK_MAX];
 	int n_targets;
 	struct ps_loader loader;
@@ -62,7 +70,9 @@ struct ps_capture {
 /* The sampling choice and a fresh flow seed; nothing else is touched. */
 void ps_capture_init(struct ps_capture *cap, const struct ps_opts *o,
 		     const struct ps_filter *filter, struct ps_stop *stop);
-/* Interface names to indexes and XDP modes; -ENODEV (logged) if unknown. */
+/* Interface names to indexes and XDP modes; -ENODEV (logged) if unknown.
+ * "any" is every interface that is up, lo only when named too; -E2BIG
+ * (logged) past PS_MAX_IFACES. */
 int ps_capture_resolve(struct ps_capture *cap);
 /* Open the (first) output file, named as -C/-G name it. 0 or -errno,
  * logged: -ENOTTY for a terminal, -EINVAL/-ENAMETOOLONG for a bad name. */

@@ -126,6 +126,38 @@ static int set_hook(struct ps_opts *o, const char *a, char *err, size_t len)
 		return fail(err, len,
 			    "bad --hook '%s': use a comma list of xdp, tc-ingress, tc-egress",
 			    a);
+	o->hooks_given = true;
+	return 0;
+}
+
+static int pick_word(const char *a, const char *const *names, int n);
+
+/* tcpdump's -Q: in is the ingress hook pktsample uses by default (XDP). */
+static int set_direction(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	static const char *const names[] = { "in", "out", "inout" };
+	static const unsigned int hooks[] = {
+		PS_HOOK_BIT(PS_HOOK_XDP), PS_HOOK_BIT(PS_HOOK_TC_EGRESS), PS_HOOKS_DEFAULT,
+	};
+	int i = pick_word(a, names, 3);
+
+	if (i < 0)
+		return fail(err, len, "bad -Q '%s': use in, out or inout", a);
+	o->direction_hooks = hooks[i];
+	return 0;
+}
+
+static int set_no_promisc(struct ps_opts *o, const char *a, char *e, size_t l)
+{
+	(void)a, (void)e, (void)l;
+	o->no_promisc = true;
+	return 0;
+}
+
+static int set_list(struct ps_opts *o, const char *a, char *e, size_t l)
+{
+	(void)a, (void)e, (void)l;
+	o->list_interfaces = true;
 	return 0;
 }
 
@@ -427,7 +459,8 @@ enum { KEY_HOOK = 256, KEY_DURATION, KEY_XDP_MODE, KEY_TC_MODE, KEY_VERSION,
 
 static const struct cli_opt cli_opts[] = {
 	{ "iface", 'i', required_argument, "IFACE",
-	  "capture on IFACE (repeat for more)", set_iface },
+	  "capture on IFACE (repeat for more; any: every interface that is up, lo only if named)",
+	  set_iface },
 	{ "write", 'w', required_argument, "FILE",
 	  "write pcapng to FILE ('-' for stdout)", set_write },
 	{ "file-size", 'C', required_argument, "SIZE",
@@ -443,7 +476,15 @@ static const struct cli_opt cli_opts[] = {
 	{ "relinquish-privileges", 'Z', required_argument, "USER",
 	  "once capturing, become USER (files are then created as USER)", set_user },
 	{ "hook", KEY_HOOK, required_argument, "LIST",
-	  "hooks: xdp,tc-ingress,tc-egress (default xdp,tc-egress)", set_hook },
+	  "hooks: xdp,tc-ingress,tc-egress (default xdp,tc-egress; tc-egress alone on lo)", set_hook },
+	{ "direction", 'Q', required_argument, "DIR",
+	  "in (the XDP hook), out (tc-egress) or inout (both, the default), as tcpdump's -Q",
+	  set_direction },
+	{ "no-promiscuous-mode", 'p', no_argument, NULL,
+	  "do not put the interfaces into promiscuous mode", set_no_promisc },
+	{ "list-interfaces", 'D', no_argument, NULL,
+	  "list the interfaces, their state, driver and how each hook would attach",
+	  set_list },
 	{ "snaplen", 's', required_argument, "BYTES",
 	  "bytes kept per packet (default and max 65468; 0 = max)", set_snaplen },
 	{ "count", 'c', required_argument, "N",
@@ -501,6 +542,7 @@ void ps_cli_usage(FILE *f)
 {
 	fputs("Usage: pktsample -i IFACE [-i IFACE ...] -w FILE [options] [EXPRESSION]\n"
 	      "       pktsample -d [-s BYTES] EXPRESSION\n"
+	      "       pktsample -D\n"
 	      "Capture packets at XDP and TC hooks into annotated pcapng.\n"
 	      "EXPRESSION is a tcpdump (pcap-filter) expression; it runs inside the\n"
 	      "kernel, so packets that do not match never leave it.\n\n",
@@ -571,11 +613,17 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 		if (ret)
 			return ret;
 	}
-	if (o->help || o->version)
+	if (o->help || o->version || o->list_interfaces)
 		return 0;
 	if (optind < argc) {
 		o->filter_words = &argv[optind];
 		o->n_filter_words = argc - optind;
+	}
+	if (o->direction_hooks && o->hooks_given)
+		return fail(err, errlen, "-Q and --hook exclude each other: -Q picks the hooks");
+	if (o->direction_hooks) {
+		o->hooks = o->direction_hooks;
+		o->hooks_given = true;
 	}
 	if (o->sample_mode_given && o->sample_mode != PS_SAMPLE_RANDOM)
 		return fail(err, errlen, "--sample-mode needs --sample N");

@@ -25,6 +25,10 @@ struct ps_opts {
 	int n_ifaces;
 	const char *output;     /* "-" = stdout */
 	unsigned int hooks;     /* PS_HOOK_BIT() set (hooks.h) */
+	bool hooks_given;       /* --hook or -Q: else lo gets tc-egress alone */
+	unsigned int direction_hooks; /* -Q's hooks; 0: not given */
+	bool no_promisc;        /* -p */
+	bool list_interfaces;   /* -D: list and exit */
 	uint32_t snaplen;       /* 1..PS_SNAPLEN_MAX */
 	uint64_t count;         /* 0 = unlimited */
 	uint64_t duration_ms;   /* 0 = unlimited */

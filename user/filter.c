@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -102,6 +103,21 @@ static bool rejects_everything(const struct ps_cbpf_insn *p, size_t n)
 	return true;
 }
 
+/* Is word a whole word of expr (between non-identifier characters)? */
+static bool has_word(const char *expr, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = strstr(expr, word); p; p = strstr(p + 1, word)) {
+		bool start = p == expr || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		bool end = !(isalnum((unsigned char)p[n]) || p[n] == '_');
+
+		if (start && end)
+			return true;
+	}
+	return false;
+}
+
 int ps_filter_build(struct ps_filter *f, char *expr, uint32_t snaplen,
 		    char *err, size_t errlen)
 {
@@ -110,6 +126,13 @@ int ps_filter_build(struct ps_filter *f, char *expr, uint32_t snaplen,
 
 	memset(f, 0, sizeof(*f));
 	f->expr = expr;
+	/* libpcap makes these an ancillary load of the socket's packet type,
+	 * which a hook has no use for: the hook is the direction. */
+	if (has_word(expr, "inbound") || has_word(expr, "outbound")) {
+		snprintf(err, errlen, "bad filter expression: 'inbound' and 'outbound' are not "
+			 "supported; choose the direction with -Q in or -Q out");
+		return -EINVAL;
+	}
 	ret = ps_cbpf_compile(expr, snaplen, &f->cbpf, &f->n_cbpf, err, errlen);
 	if (ret)
 		return ret;

@@ -65,7 +65,8 @@ int ps_linkwatch_read(int fd, struct ps_link_event *ev, int max)
 	return n;
 }
 
-int ps_link_state(int ifindex)
+/* The interface's flags (IFF_*), or -ENODEV / -errno. */
+static int link_flags(int ifindex)
 {
 	struct ifreq ifr = { 0 };
 	int fd, ret;
@@ -75,7 +76,21 @@ int ps_link_state(int ifindex)
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	ret = ioctl(fd, SIOCGIFFLAGS, &ifr) ? -errno : !!(ifr.ifr_flags & IFF_UP);
+	ret = ioctl(fd, SIOCGIFFLAGS, &ifr) ? -errno : (unsigned short)ifr.ifr_flags;
 	close(fd);
 	return ret == -ENXIO ? -ENODEV : ret;
+}
+
+int ps_link_state(int ifindex)
+{
+	int flags = link_flags(ifindex);
+
+	return flags < 0 ? flags : !!(flags & IFF_UP);
+}
+
+int ps_link_is_loopback(int ifindex)
+{
+	int flags = link_flags(ifindex);
+
+	return flags < 0 ? flags : !!(flags & IFF_LOOPBACK);
 }

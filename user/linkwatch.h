@@ -29,5 +29,7 @@ int ps_linkwatch_read(int fd, struct ps_link_event *ev, int max);
 
 /* Is ifindex up? 1 up, 0 down, -ENODEV gone. */
 int ps_link_state(int ifindex);
+/* Is ifindex a loopback (IFF_LOOPBACK)? 1, 0, or -errno. */
+int ps_link_is_loopback(int ifindex);
 
 #endif

@@ -21,6 +21,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "filter.h"
+#include "iflist.h"
 #include "log.h"
 #include "privdrop.h"
 
@@ -199,6 +200,15 @@ int main(int argc, char **argv)
 	}
 	if (o.help) {
 		ps_cli_usage(stdout);
+		return 0;
+	}
+	if (o.list_interfaces) {
+		int err = ps_iflist_print(stdout);
+
+		if (err || fflush(stdout)) {
+			pr_err("cannot list the interfaces: %s\n", strerror(err ? -err : errno));
+			return EXIT_RUNTIME;
+		}
 		return 0;
 	}
 	if (o.version) {

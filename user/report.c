@@ -90,25 +90,26 @@ int ps_report_idb_comment(char *buf, size_t len, unsigned int hook,
 			ps_hook_name(hook), attached_via, *sampling ? "; " : "", sampling);
 }
 
-void ps_report_start(const char *const *ifaces, int n_ifaces, unsigned int hooks,
+void ps_report_start(const char *const *ifaces, int n_ifaces, const unsigned int *hooks,
 		     uint32_t snaplen, bool xdp_single_prog, const char *sampling)
 {
-	char list[64] = "";
-
-	for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
-		if (hooks & PS_HOOK_BIT(h)) {
-			if (*list)
-				strcat(list, ",");
-			strcat(list, ps_hook_name(h));
-		}
 	if (xdp_single_prog)
 		pr_warn("note: libxdp's multi-program dispatcher is not available here; "
 			"XDP attached as a single program through netlink (no other XDP program can share the "
 			"interface, and a killed pktsample leaves it attached; see --xdp-attach)\n");
 	if (*sampling)
 		pr_warn("%s\n", sampling);
-	for (int i = 0; i < n_ifaces; i++)
+	for (int i = 0; i < n_ifaces; i++) {
+		char list[64] = "";
+
+		for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
+			if (hooks[i] & PS_HOOK_BIT(h)) {
+				if (*list)
+					strcat(list, ",");
+				strcat(list, ps_hook_name(h));
+			}
 		pr_warn("capturing on %s (%s), snaplen %u\n", ifaces[i], list, snaplen);
+	}
 }
 
 void ps_report_clock(const struct ps_sampler *per_cpu, const int *cpus, int n)

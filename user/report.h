@@ -63,7 +63,7 @@ int ps_report_idb_comment(char *buf, size_t len, unsigned int hook,
 			  const char *attached_via, const char *sampling);
 
 /* Prints: the lines at start (stderr, always shown); sampling as above. */
-void ps_report_start(const char *const *ifaces, int n_ifaces, unsigned int hooks,
+void ps_report_start(const char *const *ifaces, int n_ifaces, const unsigned int *hooks,
 		     uint32_t snaplen, bool xdp_single_prog, const char *sampling);
 
 /*

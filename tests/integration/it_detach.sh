@@ -58,7 +58,7 @@ in_cap tc qdisc del dev "$CAPIF" clsact # the killed run's qdisc: nobody's now
 
 # Capabilities only, no root uid: start, capture, stop, nothing left, for
 # links and for clsact (whose detach needs the CAP_NET_ADMIN it has).
-caps=+bpf,+perfmon,+net_admin
+caps=+bpf,+perfmon,+net_admin,+net_raw # net_raw: promiscuous mode
 for mode in tcx clsact; do
 	: >"$WORK/ps.err"
 	"$TESTENV" exec "$ENV" cap -- setpriv --reuid=65534 --regid=65534 --clear-groups \

@@ -50,10 +50,10 @@ assert_match "refusing to write pcapng to a terminal" "$(cat "$WORK/tty")" "-w -
 # existing capture file must stay as it was, and a new one must go.
 echo "precious" >"$WORK/old.pcapng"
 expect_error 1 "^pktsample: cannot attach XDP to lo in native mode" "attach failure" -- \
-	"$P" -i "$CAPIF" -i lo --xdp-mode native -w "$WORK/old.pcapng"
+	"$P" -i "$CAPIF" -i lo --hook xdp,tc-egress --xdp-mode native -w "$WORK/old.pcapng"
 assert_eq "precious" "$(cat "$WORK/old.pcapng")" "a failed start leaves an existing file alone"
 expect_error 1 "^pktsample: cannot attach XDP to lo in native mode" "attach failure, new file" -- \
-	"$P" -i "$CAPIF" -i lo --xdp-mode native -w "$WORK/new.pcapng"
+	"$P" -i "$CAPIF" -i lo --hook xdp,tc-egress --xdp-mode native -w "$WORK/new.pcapng"
 [ ! -e "$WORK/new.pcapng" ] || fail "a failed start left $WORK/new.pcapng behind"
 ok "a failed start removes the file it created"
 assert_nothing_attached

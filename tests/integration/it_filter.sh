@@ -132,7 +132,7 @@ bad_filter() { # WANT_RC REGEX DESCRIPTION ARGS...
 bad_filter 2 "syntax error" "syntax error" 'tcp port'
 bad_filter 2 "rejects all packets|rejects every packet" "expression that rejects everything" 'tcp and udp'
 bad_filter 2 "backwards.*protochain" "protochain (backward jumps)" 'protochain 6'
-bad_filter 2 "ancillary" "inbound (an ancillary load)" 'inbound'
+bad_filter 2 "-Q in or -Q out" "inbound (no direction at a hook: -Q)" 'inbound'
 bad_filter 2 "cannot read filter file" "missing -F file" -F "$WORK/nope.txt"
 # Over the limits: libpcap's output past the kernel's cBPF limit of 4096,
 # and an eBPF translation past the reach of 16-bit jumps.

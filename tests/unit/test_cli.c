@@ -101,6 +101,32 @@ static void long_capture_options(void **state)
 	assert_int_equal(ps_parse_file_size("1t", &b), -EINVAL);
 }
 
+/* tcpdump's -Q, -p and -D. */
+static void tcpdump_direction_and_listing(void **state)
+{
+	struct ps_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f"), 0);
+	assert_false(o.hooks_given);
+	assert_false(o.no_promisc);
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "-Q", "in", "-p"), 0);
+	assert_int_equal(o.hooks, PS_HOOK_BIT(PS_HOOK_XDP));
+	assert_true(o.hooks_given);
+	assert_true(o.no_promisc);
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "-Q", "out"), 0);
+	assert_int_equal(o.hooks, PS_HOOK_BIT(PS_HOOK_TC_EGRESS));
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--direction", "inout"), 0);
+	assert_int_equal(o.hooks, PS_HOOKS_DEFAULT);
+	assert_true(o.hooks_given);
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--hook", "tc-ingress"), 0);
+	assert_true(o.hooks_given);
+	/* -D needs nothing else */
+	assert_int_equal(PARSE(&o, err, "-D"), 0);
+	assert_true(o.list_interfaces);
+}
+
 static void snaplen_zero_means_max(void **state)
 {
 	struct ps_opts o;
@@ -202,6 +228,9 @@ static void rejects_bad_input(void **state)
 		BAD("empty -Z user name", "-i", "a", "-w", "f", "-Z", ""),
 		BAD("-Z cannot be used with --xdp-attach libxdp", "-i", "a", "-w", "f", "-Z",
 		    "nobody", "--xdp-attach", "libxdp"),
+		BAD("bad -Q 'both'", "-i", "a", "-w", "f", "-Q", "both"),
+		BAD("-Q and --hook exclude each other", "-i", "a", "-w", "f", "-Q", "in",
+		    "--hook", "xdp"),
 		BAD("bad --xdp-attach 'netlink'", "-i", "a", "-w", "f", "--xdp-attach", "netlink"),
 	};
 
@@ -409,6 +438,7 @@ int main(void)
 		cmocka_unit_test(defaults),
 		cmocka_unit_test(everything),
 		cmocka_unit_test(long_capture_options),
+		cmocka_unit_test(tcpdump_direction_and_listing),
 		cmocka_unit_test(snaplen_zero_means_max),
 		cmocka_unit_test(help_and_version_need_nothing_else),
 		cmocka_unit_test(rejects_bad_input),

@@ -33,8 +33,10 @@ static void bad_expressions_are_refused(void **state)
 		{ "tcp and udp", { "rejects", NULL } },
 		/* protochain's cBPF loops with a backward jump */
 		{ "protochain 6", { "backwards", "protochain" } },
-		/* libpcap compiles `inbound` to a load of SKF_AD_PKTTYPE */
-		{ "inbound", { "ancillary", NULL } },
+		/* libpcap compiles these to a load of SKF_AD_PKTTYPE; the hook
+		 * is the direction, and the message names -Q */
+		{ "inbound", { "-Q in or -Q out", NULL } },
+		{ "tcp and not outbound", { "'outbound' are not supported", NULL } },
 	};
 
 	(void)state;
