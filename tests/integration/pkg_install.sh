@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# What gets installed: the man page renders without a warning and names
+# every option --help lists; the bash completion parses and completes;
+# cmake --install puts binary, page and completion where Debian does; the
+# .deb from CPack carries them with the right Depends.
+PS_NO_ROOT=1
+source "$(dirname "$0")/lib.sh"
+need_tools man bash cpack dpkg-deb
+: "${BUILD_DIR:=$(dirname "$PKTSAMPLE")}"
+page=$top/user/pktsample.8
+completion=$top/user/pktsample.bash
+
+# The man page.
+man --warnings -l "$page" >"$WORK/man.txt" 2>"$WORK/man.err" || fail "man -l failed: $(cat "$WORK/man.err")"
+assert_eq "" "$(cat "$WORK/man.err")" "the man page renders without warnings"
+missing=""
+for opt in $("$PKTSAMPLE" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+	# roff writes each hyphen as \-
+	grep -qF -- "$(sed 's/-/\\-/g' <<<"$opt")" "$page" || missing="$missing $opt"
+done
+assert_eq "" "$missing" "the man page names every option --help lists"
+for section in SYNOPSIS HOOKS OPTIONS ANNOTATIONS "EXIT STATUS" SIGNALS FILES EXAMPLES "COMING FROM TCPDUMP"; do
+	grep -q "^$section" "$WORK/man.txt" || fail "the man page has no $section section"
+done
+ok "the man page has every section"
+
+# The completion.
+bash -n "$completion" || fail "bash -n $completion"
+ok "the completion parses"
+if [ -r /usr/share/bash-completion/bash_completion ]; then
+	got=$(bash -c "source /usr/share/bash-completion/bash_completion; source '$completion'
+		COMP_WORDS=(pktsample --xdp-mode ''); COMP_CWORD=2; COMP_LINE='pktsample --xdp-mode '
+		COMP_POINT=\${#COMP_LINE}; _pktsample pktsample '' --xdp-mode; echo \"\${COMPREPLY[*]}\"")
+	assert_eq "auto native skb" "$got" "the completion offers --xdp-mode's values"
+	got=$(bash -c "source /usr/share/bash-completion/bash_completion; source '$completion'
+		COMP_WORDS=(pktsample --hook xdp,tc-e); COMP_CWORD=2; COMP_LINE='pktsample --hook xdp,tc-e'
+		COMP_POINT=\${#COMP_LINE}; _pktsample pktsample xdp,tc-e --hook; echo \"\${COMPREPLY[*]}\"")
+	assert_eq "xdp,tc-egress" "$got" "the completion completes a hook list's last item"
+else
+	skip "needs bash-completion"
+fi
+
+# cmake --install, where Debian puts things.
+DESTDIR=$WORK/root cmake --install "$BUILD_DIR" --prefix /usr >/dev/null
+for f in usr/sbin/pktsample usr/share/man/man8/pktsample.8 usr/share/bash-completion/completions/pktsample; do
+	[ -f "$WORK/root/$f" ] || fail "cmake --install did not install /$f"
+done
+ok "cmake --install: binary, man page and completion in Debian's places"
+
+# The .deb.
+(cd "$WORK" && cpack -G DEB --config "$BUILD_DIR/CPackConfig.cmake" -B "$WORK/deb" >/dev/null) ||
+	fail "cpack failed"
+deb=$(ls "$WORK"/deb/pktsample_*_amd64.deb 2>/dev/null | head -1)
+[ -n "$deb" ] || fail "no .deb made"
+assert_eq "libbpf1, libxdp1, libpcap0.8, libelf1, zlib1g, libc6" "$(dpkg-deb -f "$deb" Depends)" \
+	"the .deb depends on the libraries pktsample links"
+contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
+for f in ./usr/sbin/pktsample ./usr/share/man/man8/pktsample.8 ./usr/share/bash-completion/completions/pktsample; do
+	grep -qx -- "$f" <<<"$contents" || fail "the .deb lacks $f"
+done
+ok "the .deb carries the binary, the man page and the completion"

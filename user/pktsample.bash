@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# bash completion for pktsample(8): options, interface names, hooks, modes.
+_pktsample()
+{
+	local cur prev words cword
+	_init_completion || return
+
+	case $prev in
+	-i | --iface)
+		COMPREPLY=($(compgen -W "any $(ls /sys/class/net 2>/dev/null)" -- "$cur"))
+		return ;;
+	-w | --write | -F | --filter-file)
+		_filedir
+		return ;;
+	--hook)
+		# a comma list: complete the last item
+		local head=${cur%"${cur##*,}"}
+		COMPREPLY=($(compgen -P "$head" -W "xdp tc-ingress tc-egress" -- "${cur##*,}"))
+		compopt -o nospace
+		return ;;
+	-Q | --direction) COMPREPLY=($(compgen -W "in out inout" -- "$cur")); return ;;
+	--xdp-mode) COMPREPLY=($(compgen -W "auto native skb" -- "$cur")); return ;;
+	--tc-mode) COMPREPLY=($(compgen -W "auto tcx clsact" -- "$cur")); return ;;
+	--xdp-attach) COMPREPLY=($(compgen -W "link libxdp" -- "$cur")); return ;;
+	--transport) COMPREPLY=($(compgen -W "perf ringbuf" -- "$cur")); return ;;
+	--sample-mode) COMPREPLY=($(compgen -W "random count" -- "$cur")); return ;;
+	-Z | --relinquish-privileges) COMPREPLY=($(compgen -u -- "$cur")); return ;;
+	-z | --postrotate-command) COMPREPLY=($(compgen -c -- "$cur")); return ;;
+	-s | --snaplen | -c | --count | --duration | -B | --buffer-size | --sample | \
+	--sample-flows | --sample-interval | --max-rate | --stats | -C | --file-size | \
+	-G | --rotate-seconds | -W | --file-count)
+		return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$(_parse_help "$1")" -- "$cur"))
+	fi
+} &&
+	complete -F _pktsample pktsample
