@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -89,7 +90,10 @@ int ps_parse_duration_ms(const char *s, uint64_t *ms)
 	return -EINVAL;
 }
 
-/* One row per option: getopt's table, the help text and the handler. */
+/*
+ * One row per option: getopt's table, the help text and the handler, or
+ * for a plain switch (no handler) the bool in struct ps_opts it sets.
+ */
 struct cli_opt {
 	const char *name;
 	int key;
@@ -97,7 +101,9 @@ struct cli_opt {
 	const char *arg;
 	const char *help;
 	int (*set)(struct ps_opts *o, const char *arg, char *err, size_t errlen);
+	size_t flag;
 };
+#define FLAG(field) NULL, offsetof(struct ps_opts, field)
 
 static int set_iface(struct ps_opts *o, const char *a, char *err, size_t len)
 {
@@ -127,37 +133,6 @@ static int set_hook(struct ps_opts *o, const char *a, char *err, size_t len)
 			    "bad --hook '%s': use a comma list of xdp, tc-ingress, tc-egress",
 			    a);
 	o->hooks_given = true;
-	return 0;
-}
-
-static int pick_word(const char *a, const char *const *names, int n);
-
-/* tcpdump's -Q: in is the ingress hook pktsample uses by default (XDP). */
-static int set_direction(struct ps_opts *o, const char *a, char *err, size_t len)
-{
-	static const char *const names[] = { "in", "out", "inout" };
-	static const unsigned int hooks[] = {
-		PS_HOOK_BIT(PS_HOOK_XDP), PS_HOOK_BIT(PS_HOOK_TC_EGRESS), PS_HOOKS_DEFAULT,
-	};
-	int i = pick_word(a, names, 3);
-
-	if (i < 0)
-		return fail(err, len, "bad -Q '%s': use in, out or inout", a);
-	o->direction_hooks = hooks[i];
-	return 0;
-}
-
-static int set_no_promisc(struct ps_opts *o, const char *a, char *e, size_t l)
-{
-	(void)a, (void)e, (void)l;
-	o->no_promisc = true;
-	return 0;
-}
-
-static int set_list(struct ps_opts *o, const char *a, char *e, size_t l)
-{
-	(void)a, (void)e, (void)l;
-	o->list_interfaces = true;
 	return 0;
 }
 
@@ -315,6 +290,21 @@ static int set_tc_mode(struct ps_opts *o, const char *a, char *err, size_t len)
 	return 0;
 }
 
+/* tcpdump's -Q: in is the ingress hook pktsample uses by default (XDP). */
+static int set_direction(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	static const char *const names[] = { "in", "out", "inout" };
+	static const unsigned int hooks[] = {
+		PS_HOOK_BIT(PS_HOOK_XDP), PS_HOOK_BIT(PS_HOOK_TC_EGRESS), PS_HOOKS_DEFAULT,
+	};
+	int i = pick_word(a, names, 3);
+
+	if (i < 0)
+		return fail(err, len, "bad -Q '%s': use in, out or inout", a);
+	o->direction_hooks = hooks[i];
+	return 0;
+}
+
 static int set_xdp_attach(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	static const char *const names[] = {
@@ -328,26 +318,12 @@ static int set_xdp_attach(struct ps_opts *o, const char *a, char *err, size_t le
 	return 0;
 }
 
-static int set_remove_stale(struct ps_opts *o, const char *a, char *e, size_t l)
-{
-	(void)a, (void)e, (void)l;
-	o->remove_stale = true;
-	return 0;
-}
-
 static int set_filter_file(struct ps_opts *o, const char *a, char *err,
 			   size_t len)
 {
 	if (!*a)
 		return fail(err, len, "empty filter file name");
 	o->filter_file = a;
-	return 0;
-}
-
-static int set_dump(struct ps_opts *o, const char *a, char *e, size_t l)
-{
-	(void)a, (void)e, (void)l;
-	o->dump_filter = true;
 	return 0;
 }
 
@@ -424,31 +400,10 @@ static int set_stats(struct ps_opts *o, const char *a, char *err, size_t len)
 	return 0;
 }
 
-static int set_epb_verdict(struct ps_opts *o, const char *a, char *e, size_t l)
-{
-	(void)a, (void)e, (void)l;
-	o->epb_verdict = true;
-	return 0;
-}
-
 static int set_verbose(struct ps_opts *o, const char *a, char *e, size_t l)
 {
 	(void)a, (void)e, (void)l;
 	o->verbosity++;
-	return 0;
-}
-
-static int set_version(struct ps_opts *o, const char *a, char *e, size_t l)
-{
-	(void)a, (void)e, (void)l;
-	o->version = true;
-	return 0;
-}
-
-static int set_help(struct ps_opts *o, const char *a, char *e, size_t l)
-{
-	(void)a, (void)e, (void)l;
-	o->help = true;
 	return 0;
 }
 
@@ -481,10 +436,10 @@ static const struct cli_opt cli_opts[] = {
 	  "in (the XDP hook), out (tc-egress) or inout (both, the default), as tcpdump's -Q",
 	  set_direction },
 	{ "no-promiscuous-mode", 'p', no_argument, NULL,
-	  "do not put the interfaces into promiscuous mode", set_no_promisc },
+	  "do not put the interfaces into promiscuous mode", FLAG(no_promisc) },
 	{ "list-interfaces", 'D', no_argument, NULL,
 	  "list the interfaces, their state, driver and how each hook would attach",
-	  set_list },
+	  FLAG(list_interfaces) },
 	{ "snaplen", 's', required_argument, "BYTES",
 	  "bytes kept per packet (default and max 65468; 0 = max)", set_snaplen },
 	{ "count", 'c', required_argument, "N",
@@ -506,13 +461,13 @@ static const struct cli_opt cli_opts[] = {
 	  set_xdp_attach },
 	{ "remove-stale", KEY_REMOVE_STALE, no_argument, NULL,
 	  "clsact: remove filters left by a killed pktsample (no process holds them)",
-	  set_remove_stale },
+	  FLAG(remove_stale) },
 	{ "filter-file", 'F', required_argument, "FILE",
 	  "read the filter expression from FILE ('#' starts a comment)",
 	  set_filter_file },
 	{ "dump-filter", 'd', no_argument, NULL,
 	  "print the filter's cBPF and the eBPF it becomes, then exit",
-	  set_dump },
+	  FLAG(dump_filter) },
 	{ "sample", KEY_SAMPLE, required_argument, "N",
 	  "keep 1 in N matching packets (random, per CPU)", set_sample },
 	{ "sample-mode", KEY_SAMPLE_MODE, required_argument, "MODE",
@@ -529,12 +484,12 @@ static const struct cli_opt cli_opts[] = {
 	  "print a line of counters to stderr every TIME", set_stats },
 	{ "epb-verdict", KEY_EPB_VERDICT, no_argument, NULL,
 	  "write each packet's verdict (epb_verdict; Wireshark 4.0's editors corrupt it)",
-	  set_epb_verdict },
+	  FLAG(epb_verdict) },
 	{ "verbose", 'v', no_argument, NULL,
 	  "more messages (-vv for libbpf/libxdp debug)", set_verbose },
 	{ "version", KEY_VERSION, no_argument, NULL, "print the version",
-	  set_version },
-	{ "help", 'h', no_argument, NULL, "show this help", set_help },
+	  FLAG(version) },
+	{ "help", 'h', no_argument, NULL, "show this help", FLAG(help) },
 };
 #define N_OPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
 
@@ -609,6 +564,10 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 		for (size_t i = 0; i < N_OPTS; i++)
 			if (cli_opts[i].key == c)
 				opt = &cli_opts[i];
+		if (!opt->set) {
+			*(bool *)((char *)o + opt->flag) = true;
+			continue;
+		}
 		ret = opt->set(o, optarg, err, errlen);
 		if (ret)
 			return ret;
