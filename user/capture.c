@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,12 +62,12 @@ static int expand_any(struct ps_capture *cap)
 		return err;
 	}
 	for (p = all; p->if_index && !err; p++) {
+		int flags = ps_link_flags((int)p->if_index);
 		bool named = false;
 
 		for (int i = 0; i < cap->n_ifaces; i++)
 			named |= !strcmp(cap->ifaces[i], p->if_name);
-		if (named || ps_link_state((int)p->if_index) != 1 ||
-		    ps_link_is_loopback((int)p->if_index) == 1)
+		if (named || flags < 0 || !(flags & IFF_UP) || (flags & IFF_LOOPBACK))
 			continue;
 		if (cap->n_ifaces == PS_MAX_IFACES) {
 			pr_err("-i any: more than %d interfaces are up; name them with -i instead\n",
@@ -247,6 +246,19 @@ static const char *attached_via(const struct ps_capture *cap, const struct ps_ta
 	return "?";
 }
 
+/* The writer for the output file just opened; a second signal makes a
+ * blocked write give up. */
+static int open_writer(struct ps_capture *cap)
+{
+	cap->w = pcapng_writer_new(cap->out.fd, 0);
+	if (!cap->w) {
+		pr_err("cannot set up the writer for %s: %s\n", cap->out.path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	pcapng_writer_set_abort(cap->w, &cap->stop->abort);
+	return 0;
+}
+
 /* A file's first blocks: the section, and one IDB per target (so every
  * file of a rotation has the same interface ids). */
 static int write_file_headers(struct ps_capture *cap)
@@ -348,7 +360,7 @@ static uint64_t written_total(const struct ps_capture *cap, int t)
 static int rotate_file(struct ps_capture *cap)
 {
 	char closed[PATH_MAX];
-	int err, fd;
+	int err;
 
 	/* Flushed first: the ISBs count the packets that are in the file. */
 	err = pcapng_flush(cap->w);
@@ -374,20 +386,15 @@ static int rotate_file(struct ps_capture *cap)
 		pr_err("cannot name the file after %s: %s\n", closed, strerror(-err));
 		return err;
 	}
-	cap->out.path = cap->path;
-	fd = open(cap->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		err = -errno;
-		pr_err("cannot write %s: %s\n", cap->path, pcapng_strerror(err));
+	/* Opened as the first file was; emptied at once (a ring reuses names). */
+	err = ps_output_open(&cap->out, cap->path);
+	if (!err)
+		err = ps_output_start(&cap->out);
+	if (!err)
+		err = open_writer(cap);
+	if (err)
 		return err;
-	}
-	cap->out.fd = fd;
-	cap->w = cap->col->w = pcapng_writer_new(fd, 0);
-	if (!cap->w) {
-		pr_err("cannot set up the writer for %s: %s\n", cap->path, strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	pcapng_writer_set_abort(cap->w, &cap->stop->abort);
+	cap->col->w = cap->w;
 	pr_info("now writing %s\n", cap->path);
 	return write_file_headers(cap);
 }
@@ -406,13 +413,14 @@ static int open_collector(struct ps_capture *cap)
 	const struct ps_opts *o = cap->o;
 	int err;
 
-	cap->w = pcapng_writer_new(cap->out.fd, 0);
 	cap->col = calloc(1, sizeof(*cap->col));
-	if (!cap->w || !cap->col) {
+	if (!cap->col) {
 		pr_err("cannot set up the collector: %s\n", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	pcapng_writer_set_abort(cap->w, &cap->stop->abort);
+	err = open_writer(cap);
+	if (err)
+		return err;
 	err = ps_collector_init(cap->col, cap->w, cap->targets, cap->n_targets,
 				cap->loader.ncpus, o->snaplen, o->count);
 	if (err)

@@ -4,13 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include "attach.h"
 #include "iflist.h"
+#include "linkwatch.h"
 
 /* The kernel's "netdev" generic netlink family (uapi linux/netdev.h, 6.3+;
  * Debian 12's headers predate it). */
@@ -133,24 +133,21 @@ int ps_iflist_print(FILE *f)
 {
 	struct if_nameindex *all = if_nameindex();
 	int nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	int sk = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	uint16_t family = nl >= 0 ? netdev_family(nl) : 0;
 	bool tcx = kernel_has_tcx();
 	int err = 0;
 
-	if (!all || sk < 0) {
+	if (!all) {
 		err = -errno;
 		goto out;
 	}
 	for (struct if_nameindex *p = all; p->if_index; p++) {
 		struct ps_ifinfo i = { .index = (int)p->if_index, .tcx = tcx };
-		struct ifreq ifr = { 0 };
+		int flags = ps_link_flags(i.index);
 		char line[256];
 
 		snprintf(i.name, sizeof(i.name), "%s", p->if_name);
-		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->if_name);
-		if (!ioctl(sk, SIOCGIFFLAGS, &ifr))
-			i.flags = (unsigned short)ifr.ifr_flags;
+		i.flags = flags < 0 ? 0 : (unsigned int)flags;
 		ps_iface_driver(i.name, i.driver, sizeof(i.driver));
 		i.xdp_native = xdp_native(nl, family, i.index);
 		ps_iflist_format(line, sizeof(line), &i);
@@ -161,7 +158,5 @@ out:
 		if_freenameindex(all);
 	if (nl >= 0)
 		close(nl);
-	if (sk >= 0)
-		close(sk);
 	return err;
 }

@@ -65,8 +65,7 @@ int ps_linkwatch_read(int fd, struct ps_link_event *ev, int max)
 	return n;
 }
 
-/* The interface's flags (IFF_*), or -ENODEV / -errno. */
-static int link_flags(int ifindex)
+int ps_link_flags(int ifindex)
 {
 	struct ifreq ifr = { 0 };
 	int fd, ret;
@@ -83,14 +82,14 @@ static int link_flags(int ifindex)
 
 int ps_link_state(int ifindex)
 {
-	int flags = link_flags(ifindex);
+	int flags = ps_link_flags(ifindex);
 
 	return flags < 0 ? flags : !!(flags & IFF_UP);
 }
 
 int ps_link_is_loopback(int ifindex)
 {
-	int flags = link_flags(ifindex);
+	int flags = ps_link_flags(ifindex);
 
 	return flags < 0 ? flags : !!(flags & IFF_LOOPBACK);
 }
