@@ -18,6 +18,7 @@
 #include "linkwatch.h"
 #include "log.h"
 #include "pcapng.h"
+#include "printer.h"
 #include "promisc.h"
 #include "report.h"
 
@@ -132,6 +133,8 @@ int ps_capture_open_output(struct ps_capture *cap)
 	const struct ps_opts *o = cap->o;
 	int err;
 
+	if (!o->output)
+		return 0; /* printing only */
 	ps_rotate_init(&cap->rot, o->output, o->file_size, o->rotate_seconds * 1000000000ull,
 		       o->file_count, read_ns(CLOCK_MONOTONIC));
 	if (!ps_rotate_active(&cap->rot))
@@ -345,6 +348,12 @@ static uint64_t written_total(const struct ps_capture *cap, int t)
 {
 	uint64_t n = 0;
 
+	if (!cap->o->output) { /* printing only: what was printed */
+		for (int i = 0; i < cap->n_targets; i++)
+			if (t < 0 || i == t)
+				n += cap->targets[i].written;
+		return n;
+	}
 	for (int i = 0; i < cap->n_targets; i++)
 		if (t < 0 || i == t)
 			n += cap->closed_written[i] + (cap->w ?
@@ -418,13 +427,27 @@ static int open_collector(struct ps_capture *cap)
 		pr_err("cannot set up the collector: %s\n", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	err = open_writer(cap);
+	err = o->output ? open_writer(cap) : 0;
 	if (err)
 		return err;
 	err = ps_collector_init(cap->col, cap->w, cap->targets, cap->n_targets,
 				cap->loader.ncpus, o->snaplen, o->count);
 	if (err)
 		return err;
+	if (!o->output || o->print) {
+		struct ps_print_opts po;
+
+		cap->printer = malloc(sizeof(*cap->printer));
+		if (!cap->printer) {
+			pr_err("cannot set up the printer: %s\n", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		ps_cli_print_opts(o, &po);
+		if (o->line_buffered)
+			setvbuf(stdout, NULL, _IOLBF, 0);
+		ps_printer_init(cap->printer, &po, stdout);
+		cap->col->printer = cap->printer;
+	}
 	ps_sampling_tag(&cap->smp, cap->col->tag, sizeof(cap->col->tag));
 	cap->col->epb_verdict = o->epb_verdict;
 	if (cap->rot.size_limit) {
@@ -524,9 +547,9 @@ int ps_capture_setup(struct ps_capture *cap)
 	if (!err && cap->smp.mode == PS_SAMPLE_CLOCK)
 		err = ps_ticker_start(&cap->ticker, ps_loader_prog(&cap->loader, PS_PROG_TICK),
 				      cap->smp.interval_ns);
-	if (!err)
+	if (!err && cap->w)
 		err = ps_output_start(&cap->out);
-	if (!err)
+	if (!err && cap->w)
 		err = write_file_headers(cap);
 	if (err == -EINTR)
 		pr_err("interrupted during setup\n");
@@ -605,6 +628,21 @@ static void read_link_events(struct ps_capture *cap)
 	}
 }
 
+/*
+ * The printed lines could not be written. A reader that left (| head) or,
+ * after a stop, one that takes nothing more, ends the capture as tcpdump's
+ * does, without an error; anything else is one line and exit 1.
+ */
+static int print_failed(struct ps_capture *cap)
+{
+	int err = cap->col->print_error;
+
+	if (err == -EPIPE || (cap->stop->requested && (err == -EAGAIN || err == -EINTR)))
+		return 0;
+	pr_err("cannot print to stdout: %s\n", strerror(-err));
+	return err;
+}
+
 int ps_capture_loop(struct ps_capture *cap)
 {
 	/* Monotonic: a wall-clock step must not stretch or cut the capture. */
@@ -625,6 +663,8 @@ int ps_capture_loop(struct ps_capture *cap)
 		if (err) {
 			if (cap->col->error)
 				pr_err("cannot write %s: %s\n", cap->out.path, pcapng_strerror(err));
+			else if (cap->col->print_error)
+				err = print_failed(cap);
 			else
 				pr_err("reading the perf buffers failed: %s\n", strerror(-err));
 			break;
@@ -704,15 +744,20 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 	if (cap->smp.mode == PS_SAMPLE_CLOCK)
 		report_clock(cap);
 	ps_ticker_stop(&cap->ticker);
-	if (!cap->stop->abort && !err)
+	if (!cap->stop->abort && !err && !cap->col->print_error) {
 		err = ps_collector_drain(cap->col);
-
-	if (!err)
+		if (err && cap->col->print_error && !cap->col->error)
+			err = print_failed(cap);
+		else if (err)
+			pr_err("cannot write %s: %s\n", cap->out.path, pcapng_strerror(err));
+	}
+	if (!err && cap->w) {
 		err = write_isbs(cap);
-	if (!err)
-		err = pcapng_flush(cap->w);
-	if (err && err != loop_err)
-		pr_err("cannot write %s: %s\n", cap->out.path, pcapng_strerror(err));
+		if (!err)
+			err = pcapng_flush(cap->w);
+		if (err)
+			pr_err("cannot write %s: %s\n", cap->out.path, pcapng_strerror(err));
+	}
 	report_stages(cap, &sum.all);
 	if (cap->o->postrotate_cmd && !err)
 		ps_rotate_run_cmd(cap->o->postrotate_cmd, cap->path);
@@ -738,7 +783,7 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 			(unsigned long long)cap->col->seq_gaps);
 	/* Only what is whole in the files counts as captured. */
 	sum.written = written_total(cap, -1);
-	if (!cap->w || pcapng_writer_error(cap->w)) {
+	if (cap->o->output && (!cap->w || pcapng_writer_error(cap->w))) {
 		sum.write_error = true;
 		sum.lost_to_write = sum.all.emitted > sum.written ? sum.all.emitted - sum.written : 0;
 	}
@@ -760,6 +805,10 @@ void ps_capture_teardown(struct ps_capture *cap)
 	if (cap->w)
 		pcapng_writer_free(cap->w);
 	cap->w = NULL;
+	if (cap->printer)
+		ps_printer_free(cap->printer);
+	free(cap->printer);
+	cap->printer = NULL;
 	ps_loader_close(&cap->loader);
 	ps_output_close(&cap->out);
 	if (cap->link_fd >= 0)

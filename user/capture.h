@@ -47,7 +47,8 @@ struct ps_capture {
 	struct ps_loader loader;
 	struct ps_attachments att;
 	struct ps_output out;
-	struct pcapng_writer *w;
+	struct pcapng_writer *w;   /* NULL without -w */
+	struct ps_printer *printer; /* the live view: without -w, or --print */
 	struct ps_collector *col;
 	struct ps_sampling smp;
 	struct ps_ticker ticker; /* clock-driven sampling */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "printer.h"
 #include "hooks.h"
 #include "pktsample.h"
 
@@ -102,8 +103,14 @@ struct cli_opt {
 	const char *help;
 	int (*set)(struct ps_opts *o, const char *arg, char *err, size_t errlen);
 	size_t flag;
+	bool live;  /* only a live capture takes it, not -r */
 };
+/* A switch: sets a bool. A counted switch (-t, -x, ...): each use adds one. */
 #define FLAG(field) NULL, offsetof(struct ps_opts, field)
+static int bump(struct ps_opts *o, const char *a, char *e, size_t l);
+#define COUNT(field) bump, offsetof(struct ps_opts, field)
+/* Marks a row that -r refuses. */
+#define LIVE .live = true
 
 static int set_iface(struct ps_opts *o, const char *a, char *err, size_t len)
 {
@@ -123,6 +130,21 @@ static int set_write(struct ps_opts *o, const char *a, char *err, size_t len)
 	if (!*a)
 		return fail(err, len, "empty output path");
 	o->output = a;
+	return 0;
+}
+
+static int set_read(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (!*a)
+		return fail(err, len, "empty -r path");
+	o->read_file = a;
+	return 0;
+}
+
+/* Never called: the parser adds one to the counted field (COUNT). */
+static int bump(struct ps_opts *o, const char *a, char *e, size_t l)
+{
+	(void)o, (void)a, (void)e, (void)l;
 	return 0;
 }
 
@@ -410,58 +432,87 @@ static int set_verbose(struct ps_opts *o, const char *a, char *e, size_t l)
 enum { KEY_HOOK = 256, KEY_DURATION, KEY_XDP_MODE, KEY_TC_MODE, KEY_VERSION,
        KEY_SAMPLE, KEY_SAMPLE_MODE, KEY_SAMPLE_FLOWS, KEY_SAMPLE_INTERVAL,
        KEY_MAX_RATE, KEY_STATS, KEY_TRANSPORT, KEY_EPB_VERDICT, KEY_XDP_ATTACH,
-       KEY_REMOVE_STALE };
+       KEY_REMOVE_STALE, KEY_PRINT };
 
 static const struct cli_opt cli_opts[] = {
 	{ "iface", 'i', required_argument, "IFACE",
 	  "capture on IFACE (repeat for more; any: every interface that is up, lo only if named)",
-	  set_iface },
+	  set_iface, LIVE },
 	{ "write", 'w', required_argument, "FILE",
-	  "write pcapng to FILE ('-' for stdout)", set_write },
+	  "write pcapng to FILE ('-' for stdout); without -w, print the packets",
+	  set_write },
+	{ "read-file", 'r', required_argument, "FILE",
+	  "print a pcap or pcapng FILE ('-' for stdin) instead of capturing; with -w, copy it",
+	  set_read },
+	{ "print", KEY_PRINT, no_argument, NULL,
+	  "print the packets on stdout also while writing them with -w", FLAG(print) },
+	{ "link-header", 'e', no_argument, NULL,
+	  "print the link-level header: MAC addresses, ethertype, VLAN tags",
+	  FLAG(link_header) },
+	{ "numeric", 'n', no_argument, NULL,
+	  "do not resolve addresses or ports (pktsample never does; for tcpdump habits)",
+	  FLAG(numeric) },
+	{ "time", 't', no_argument, NULL,
+	  "no time (-tt: since 1970, -ttt: since the previous packet, -tttt: with the date, -ttttt: since the first)",
+	  COUNT(ts_format) },
+	{ "hex", 'x', no_argument, NULL,
+	  "print each packet in hex after its line (-xx: with the link-level header)",
+	  COUNT(hex) },
+	{ "hex-ascii", 'X', no_argument, NULL,
+	  "print each packet in hex and ASCII (-XX: with the link-level header)",
+	  COUNT(hex_ascii) },
+	{ "ascii", 'A', no_argument, NULL,
+	  "print each packet in ASCII (-AA: with the link-level header)", COUNT(ascii) },
+	{ "quiet", 'q', no_argument, NULL, "print less protocol information", FLAG(quiet) },
+	{ "line-buffered", 'l', no_argument, NULL,
+	  "write each printed line at once (for a pipe into grep or a script)",
+	  FLAG(line_buffered) },
 	{ "file-size", 'C', required_argument, "SIZE",
 	  "start a new file when one exceeds SIZE millions of bytes (k, m, g: KiB, MiB, GiB)",
-	  set_file_size },
+	  set_file_size, LIVE },
 	{ "rotate-seconds", 'G', required_argument, "SECONDS",
 	  "start a new file every SECONDS; FILE may hold strftime(3) conversions",
-	  set_rotate_seconds },
+	  set_rotate_seconds, LIVE },
 	{ "file-count", 'W', required_argument, "N",
-	  "with -C: a ring of N files; with -G alone: stop after N files", set_file_count },
+	  "with -C: a ring of N files; with -G alone: stop after N files", set_file_count, LIVE },
 	{ "postrotate-command", 'z', required_argument, "CMD",
-	  "run CMD FILE on each file closed by -C or -G (e.g. gzip)", set_postrotate },
+	  "run CMD FILE on each file closed by -C or -G (e.g. gzip)", set_postrotate, LIVE },
 	{ "relinquish-privileges", 'Z', required_argument, "USER",
-	  "once capturing, become USER (files are then created as USER)", set_user },
+	  "once capturing, become USER (files are then created as USER)", set_user, LIVE },
 	{ "hook", KEY_HOOK, required_argument, "LIST",
-	  "hooks: xdp,tc-ingress,tc-egress (default xdp,tc-egress; tc-egress alone on lo)", set_hook },
+	  "hooks: xdp,tc-ingress,tc-egress (default xdp,tc-egress; tc-egress alone on lo)",
+	  set_hook, LIVE },
 	{ "direction", 'Q', required_argument, "DIR",
 	  "in (the XDP hook), out (tc-egress) or inout (both, the default), as tcpdump's -Q",
-	  set_direction },
+	  set_direction, LIVE },
 	{ "no-promiscuous-mode", 'p', no_argument, NULL,
-	  "do not put the interfaces into promiscuous mode", FLAG(no_promisc) },
+	  "do not put the interfaces into promiscuous mode", FLAG(no_promisc), LIVE },
 	{ "list-interfaces", 'D', no_argument, NULL,
 	  "list the interfaces, their state, driver and how each hook would attach",
 	  FLAG(list_interfaces) },
 	{ "snaplen", 's', required_argument, "BYTES",
-	  "bytes kept per packet (default and max 65468; 0 = max)", set_snaplen },
+	  "bytes kept per packet (default and max 65468; 0 = max)", set_snaplen, LIVE },
 	{ "count", 'c', required_argument, "N",
-	  "stop after writing N packets", set_count },
+	  "stop after N packets (written, printed, or with -r selected)", set_count },
 	{ "duration", KEY_DURATION, required_argument, "TIME",
-	  "stop after TIME (10, 10s, 500ms, 2m, 1h)", set_duration },
+	  "stop after TIME (10, 10s, 500ms, 2m, 1h)", set_duration, LIVE },
 	{ "buffer-size", 'B', required_argument, "KIB",
-	  "perf buffer per CPU in KiB (default 4096)", set_buffer },
+	  "perf buffer per CPU in KiB (default 4096)", set_buffer, LIVE },
 	{ "transport", KEY_TRANSPORT, required_argument, "KIND",
 	  "perf (default: per-CPU perf buffers) or ringbuf (one BPF ring of -B x CPUs)",
-	  set_transport },
+	  set_transport, LIVE },
 	{ "xdp-mode", KEY_XDP_MODE, required_argument, "MODE",
-	  "XDP attach mode: native, skb or auto (default auto: skb on veth, native elsewhere)", set_xdp_mode },
+	  "XDP attach mode: native, skb or auto (default auto: skb on veth, native elsewhere)",
+	  set_xdp_mode, LIVE },
 	{ "tc-mode", KEY_TC_MODE, required_argument, "MODE",
 	  "TC attach: tcx, clsact or auto (default auto: tcx, else clsact)",
-	  set_tc_mode },
+	  set_tc_mode, LIVE },
 	{ "xdp-attach", KEY_XDP_ATTACH, required_argument, "HOW",
 	  "link (default: the kernel detaches it if pktsample dies) or libxdp (its dispatcher)",
-	  set_xdp_attach },
+	  set_xdp_attach, LIVE },
 	{ "remove-stale", KEY_REMOVE_STALE, no_argument, NULL,
 	  "clsact: remove filters left by a killed pktsample (no process holds them)",
-	  FLAG(remove_stale) },
+	  FLAG(remove_stale), LIVE },
 	{ "filter-file", 'F', required_argument, "FILE",
 	  "read the filter expression from FILE ('#' starts a comment)",
 	  set_filter_file },
@@ -469,36 +520,47 @@ static const struct cli_opt cli_opts[] = {
 	  "print the filter's cBPF and the eBPF it becomes, then exit",
 	  FLAG(dump_filter) },
 	{ "sample", KEY_SAMPLE, required_argument, "N",
-	  "keep 1 in N matching packets (random, per CPU)", set_sample },
+	  "keep 1 in N matching packets (random, per CPU)", set_sample, LIVE },
 	{ "sample-mode", KEY_SAMPLE_MODE, required_argument, "MODE",
 	  "with --sample: random (default) or count (every Nth per CPU)",
-	  set_sample_mode },
+	  set_sample_mode, LIVE },
 	{ "sample-flows", KEY_SAMPLE_FLOWS, required_argument, "N",
-	  "keep every packet of 1 in N flows, both directions", set_sample_flows },
+	  "keep every packet of 1 in N flows, both directions", set_sample_flows, LIVE },
 	{ "sample-interval", KEY_SAMPLE_INTERVAL, required_argument, "TIME",
 	  "keep one packet per CPU every TIME (>= 1ms), clock-driven",
-	  set_sample_interval },
+	  set_sample_interval, LIVE },
 	{ "max-rate", KEY_MAX_RATE, required_argument, "PPS",
-	  "at most PPS packets/s per CPU leave the kernel", set_max_rate },
+	  "at most PPS packets/s per CPU leave the kernel", set_max_rate, LIVE },
 	{ "stats", KEY_STATS, required_argument, "TIME",
-	  "print a line of counters to stderr every TIME", set_stats },
+	  "print a line of counters to stderr every TIME", set_stats, LIVE },
 	{ "epb-verdict", KEY_EPB_VERDICT, no_argument, NULL,
 	  "write each packet's verdict (epb_verdict; Wireshark 4.0's editors corrupt it)",
-	  FLAG(epb_verdict) },
+	  FLAG(epb_verdict), LIVE },
 	{ "verbose", 'v', no_argument, NULL,
-	  "more messages (-vv for libbpf/libxdp debug)", set_verbose },
+	  "more messages, and printed packets annotated (-vv: libbpf/libxdp debug)", set_verbose },
 	{ "version", KEY_VERSION, no_argument, NULL, "print the version",
 	  FLAG(version) },
 	{ "help", 'h', no_argument, NULL, "show this help", FLAG(help) },
 };
 #define N_OPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
 
+void ps_cli_print_opts(const struct ps_opts *o, struct ps_print_opts *po)
+{
+	*po = (struct ps_print_opts){
+		.ts = o->ts_format, .hex = o->hex, .hex_ascii = o->hex_ascii,
+		.ascii = o->ascii, .link = o->link_header, .quiet = o->quiet,
+		.annotate = o->verbosity > 0,
+	};
+}
+
 void ps_cli_usage(FILE *f)
 {
-	fputs("Usage: pktsample -i IFACE [-i IFACE ...] -w FILE [options] [EXPRESSION]\n"
+	fputs("Usage: pktsample -i IFACE [-i IFACE ...] [-w FILE] [options] [EXPRESSION]\n"
+	      "       pktsample -r FILE [-w OUT] [options] [EXPRESSION]\n"
 	      "       pktsample -d [-s BYTES] EXPRESSION\n"
 	      "       pktsample -D\n"
-	      "Capture packets at XDP and TC hooks into annotated pcapng.\n"
+	      "Capture packets at XDP and TC hooks into annotated pcapng, or print\n"
+	      "them as tcpdump -n does (without -w).\n"
 	      "EXPRESSION is a tcpdump (pcap-filter) expression; it runs inside the\n"
 	      "kernel, so packets that do not match never leave it.\n\n",
 	      f);
@@ -564,8 +626,16 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 		for (size_t i = 0; i < N_OPTS; i++)
 			if (cli_opts[i].key == c)
 				opt = &cli_opts[i];
+		if (opt->live && !o->live_opt[0] && c < 256)
+			snprintf(o->live_opt, sizeof(o->live_opt), "-%c", c);
+		else if (opt->live && !o->live_opt[0])
+			snprintf(o->live_opt, sizeof(o->live_opt), "--%s", opt->name);
 		if (!opt->set) {
 			*(bool *)((char *)o + opt->flag) = true;
+			continue;
+		}
+		if (opt->set == bump) {
+			(*(unsigned int *)((char *)o + opt->flag))++;
 			continue;
 		}
 		ret = opt->set(o, optarg, err, errlen);
@@ -597,11 +667,19 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 			return fail(err, errlen, "-d needs a filter expression");
 		return 0;
 	}
+	if (o->ts_format > 5)
+		return fail(err, errlen, "-t repeats at most five times (-ttttt)");
+	if (o->print && o->output && !strcmp(o->output, "-"))
+		return fail(err, errlen, "--print and -w - would both write to stdout");
+	if (o->read_file) {
+		if (o->live_opt[0])
+			return fail(err, errlen, "%s is for a live capture; -r reads a file",
+				    o->live_opt);
+		return 0;
+	}
 	if (!o->n_ifaces)
-		return fail(err, errlen, "no interface: use -i IFACE");
-	if (!o->output)
-		return fail(err, errlen, "no output: use -w FILE, or -w - for stdout");
-	if ((o->file_size || o->rotate_seconds) && !strcmp(o->output, "-"))
+		return fail(err, errlen, "no interface: use -i IFACE (or -r FILE to read one)");
+	if ((o->file_size || o->rotate_seconds) && (!o->output || !strcmp(o->output, "-")))
 		return fail(err, errlen, "-C and -G need -w FILE, not stdout");
 	if (o->file_count && !o->file_size && !o->rotate_seconds)
 		return fail(err, errlen, "-W needs -C or -G");

@@ -23,7 +23,19 @@
 struct ps_opts {
 	const char *ifaces[PS_MAX_IFACES];
 	int n_ifaces;
-	const char *output;     /* "-" = stdout */
+	const char *output;     /* "-" = stdout; NULL: print the packets */
+	const char *read_file;  /* -r: print (copy) a file instead of capturing */
+	char live_opt[40];      /* the first option only a live capture takes */
+	/* The live view (printer.h): tcpdump's flags. */
+	bool print;             /* --print: print also when writing (-w) */
+	bool link_header;       /* -e */
+	bool quiet;             /* -q */
+	bool line_buffered;     /* -l */
+	bool numeric;           /* -n: accepted; nothing is ever resolved */
+	unsigned int ts_format; /* number of -t: enum ps_ts_format */
+	unsigned int hex;       /* number of -x */
+	unsigned int hex_ascii; /* number of -X */
+	unsigned int ascii;     /* number of -A */
 	unsigned int hooks;     /* PS_HOOK_BIT() set (hooks.h) */
 	bool hooks_given;       /* --hook or -Q: else lo gets tc-egress alone */
 	unsigned int direction_hooks; /* -Q's hooks; 0: not given */
@@ -71,6 +83,10 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 		 size_t errlen);
 
 void ps_cli_usage(FILE *f);
+
+struct ps_print_opts;
+/* The printer's options (user/printer.h) from tcpdump's flags. */
+void ps_cli_print_opts(const struct ps_opts *o, struct ps_print_opts *po);
 
 /* Parsers shared with tests; each returns 0 or -EINVAL. */
 int ps_parse_hooks(const char *s, unsigned int *mask);

@@ -14,6 +14,7 @@
 #include "hooks.h"
 #include "log.h"
 #include "pcapng.h"
+#include "printer.h"
 #include "split.h"
 
 /*
@@ -78,15 +79,22 @@ static uint64_t take_drops(struct ps_collector *c, int cpu, uint64_t seq)
 	return drops;
 }
 
+/* The packet comment: the file's, and what the live view's -v prints. */
+static void format_comment(const struct ps_collector *c, const struct ps_meta *m,
+			   char *buf, size_t len)
+{
+	snprintf(buf, len, "hook=%s cpu=%u queue=%u%s%s%s",
+		 ps_hook_name(m->hook), m->cpu, m->rx_queue, c->tag[0] ? " " : "",
+		 c->tag, m->flags & PS_F_CLOCK_FALLBACK ? " clock=fallback" : "");
+}
+
 /* The options every packet like m gets, but its id and drop count. */
 static void encode_opts(const struct ps_collector *c, struct ps_cpu_state *cs,
 			const struct ps_meta *m)
 {
 	char comment[160];
 
-	snprintf(comment, sizeof(comment), "hook=%s cpu=%u queue=%u%s%s%s",
-		 ps_hook_name(m->hook), m->cpu, m->rx_queue, c->tag[0] ? " " : "",
-		 c->tag, m->flags & PS_F_CLOCK_FALLBACK ? " clock=fallback" : "");
+	format_comment(c, m, comment, sizeof(comment));
 	pcapng_epb_opts_encode(&cs->opts, &(struct pcapng_epb){
 		.direction = m->hook == PS_HOOK_TC_EGRESS ? PCAPNG_DIR_OUTBOUND :
 							    PCAPNG_DIR_INBOUND,
@@ -106,15 +114,58 @@ static void encode_opts(const struct ps_collector *c, struct ps_cpu_state *cs,
 	cs->opts_verdict = m->verdict;
 }
 
-/* One placed sample out to the writer: meta and packet as the merge held them. */
+static void write_epb(struct ps_collector *c, struct ps_cpu_state *cs,
+		      const struct ps_meta *m, struct pcapng_epb *epb)
+{
+	int err = 0;
+
+	if (!cs->opts_valid || cs->opts_hook != m->hook || cs->opts_cpu != m->cpu ||
+	    cs->opts_queue != m->rx_queue || cs->opts_flags != m->flags ||
+	    cs->opts_verdict != m->verdict)
+		encode_opts(c, cs, m);
+	epb->opts = &cs->opts;
+	if (c->file_limit && pcapng_bytes(c->w) > c->file_limit)
+		err = c->file_full(c->file_arg);
+	if (!err)
+		err = pcapng_write_epb(c->w, epb);
+	if (err) {
+		c->error = err;
+		c->done = true;
+	}
+}
+
+/* The live view's line: the same packet, as tcpdump -n would print it. */
+static void print_record(struct ps_collector *c, const struct ps_target *t,
+			 const struct ps_meta *m, const struct pcapng_epb *epb)
+{
+	char comment[160];
+	int err;
+
+	if (c->printer->o.annotate)
+		format_comment(c, m, comment, sizeof(comment));
+	err = ps_print_packet(c->printer, &(struct ps_print_pkt){
+		.ts_ns = epb->ts_ns, .linktype = PS_LINKTYPE_ETHERNET,
+		.data = epb->data, .cap_len = epb->cap_len, .wire_len = epb->wire_len,
+		.ifname = t->ifname, .hook = ps_hook_name(m->hook),
+		.direction = m->hook == PS_HOOK_TC_EGRESS ? 2 : 1,
+		.comment = c->printer->o.annotate ? comment : NULL,
+		.has_id = true, .id = epb->packet_id,
+		.has_drops = true, .drops = epb->drop_count,
+	});
+	if (err) {
+		c->print_error = err;
+		c->done = true;
+	}
+}
+
+/* One placed sample out to the writer and/or the printer: meta and packet
+ * as the merge held them. */
 static void write_record(struct ps_collector *c, const struct ps_order_rec *r)
 {
 	const struct ps_meta *m = (const struct ps_meta *)r->data;
 	struct pcapng_epb epb = { 0 };
 	struct ps_cpu_state *cs = &c->cpus[r->cpu];
 	struct ps_target *t = find_target(c, m->ifindex, m->hook);
-	int err;
-
 	epb.if_id = t->if_id;
 	epb.ts_ns = ps_clock_to_realtime(&c->clock, m->ts_ns);
 	epb.data = ps_frame_on_wire(m, r->data + sizeof(*m), c->frame, c->snaplen,
@@ -122,26 +173,13 @@ static void write_record(struct ps_collector *c, const struct ps_order_rec *r)
 	epb.has_packet_id = true;
 	epb.packet_id = ((uint64_t)m->cpu << 48) | (m->seq & 0xffffffffffffull);
 	epb.drop_count = r->drops;
-	if (!cs->opts_valid || cs->opts_hook != m->hook || cs->opts_cpu != m->cpu ||
-	    cs->opts_queue != m->rx_queue || cs->opts_flags != m->flags ||
-	    cs->opts_verdict != m->verdict)
-		encode_opts(c, cs, m);
-	epb.opts = &cs->opts;
-
-	if (c->file_limit && pcapng_bytes(c->w) > c->file_limit) {
-		err = c->file_full(c->file_arg);
-		if (err) {
-			c->error = err;
-			c->done = true;
-			return;
-		}
-	}
-	err = pcapng_write_epb(c->w, &epb);
-	if (err) {
-		c->error = err;
-		c->done = true;
+	if (c->w)
+		write_epb(c, cs, m, &epb);
+	if (c->printer && !c->done)
+		print_record(c, t, m, &epb);
+	if (c->done)
 		return;
-	}
+	t->written++;
 	c->written++;
 	if (c->limit && c->written >= c->limit)
 		c->done = true;
@@ -446,9 +484,12 @@ static int round_once(struct ps_collector *c, bool all, bool *in_flight)
 	}
 	if (!c->error)
 		ps_collector_release(c, all);
-	if (!c->error)
+	if (!c->error && c->w)
 		c->error = pcapng_flush(c->w);
-	return c->error;
+	/* Printed lines leave once a round, like the file's blocks. */
+	if (c->printer && !c->print_error && (c->print_error = ps_printer_flush(c->printer)))
+		c->done = true;
+	return c->error ? c->error : c->print_error;
 }
 
 int ps_collector_drain(struct ps_collector *c)

@@ -21,6 +21,7 @@
 #include "pktsample.h"
 
 struct perf_buffer;
+struct ps_printer;
 struct ring_buffer;
 
 /* One (interface, hook) pair: one pcapng interface. */
@@ -29,6 +30,7 @@ struct ps_target {
 	int ifindex;
 	unsigned int hook;
 	uint32_t if_id;   /* pcapng interface id */
+	uint64_t written; /* packets written and/or printed */
 };
 
 struct ps_cpu_state {
@@ -47,7 +49,7 @@ struct ps_cpu_state {
 };
 
 struct ps_collector {
-	struct pcapng_writer *w;
+	struct pcapng_writer *w;  /* NULL: not writing a file */
 	struct ps_order order;    /* samples waiting for their place in time */
 	int emit_fd;              /* per-CPU in-flight marks; -1: none (tests) */
 	struct ps_emit_state *emit; /* one round's read of them */
@@ -65,7 +67,7 @@ struct ps_collector {
 	struct ps_cpu_state *cpus;
 	int ncpus;
 	uint64_t received;    /* samples taken from the buffers */
-	uint64_t written;     /* packets handed to the writer (-c counts these) */
+	uint64_t written;     /* packets written and/or printed (-c counts these) */
 	uint64_t forced;      /* written before the merge could place them */
 	uint64_t rounds;
 	bool epb_verdict;     /* write epb_verdict (--epb-verdict) */
@@ -73,6 +75,8 @@ struct ps_collector {
 	uint64_t unknown;     /* samples from an (ifindex, hook) not ours */
 	uint64_t seq_gaps;    /* samples missing from a CPU's sequence */
 	int error;            /* first writer error */
+	struct ps_printer *printer; /* the live view; NULL: not printing */
+	int print_error;      /* first error printing (-EPIPE: the reader left) */
 	bool done;            /* limit reached or error */
 	char tag[96];         /* appended to every packet comment (sampling) */
 	/* -C: before a packet goes to a file of more than file_limit bytes,

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -23,7 +24,9 @@
 #include "filter.h"
 #include "iflist.h"
 #include "log.h"
+#include "printer.h"
 #include "privdrop.h"
+#include "readfile.h"
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
@@ -127,8 +130,12 @@ static int run(const struct ps_opts *o, const struct ps_filter *filter)
 	if (err)
 		return err == -ENOTTY || err == -EINVAL || err == -ENAMETOOLONG ?
 			       EXIT_USAGE : EXIT_RUNTIME;
-	if (!fstat(cap.out.fd, &st) && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+	if (cap.out.fd >= 0 && !fstat(cap.out.fd, &st) && !S_ISREG(st.st_mode) &&
+	    !S_ISBLK(st.st_mode))
 		blocking_out_fd = cap.out.fd;
+	else if ((!o->output || o->print) && !fstat(STDOUT_FILENO, &st) &&
+		 (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		blocking_out_fd = STDOUT_FILENO; /* the printed lines */
 	err = install_signals();
 	if (!err)
 		err = ps_capture_setup(&cap);
@@ -141,6 +148,26 @@ static int run(const struct ps_opts *o, const struct ps_filter *filter)
 	return err ? EXIT_RUNTIME : 0;
 }
 
+/* The filter expression from the arguments or -F. */
+static int filter_expr(const struct ps_opts *o, char **expr)
+{
+	char err[512];
+	int ret;
+
+	if (o->filter_file) {
+		ret = ps_filter_read_file(o->filter_file, expr, err, sizeof(err));
+		if (ret)
+			pr_err("%s\n", err);
+		return ret;
+	}
+	*expr = ps_filter_join(o->filter_words, o->n_filter_words);
+	if (!*expr) {
+		pr_err("cannot build the filter expression: %s\n", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The filter from the arguments or -F, compiled and translated. */
 static int build_filter(const struct ps_opts *o, struct ps_filter *f)
 {
@@ -148,19 +175,9 @@ static int build_filter(const struct ps_opts *o, struct ps_filter *f)
 	char *expr;
 	int ret;
 
-	if (o->filter_file) {
-		ret = ps_filter_read_file(o->filter_file, &expr, err, sizeof(err));
-		if (ret) {
-			pr_err("%s\n", err);
-			return ret;
-		}
-	} else {
-		expr = ps_filter_join(o->filter_words, o->n_filter_words);
-		if (!expr) {
-			pr_err("cannot build the filter expression: %s\n", strerror(ENOMEM));
-			return -ENOMEM;
-		}
-	}
+	ret = filter_expr(o, &expr);
+	if (ret)
+		return ret;
 	ret = ps_filter_build(f, expr, o->snaplen, err, sizeof(err));
 	if (ret)
 		pr_err("%s\n", err);
@@ -187,6 +204,23 @@ static int run_filtered(const struct ps_opts *o)
 	}
 	ps_filter_free(&filter);
 	return ret;
+}
+
+/* -r FILE: print and/or copy a file; the filter runs in user space. */
+static int run_read(const struct ps_opts *o)
+{
+	struct ps_print_opts po;
+	char *expr = NULL;
+	int ret;
+
+	if ((o->filter_file || o->n_filter_words) && filter_expr(o, &expr))
+		return EXIT_USAGE;
+	ps_cli_print_opts(o, &po);
+	ret = ps_readfile_run(o, &po, expr);
+	free(expr);
+	if (ret == -EINVAL || ret == -ENOTTY || ret == -ENAMETOOLONG)
+		return EXIT_USAGE;
+	return ret ? EXIT_RUNTIME : 0;
 }
 
 int main(int argc, char **argv)
@@ -218,6 +252,8 @@ int main(int argc, char **argv)
 	}
 	ps_log_set_verbosity(o.verbosity);
 	ps_log_hook_libs();
+	if (o.read_file && !o.dump_filter)
+		return run_read(&o);
 	if (o.filter_file || o.n_filter_words)
 		return run_filtered(&o);
 	return run(&o, NULL);

@@ -9,7 +9,7 @@ _pktsample()
 	-i | --iface)
 		COMPREPLY=($(compgen -W "any $(ls /sys/class/net 2>/dev/null)" -- "$cur"))
 		return ;;
-	-w | --write | -F | --filter-file)
+	-w | --write | -r | --read-file | -F | --filter-file)
 		_filedir
 		return ;;
 	--hook)

@@ -27,7 +27,15 @@ expect_error 2 "^pktsample: unknown option '--frobnicate' \(see --help\)$" "unkn
 	"$P" -i "$CAPIF" -w "$WORK/x.pcapng" --frobnicate
 expect_error 2 "bad snaplen 'lots'" "bad number" -- \
 	"$P" -i "$CAPIF" -w "$WORK/x.pcapng" -s lots
-expect_error 2 "no output" "no -w" -- "$P" -i "$CAPIF"
+expect_error 2 "no interface: use -i IFACE" "no -i" -- "$P" -w "$WORK/x.pcapng"
+expect_error 2 "^pktsample: -i is for a live capture; -r reads a file" "-r with -i" -- \
+	"$P" -r "$WORK/x.pcapng" -i "$CAPIF"
+expect_error 1 "^pktsample: cannot read $WORK/none.pcap: No such file or directory$" \
+	"-r of a missing file" -- "$P" -r "$WORK/none.pcap"
+printf 'not a capture' >"$WORK/junk"
+expect_error 1 "^pktsample: $WORK/junk is neither pcap nor pcapng$" "-r of junk" -- \
+	"$P" -r "$WORK/junk" -w "$WORK/never.pcap"
+[ ! -e "$WORK/never.pcap" ] || fail "-r of junk created its output"
 expect_error 1 "^pktsample: cannot write $WORK/no/such/dir/x.pcapng: No such file or directory$" \
 	"unwritable path" -- "$P" -i "$CAPIF" -w "$WORK/no/such/dir/x.pcapng"
 # As nobody, from a copy nobody may run wherever the build tree lives.

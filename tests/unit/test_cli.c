@@ -127,6 +127,32 @@ static void tcpdump_direction_and_listing(void **state)
 	assert_true(o.list_interfaces);
 }
 
+/* The live view's tcpdump flags, printing without -w, and -r. */
+static void printing_and_reading(void **state)
+{
+	struct ps_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-i", "a"), 0);
+	assert_null(o.output);
+	assert_false(o.print);
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-e", "-n", "-ttt", "-xx", "-X", "-A", "-q",
+			       "-l", "-v", "-w", "f", "--print"), 0);
+	assert_true(o.link_header && o.numeric && o.quiet && o.line_buffered && o.print);
+	assert_int_equal(o.ts_format, 3);
+	assert_int_equal(o.hex, 2);
+	assert_int_equal(o.hex_ascii, 1);
+	assert_int_equal(o.ascii, 1);
+	assert_string_equal(o.output, "f");
+	assert_int_equal(PARSE(&o, err, "-r", "in.pcap", "-w", "out.pcap", "-c", "5", "-e",
+			       "tcp", "port", "80"), 0);
+	assert_string_equal(o.read_file, "in.pcap");
+	assert_int_equal(o.count, 5);
+	assert_int_equal(o.n_filter_words, 3);
+	assert_int_equal(o.n_ifaces, 0);
+}
+
 static void snaplen_zero_means_max(void **state)
 {
 	struct ps_opts o;
@@ -167,7 +193,14 @@ static void rejects_bad_input(void **state)
 		BAD("needs a value", "-i", "a", "-w"),
 		BAD("needs a value", "-w", "f", "--iface"),
 		BAD("no interface", "-w", "f"),
-		BAD("no output", "-i", "a"),
+		BAD("no interface: use -i IFACE (or -r FILE to read one)", "-w", "f"),
+		BAD("--print and -w - would both write to stdout", "-i", "a", "-w", "-", "--print"),
+		BAD("-t repeats at most five times", "-i", "a", "-tttttt"),
+		BAD("-i is for a live capture; -r reads a file", "-r", "f", "-i", "a"),
+		BAD("--sample is for a live capture; -r reads a file", "-r", "f", "--sample", "2"),
+		BAD("-C is for a live capture; -r reads a file", "-r", "f", "-w", "o", "-C", "1"),
+		BAD("empty -r path", "-r", ""),
+		BAD("-C and -G need -w FILE, not stdout", "-i", "a", "-C", "1"),
 		BAD("bad snaplen '65469'", "-i", "a", "-w", "f", "-s", "65469"),
 		BAD("bad snaplen '-1'", "-i", "a", "-w", "f", "-s", "-1"),
 		BAD("bad snaplen '12x'", "-i", "a", "-w", "f", "-s", "12x"),
@@ -396,9 +429,11 @@ static void durations(void **state)
 
 static void usage_lists_every_option(void **state)
 {
-	char buf[4096] = "";
+	char buf[16384] = "";
 	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
-	const char *names[] = { "--iface", "--write", "--hook", "--snaplen",
+	const char *names[] = { "--iface", "--write", "--read-file", "--print", "--link-header",
+				"--time", "--hex", "--hex-ascii", "--ascii", "--quiet",
+				"--line-buffered", "--hook", "--snaplen",
 				"--count", "--duration", "--buffer-size",
 				"--xdp-mode", "--tc-mode", "--verbose", "--transport",
 				"--version", "--help" };
@@ -439,6 +474,7 @@ int main(void)
 		cmocka_unit_test(everything),
 		cmocka_unit_test(long_capture_options),
 		cmocka_unit_test(tcpdump_direction_and_listing),
+		cmocka_unit_test(printing_and_reading),
 		cmocka_unit_test(snaplen_zero_means_max),
 		cmocka_unit_test(help_and_version_need_nothing_else),
 		cmocka_unit_test(rejects_bad_input),

@@ -1,0 +1,675 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The live view's decoder and printer against tcpdump itself: fixture
+ * frames for every protocol the decoder covers (and truncated ones) go
+ * into a pcap file; `tcpdump -n -r` prints it with each set of flags, our
+ * printer prints the same frames, and the two texts must be identical.
+ * The expected text is made at test time by the installed tcpdump, so the
+ * test follows what tcpdump really prints, not what we believe it does.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <pcap/pcap.h>
+#include "decode.h"
+#include "printer.h"
+
+/* ---- frame builder ------------------------------------------------------- */
+
+struct frame {
+	uint8_t b[1600];
+	size_t n;
+	uint32_t caplen; /* 0: all of it */
+};
+
+static struct frame frames[128];
+static int n_frames;
+
+static void u8(struct frame *f, unsigned int v) { f->b[f->n++] = (uint8_t)v; }
+static void u16(struct frame *f, unsigned int v) { u8(f, v >> 8); u8(f, v & 0xff); }
+static void u32(struct frame *f, uint32_t v) { u16(f, v >> 16); u16(f, v & 0xffff); }
+static void bytes(struct frame *f, const void *p, size_t n)
+{
+	memcpy(f->b + f->n, p, n);
+	f->n += n;
+}
+static void fill(struct frame *f, size_t n, uint8_t v)
+{
+	memset(f->b + f->n, v, n);
+	f->n += n;
+}
+static void put16_at(struct frame *f, size_t at, unsigned int v)
+{
+	f->b[at] = (uint8_t)(v >> 8);
+	f->b[at + 1] = (uint8_t)v;
+}
+
+static const uint8_t MAC_A[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x0a };
+static const uint8_t MAC_B[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x0b };
+static const uint8_t IP_A[4] = { 10, 0, 0, 1 }, IP_B[4] = { 10, 0, 0, 2 };
+static const uint8_t IP6_A[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+static const uint8_t IP6_B[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
+static const uint8_t IP6_LL[16] = { 0xfe, 0x80, [15] = 0x0a };
+static const uint8_t IP6_MLD[16] = { 0xff, 0x02, [15] = 0x16 };
+static const uint8_t IP6_V4MAPPED[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 9 };
+
+static struct frame *new_frame(void)
+{
+	struct frame *f = &frames[n_frames++];
+
+	memset(f, 0, sizeof(*f));
+	return f;
+}
+
+static void eth(struct frame *f, unsigned int type)
+{
+	bytes(f, MAC_B, 6);
+	bytes(f, MAC_A, 6);
+	u16(f, type);
+}
+
+/* IPv4 header; total length patched by ip4_end(). Returns its offset. */
+static size_t ip4(struct frame *f, unsigned int proto, const uint8_t *src,
+		  const uint8_t *dst, unsigned int frag, const uint8_t *opts, size_t optlen)
+{
+	size_t at = f->n;
+
+	u8(f, 0x40 | (unsigned int)((20 + optlen) / 4));
+	u8(f, 0);
+	u16(f, 0);
+	u16(f, 0x1234);
+	u16(f, frag);
+	u8(f, 64);
+	u8(f, proto);
+	u16(f, 0);
+	bytes(f, src, 4);
+	bytes(f, dst, 4);
+	if (optlen)
+		bytes(f, opts, optlen);
+	return at;
+}
+
+static void ip4_end(struct frame *f, size_t at)
+{
+	put16_at(f, at + 2, (unsigned int)(f->n - at));
+}
+
+static size_t ip6(struct frame *f, unsigned int nh, const uint8_t *src, const uint8_t *dst)
+{
+	size_t at = f->n;
+
+	u32(f, 0x60000000);
+	u16(f, 0);
+	u8(f, nh);
+	u8(f, 64);
+	bytes(f, src, 16);
+	bytes(f, dst, 16);
+	return at;
+}
+
+static void ip6_end(struct frame *f, size_t at)
+{
+	put16_at(f, at + 4, (unsigned int)(f->n - at - 40));
+}
+
+static void tcp(struct frame *f, unsigned int sport, unsigned int dport, uint32_t seq,
+		uint32_t ack, unsigned int flags, unsigned int win, const uint8_t *opts,
+		size_t optlen, size_t payload)
+{
+	u16(f, sport);
+	u16(f, dport);
+	u32(f, seq);
+	u32(f, ack);
+	u8(f, (unsigned int)((20 + optlen) / 4) << 4);
+	u8(f, flags);
+	u16(f, win);
+	u16(f, 0);
+	u16(f, flags & 0x20 ? 7 : 0);
+	if (optlen)
+		bytes(f, opts, optlen);
+	for (size_t i = 0; i < payload; i++)
+		u8(f, 'a' + i % 26);
+}
+
+static void udp(struct frame *f, unsigned int sport, unsigned int dport, size_t payload,
+		int len_delta)
+{
+	u16(f, sport);
+	u16(f, dport);
+	u16(f, (unsigned int)((int)(8 + payload) + len_delta));
+	u16(f, 0);
+	for (size_t i = 0; i < payload; i++)
+		u8(f, i < 4 ? 0x11 : 'A' + i % 26);
+}
+
+static void v4_udp(unsigned int sport, unsigned int dport, size_t payload)
+{
+	struct frame *f = new_frame();
+	size_t at;
+
+	eth(f, 0x0800);
+	at = ip4(f, 17, IP_A, IP_B, 0, NULL, 0);
+	udp(f, sport, dport, payload, 0);
+	ip4_end(f, at);
+}
+
+static void v4_tcp(const uint8_t *s, const uint8_t *d, unsigned int sport, unsigned int dport,
+		   uint32_t seq, uint32_t ack, unsigned int flags, const uint8_t *opts,
+		   size_t optlen, size_t payload)
+{
+	struct frame *f = new_frame();
+	size_t at;
+
+	eth(f, 0x0800);
+	at = ip4(f, 6, s, d, 0x4000, NULL, 0);
+	tcp(f, sport, dport, seq, ack, flags, 501, opts, optlen, payload);
+	ip4_end(f, at);
+}
+
+static void v4_icmp(unsigned int type, unsigned int code, uint32_t rest, bool inner_udp)
+{
+	struct frame *f = new_frame();
+	size_t at, in;
+
+	eth(f, 0x0800);
+	at = ip4(f, 1, IP_B, IP_A, 0, NULL, 0);
+	u8(f, type);
+	u8(f, code);
+	u16(f, 0);
+	u32(f, rest);
+	if (inner_udp) {
+		in = ip4(f, 17, IP_A, IP_B, 0, NULL, 0);
+		udp(f, 40000, 5555, 4, 0);
+		ip4_end(f, in);
+	} else {
+		fill(f, 56, 0x5a);
+	}
+	ip4_end(f, at);
+}
+
+static void v6_icmp6(const uint8_t *src, const uint8_t *dst, unsigned int type,
+		     unsigned int code, uint32_t rest, const uint8_t *body, size_t blen)
+{
+	struct frame *f = new_frame();
+	size_t at;
+
+	eth(f, 0x86dd);
+	at = ip6(f, 58, src, dst);
+	u8(f, type);
+	u8(f, code);
+	u16(f, 0);
+	u32(f, rest);
+	if (blen)
+		bytes(f, body, blen);
+	ip6_end(f, at);
+}
+
+static void build_fixtures(void)
+{
+	static const uint8_t syn_opts[] = { 2, 4, 0x05, 0xb4, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0,
+					    1, 3, 3, 7 };
+	static const uint8_t ts_opts[] = { 1, 1, 8, 10, 0, 0, 0, 5, 0, 0, 0, 1 };
+	static const uint8_t sack_opts[] = { 1, 1, 5, 10, 0x10, 0, 0, 0x65, 0x10, 0, 0, 0xc9 };
+	static const uint8_t odd_opts[] = { 28, 4, 0x01, 0x2d, 34, 2, 99, 4, 0xab, 0xcd,
+					    0, 0, 0, 0 };
+	static const uint8_t bad_opts[] = { 2, 9, 0, 0 };
+	static const uint8_t ip_opts[] = { 148, 4, 0, 0 }; /* router alert */
+	struct frame *f;
+	size_t at, in;
+
+	/* TCP: a handshake, data both ways, SACK, the end; relative numbers. */
+	v4_tcp(IP_B, IP_A, 51234, 443, 1000, 0, 0x02, syn_opts, sizeof(syn_opts), 0);
+	v4_tcp(IP_A, IP_B, 443, 51234, 5000, 1001, 0x12, syn_opts, sizeof(syn_opts), 0);
+	v4_tcp(IP_B, IP_A, 51234, 443, 1001, 5001, 0x10, ts_opts, sizeof(ts_opts), 0);
+	v4_tcp(IP_A, IP_B, 443, 51234, 5001, 1001, 0x18, ts_opts, sizeof(ts_opts), 517);
+	v4_tcp(IP_B, IP_A, 51234, 443, 1001, 5518, 0x10, sack_opts, sizeof(sack_opts), 0);
+	v4_tcp(IP_B, IP_A, 51234, 443, 1001, 5518, 0x11, NULL, 0, 0);
+	v4_tcp(IP_A, IP_B, 443, 51234, 5518, 1002, 0x04, NULL, 0, 0);
+	v4_tcp(IP_A, IP_B, 7000, 7001, 1, 0, 0xe2, odd_opts, sizeof(odd_opts), 3);
+	v4_tcp(IP_A, IP_B, 7000, 7001, 1, 0, 0x00, bad_opts, sizeof(bad_opts), 0);
+	v4_tcp(IP_A, IP_B, 7002, 7003, 9, 0, 0x38, NULL, 0, 10);
+	/* UDP, and one whose length field claims more than the packet. */
+	v4_udp(5000, 6000, 32);
+	f = new_frame();
+	eth(f, 0x0800);
+	at = ip4(f, 17, IP_A, IP_B, 0, NULL, 0);
+	udp(f, 5001, 6001, 16, 100);
+	ip4_end(f, at);
+	/* IPv4 options; fragments (first with MF, then a later one). */
+	f = new_frame();
+	eth(f, 0x0800);
+	at = ip4(f, 17, IP_A, IP_B, 0, ip_opts, sizeof(ip_opts));
+	udp(f, 5002, 6002, 8, 0);
+	ip4_end(f, at);
+	f = new_frame();
+	eth(f, 0x0800);
+	at = ip4(f, 17, IP_A, IP_B, 0x2000, NULL, 0);
+	udp(f, 5003, 6003, 64, 1000);
+	ip4_end(f, at);
+	f = new_frame();
+	eth(f, 0x0800);
+	at = ip4(f, 17, IP_A, IP_B, 0x0009, NULL, 0);
+	fill(f, 40, 0x33);
+	ip4_end(f, at);
+	/* Another IP protocol, IPv6 in IPv4. */
+	f = new_frame();
+	eth(f, 0x0800);
+	at = ip4(f, 253, IP_A, IP_B, 0, NULL, 0);
+	fill(f, 12, 0);
+	ip4_end(f, at);
+	f = new_frame();
+	eth(f, 0x0800);
+	at = ip4(f, 41, IP_A, IP_B, 0, NULL, 0);
+	in = ip6(f, 17, IP6_A, IP6_B);
+	udp(f, 1111, 2222, 4, 0);
+	ip6_end(f, in);
+	ip4_end(f, at);
+	/* ICMP */
+	v4_icmp(8, 0, 0x00010001, false);
+	v4_icmp(0, 0, 0x00010001, false);
+	v4_icmp(3, 3, 0, true);
+	v4_icmp(3, 1, 0, true);
+	v4_icmp(3, 4, 1400, true);
+	v4_icmp(3, 13, 0, true);
+	v4_icmp(11, 0, 0, true);
+	v4_icmp(5, 1, 0x0a000063, true);
+	v4_icmp(12, 0, 0x14000000, true);
+	v4_icmp(42, 0, 0, false);
+	v4_icmp(13, 0, 0x00070003, false);
+	/* ARP: request, reply, a request that already names a MAC. */
+	for (int op = 1; op <= 3; op++) {
+		f = new_frame();
+		eth(f, 0x0806);
+		u16(f, 1);
+		u16(f, 0x0800);
+		u8(f, 6);
+		u8(f, 4);
+		u16(f, op == 3 ? 1 : op);
+		bytes(f, MAC_A, 6);
+		bytes(f, IP_A, 4);
+		if (op == 3)
+			bytes(f, MAC_B, 6);
+		else
+			fill(f, 6, 0);
+		bytes(f, IP_B, 4);
+		fill(f, 18, 0); /* Ethernet padding */
+	}
+	/* 802.1Q, then QinQ. */
+	f = new_frame();
+	eth(f, 0x8100);
+	u16(f, 0x2064);
+	u16(f, 0x0800);
+	at = ip4(f, 1, IP_A, IP_B, 0, NULL, 0);
+	u8(f, 8);
+	u8(f, 0);
+	u16(f, 0);
+	u32(f, 0x00020003);
+	fill(f, 8, 0);
+	ip4_end(f, at);
+	f = new_frame();
+	eth(f, 0x88a8);
+	u16(f, 0x1005);
+	u16(f, 0x8100);
+	u16(f, 0x0007);
+	u16(f, 0x0800);
+	at = ip4(f, 17, IP_A, IP_B, 0, NULL, 0);
+	udp(f, 4000, 4001, 6, 0);
+	ip4_end(f, at);
+	/* IPv6: TCP, UDP from a v4-mapped address, ICMPv6 of every kind. */
+	f = new_frame();
+	eth(f, 0x86dd);
+	at = ip6(f, 6, IP6_A, IP6_B);
+	tcp(f, 33000, 22222, 77, 0, 0x02, 64800, syn_opts, sizeof(syn_opts), 0);
+	ip6_end(f, at);
+	f = new_frame();
+	eth(f, 0x86dd);
+	at = ip6(f, 17, IP6_V4MAPPED, IP6_B);
+	udp(f, 3000, 3001, 10, 0);
+	ip6_end(f, at);
+	{
+		uint8_t target[16 + 8];
+
+		memcpy(target, IP6_B, 16);
+		memcpy(target + 16, (uint8_t[]){ 1, 1, 2, 0, 0, 0, 0, 0x0a }, 8);
+		v6_icmp6(IP6_A, IP6_B, 128, 0, 0x00070001, target, 8);
+		v6_icmp6(IP6_B, IP6_A, 129, 0, 0x00070001, target, 8);
+		v6_icmp6(IP6_LL, IP6_B, 135, 0, 0, target, 24);
+		v6_icmp6(IP6_B, IP6_LL, 136, 0, 0x60000000, target, 24);
+		v6_icmp6(IP6_LL, IP6_B, 133, 0, 0, NULL, 0);
+		v6_icmp6(IP6_LL, IP6_B, 134, 0, 0x40000708, target + 16, 8);
+		v6_icmp6(IP6_A, IP6_B, 2, 0, 1280, target, 16);
+		v6_icmp6(IP6_A, IP6_B, 3, 0, 0, target, 16);
+		v6_icmp6(IP6_A, IP6_B, 200, 0, 0, target, 8);
+	}
+	/* ICMPv6 port unreachable, quoting a UDP packet. */
+	f = new_frame();
+	eth(f, 0x86dd);
+	at = ip6(f, 58, IP6_B, IP6_A);
+	u8(f, 1);
+	u8(f, 4);
+	u16(f, 0);
+	u32(f, 0);
+	in = ip6(f, 17, IP6_A, IP6_B);
+	udp(f, 40001, 9999, 4, 0);
+	ip6_end(f, in);
+	ip6_end(f, at);
+	/* MLDv2 report behind a hop-by-hop header (router alert, padding). */
+	f = new_frame();
+	eth(f, 0x86dd);
+	at = ip6(f, 0, IP6_LL, IP6_MLD);
+	bytes(f, (uint8_t[]){ 58, 0, 5, 2, 0, 0, 1, 0 }, 8);
+	u8(f, 143);
+	u8(f, 0);
+	u16(f, 0);
+	u16(f, 0);
+	u16(f, 1);
+	bytes(f, (uint8_t[]){ 4, 0, 0, 0 }, 4);
+	bytes(f, IP6_MLD, 16);
+	ip6_end(f, at);
+	/* Destination options, routing (type 0), fragments: first and later. */
+	f = new_frame();
+	eth(f, 0x86dd);
+	at = ip6(f, 60, IP6_A, IP6_B);
+	bytes(f, (uint8_t[]){ 17, 0, 1, 4, 0, 0, 0, 0 }, 8);
+	udp(f, 5353 + 1, 7777, 12, 0);
+	ip6_end(f, at);
+	f = new_frame();
+	eth(f, 0x86dd);
+	at = ip6(f, 43, IP6_A, IP6_B);
+	bytes(f, (uint8_t[]){ 6, 2, 0, 1, 0, 0, 0, 0 }, 8);
+	bytes(f, IP6_LL, 16);
+	tcp(f, 1234, 4321, 5, 0, 0x02, 1000, NULL, 0, 0);
+	ip6_end(f, at);
+	f = new_frame();
+	eth(f, 0x86dd);
+	at = ip6(f, 44, IP6_A, IP6_B);
+	bytes(f, (uint8_t[]){ 17, 0, 0, 1, 0, 0, 0, 42 }, 8);
+	udp(f, 6000, 6001, 40, 0);
+	ip6_end(f, at);
+	f = new_frame();
+	eth(f, 0x86dd);
+	at = ip6(f, 44, IP6_A, IP6_B);
+	bytes(f, (uint8_t[]){ 17, 0, 0, 48, 0, 0, 0, 42 }, 8);
+	fill(f, 24, 0x44);
+	ip6_end(f, at);
+	/* An ethertype nobody decodes: the line, then the payload dumped. */
+	f = new_frame();
+	eth(f, 0x88b5);
+	for (int i = 0; i < 46; i++)
+		u8(f, i % 3 ? 'a' + i % 26 : '\r');
+
+	/* Truncated: Ethernet, VLAN, IP header, TCP header, TCP options,
+	 * TCP payload (the usual snap length case), UDP, ICMP, ARP, IPv6. */
+	{
+		int first = n_frames;
+
+		v4_tcp(IP_A, IP_B, 443, 51234, 5001, 1001, 0x18, ts_opts, sizeof(ts_opts), 200);
+		frames[n_frames - 1].caplen = 10;
+		v4_tcp(IP_A, IP_B, 443, 51234, 5001, 1001, 0x18, ts_opts, sizeof(ts_opts), 200);
+		frames[n_frames - 1].caplen = 14 + 12;
+		v4_tcp(IP_A, IP_B, 443, 51234, 5001, 1001, 0x18, ts_opts, sizeof(ts_opts), 200);
+		frames[n_frames - 1].caplen = 14 + 20 + 3;
+		v4_tcp(IP_A, IP_B, 443, 51234, 5001, 1001, 0x18, ts_opts, sizeof(ts_opts), 200);
+		frames[n_frames - 1].caplen = 14 + 20 + 16;
+		v4_tcp(IP_A, IP_B, 443, 51234, 5001, 1001, 0x18, ts_opts, sizeof(ts_opts), 200);
+		frames[n_frames - 1].caplen = 14 + 20 + 26;
+		v4_tcp(IP_A, IP_B, 443, 51234, 5001, 1001, 0x18, ts_opts, sizeof(ts_opts), 200);
+		frames[n_frames - 1].caplen = 96;
+		v4_udp(5000, 6000, 32);
+		frames[n_frames - 1].caplen = 14 + 20 + 5;
+		v4_icmp(8, 0, 0x00010001, false);
+		frames[n_frames - 1].caplen = 14 + 20 + 3;
+		v4_icmp(3, 3, 0, true);
+		frames[n_frames - 1].caplen = 14 + 20 + 8 + 12;
+		f = new_frame();
+		eth(f, 0x8100);
+		u16(f, 5);
+		f->caplen = 16;
+		fill(f, 60, 0);
+		f = new_frame();
+		eth(f, 0x0806);
+		fill(f, 28, 1);
+		f->caplen = 14 + 10;
+		f = new_frame();
+		eth(f, 0x86dd);
+		at = ip6(f, 17, IP6_A, IP6_B);
+		udp(f, 1, 2, 20, 0);
+		ip6_end(f, at);
+		f->caplen = 14 + 30;
+		(void)first;
+	}
+}
+
+/* ---- running tcpdump ---------------------------------------------------- */
+
+static char dir[64];
+static char pcap_path[96];
+
+static int write_pcap(void)
+{
+	pcap_t *dead = pcap_open_dead(DLT_EN10MB, 65535);
+	pcap_dumper_t *d = dead ? pcap_dump_open(dead, pcap_path) : NULL;
+
+	if (!d)
+		return -1;
+	for (int i = 0; i < n_frames; i++) {
+		struct pcap_pkthdr h = {
+			.ts = { .tv_sec = 1700000000 + i * 7, .tv_usec = (i * 123457) % 1000000 },
+			.caplen = frames[i].caplen ? frames[i].caplen : (uint32_t)frames[i].n,
+			.len = (uint32_t)frames[i].n,
+		};
+
+		pcap_dump((u_char *)d, &h, frames[i].b);
+	}
+	pcap_dump_close(d);
+	pcap_close(dead);
+	return 0;
+}
+
+static char *slurp_cmd(const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	char *buf = NULL;
+	size_t len = 0, n;
+	FILE *m = open_memstream(&buf, &len);
+	char chunk[4096];
+
+	assert_non_null(p);
+	assert_non_null(m);
+	while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0)
+		fwrite(chunk, 1, n, m);
+	assert_int_equal(pclose(p), 0);
+	fclose(m);
+	return buf;
+}
+
+/* Our printer over the same frames, with the same options. */
+static char *ours(const struct ps_print_opts *o)
+{
+	struct ps_printer pr;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	ps_printer_init(&pr, o, m);
+	for (int i = 0; i < n_frames; i++) {
+		struct ps_print_pkt pkt = {
+			.ts_ns = (uint64_t)(1700000000 + i * 7) * 1000000000ull +
+				 (uint64_t)((i * 123457) % 1000000) * 1000 + 999,
+			.linktype = PS_LINKTYPE_ETHERNET,
+			.data = frames[i].b,
+			.cap_len = frames[i].caplen ? frames[i].caplen : (uint32_t)frames[i].n,
+			.wire_len = (uint32_t)frames[i].n,
+		};
+
+		assert_int_equal(ps_print_packet(&pr, &pkt), 0);
+	}
+	ps_printer_free(&pr);
+	fclose(m);
+	return buf;
+}
+
+/* Compare line by line, so a failure names the first line that differs. */
+static void same_text(const char *flags, const char *want, const char *got)
+{
+	int line = 1;
+
+	while (*want || *got) {
+		size_t lw = strcspn(want, "\n"), lg = strcspn(got, "\n");
+
+		if (lw != lg || memcmp(want, got, lw)) {
+			fail_msg("tcpdump %s, line %d:\n  tcpdump:   %.*s\n  pktsample: %.*s", flags,
+				 line, (int)lw, want, (int)lg, got);
+		}
+		want += lw + (want[lw] == '\n');
+		got += lg + (got[lg] == '\n');
+		line++;
+	}
+}
+
+static void compare(const char *flags, const struct ps_print_opts *o)
+{
+	char cmd[256];
+	char *want, *got;
+
+	snprintf(cmd, sizeof(cmd), "TZ=UTC tcpdump -n %s -r %s 2>/dev/null", flags, pcap_path);
+	want = slurp_cmd(cmd);
+	got = ours(o);
+	same_text(flags, want, got);
+	free(want);
+	free(got);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	snprintf(dir, sizeof(dir), "/tmp/test_decode.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(pcap_path, sizeof(pcap_path), "%s/frames.pcap", dir);
+	build_fixtures();
+	return write_pcap();
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (pcap_path[0])
+		{ if (!getenv("KEEP")) unlink(pcap_path); }
+	if (dir[0])
+		rmdir(dir);
+	return 0;
+}
+
+static void plain(void **state)
+{
+	(void)state;
+	compare("-t", &(struct ps_print_opts){ .ts = PS_TS_NONE });
+}
+
+static void link_header(void **state)
+{
+	(void)state;
+	compare("-t -e", &(struct ps_print_opts){ .ts = PS_TS_NONE, .link = true });
+}
+
+static void quiet(void **state)
+{
+	(void)state;
+	compare("-t -q", &(struct ps_print_opts){ .ts = PS_TS_NONE, .quiet = true });
+	compare("-t -q -e", &(struct ps_print_opts){ .ts = PS_TS_NONE, .quiet = true,
+						   .link = true });
+}
+
+static void dumps(void **state)
+{
+	(void)state;
+	compare("-t -x", &(struct ps_print_opts){ .ts = PS_TS_NONE, .hex = 1 });
+	compare("-t -xx", &(struct ps_print_opts){ .ts = PS_TS_NONE, .hex = 2 });
+	compare("-t -X", &(struct ps_print_opts){ .ts = PS_TS_NONE, .hex_ascii = 1 });
+	compare("-t -XX", &(struct ps_print_opts){ .ts = PS_TS_NONE, .hex_ascii = 2 });
+	compare("-t -A", &(struct ps_print_opts){ .ts = PS_TS_NONE, .ascii = 1 });
+}
+
+static void timestamps(void **state)
+{
+	(void)state;
+	compare("", &(struct ps_print_opts){ .ts = PS_TS_DEFAULT });
+	compare("-tt", &(struct ps_print_opts){ .ts = PS_TS_UNIX });
+	compare("-ttt", &(struct ps_print_opts){ .ts = PS_TS_DELTA });
+	compare("-tttt", &(struct ps_print_opts){ .ts = PS_TS_DATE });
+	compare("-ttttt", &(struct ps_print_opts){ .ts = PS_TS_SINCE_FIRST });
+}
+
+/* Where tcpdump decodes an application payload, our line is its start. */
+static void application_payload_is_cut_at_the_transport(void **state)
+{
+	struct ps_decoder d;
+	struct ps_decoded out;
+	char text[512];
+	int saved = n_frames;
+	struct frame *f = &frames[saved];
+
+	(void)state;
+	v4_tcp(IP_A, IP_B, 80, 40000, 1, 0, 0x08, NULL, 0, 30);
+	n_frames = saved;
+	memcpy(f->b + 14 + 20 + 20, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 27);
+	ps_decoder_init(&d, false, false);
+	ps_decode(&d, PS_LINKTYPE_ETHERNET, f->b, (uint32_t)f->n, (uint32_t)f->n, text,
+		  sizeof(text), &out);
+	ps_decoder_free(&d);
+	assert_string_equal(text, "IP 10.0.0.1.80 > 10.0.0.2.40000: Flags [P], seq 1:31, win 501, "
+				  "length 30");
+}
+
+/* The decoder never reads past what it is given, whatever the bytes. */
+static void every_truncation_is_safe(void **state)
+{
+	struct ps_decoder d;
+	struct ps_decoded out;
+	char text[256];
+
+	(void)state;
+	ps_decoder_init(&d, true, false);
+	for (int i = 0; i < n_frames; i++)
+		for (uint32_t cap = 1; cap <= frames[i].n; cap++) {
+			uint8_t *copy = malloc(cap); /* exact size: ASan sees overreads */
+
+			memcpy(copy, frames[i].b, cap);
+			ps_decode(&d, PS_LINKTYPE_ETHERNET, copy, cap, (uint32_t)frames[i].n, text,
+				  sizeof(text), &out);
+			assert_true(out.link_len <= cap);
+			assert_true(!out.unknown || (out.unknown >= copy &&
+						     out.unknown + out.unknown_len <= copy + cap));
+			free(copy);
+		}
+	ps_decoder_free(&d);
+}
+
+int main(void)
+{
+	if (system("tcpdump --version >/dev/null 2>&1")) {
+		fprintf(stderr, "test_decode: tcpdump is not installed: %s\n",
+			getenv("CI") ? "failing (CI skips nothing)" : "skipped");
+		return getenv("CI") ? 1 : 77;
+	}
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(plain),
+		cmocka_unit_test(link_header),
+		cmocka_unit_test(quiet),
+		cmocka_unit_test(dumps),
+		cmocka_unit_test(timestamps),
+		cmocka_unit_test(application_payload_is_cut_at_the_transport),
+		cmocka_unit_test(every_truncation_is_safe),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
