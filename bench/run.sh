@@ -24,6 +24,8 @@ echo
 "$build/bench_writer_throughput" /dev/shm/pktsample-bench-writer.pcapng \
 	"$top/bench/out/writer_throughput.csv"
 echo
+"$top/bench/print.sh" "$build"
+echo
 if [ -z "${QUICK:-}" ]; then
 	"$top/bench/e2e.sh" "$build"
 fi
