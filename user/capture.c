@@ -629,6 +629,26 @@ static void read_link_events(struct ps_capture *cap)
 }
 
 /*
+ * As a Wireshark extcap, the FIFO closing is how Wireshark ends a capture
+ * (it also sends SIGTERM, and stops reading soon after): not an error.
+ */
+static bool reader_left(const struct ps_capture *cap, int err)
+{
+	return cap->o->extcap.req == PS_EXTCAP_CAPTURE &&
+	       (err == -EPIPE || (cap->stop->requested &&
+				  (err == -ETIMEDOUT || err == -EAGAIN || err == -EINTR)));
+}
+
+/* A write error ends the capture: one line, unless the reader left. */
+static int write_failed(const struct ps_capture *cap, int err)
+{
+	if (reader_left(cap, err))
+		return 0;
+	pr_err("cannot write %s: %s\n", cap->out.path, pcapng_strerror(err));
+	return err;
+}
+
+/*
  * The printed lines could not be written. A reader that left (| head) or,
  * after a stop, one that takes nothing more, ends the capture as tcpdump's
  * does, without an error; anything else is one line and exit 1.
@@ -662,7 +682,7 @@ int ps_capture_loop(struct ps_capture *cap)
 		err = ps_collector_poll(cap->col, 0);
 		if (err) {
 			if (cap->col->error)
-				pr_err("cannot write %s: %s\n", cap->out.path, pcapng_strerror(err));
+				err = write_failed(cap, err);
 			else if (cap->col->print_error)
 				err = print_failed(cap);
 			else
@@ -686,12 +706,13 @@ int ps_capture_loop(struct ps_capture *cap)
 			/* Written: in the files, as the summary and the ISBs count. */
 			uint64_t written = written_total(cap, -1);
 			struct ps_counters c;
-			char line[256];
+			char line[258]; /* room for the newline */
 
 			sum_counters(cap, &c);
-			ps_report_stats(line, sizeof(line), &c, written, prev_written,
+			ps_report_stats(line, sizeof(line) - 2, &c, written, prev_written,
 					now - last, &cap->smp);
-			fprintf(stderr, "%s\n", line);
+			strcat(line, "\n");
+			ps_log_text(line);
 			prev_written = written;
 			last = now;
 		}
@@ -749,14 +770,14 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 		if (err && cap->col->print_error && !cap->col->error)
 			err = print_failed(cap);
 		else if (err)
-			pr_err("cannot write %s: %s\n", cap->out.path, pcapng_strerror(err));
+			err = write_failed(cap, err);
 	}
-	if (!err && cap->w) {
+	if (!err && cap->w && !pcapng_writer_error(cap->w)) {
 		err = write_isbs(cap);
 		if (!err)
 			err = pcapng_flush(cap->w);
 		if (err)
-			pr_err("cannot write %s: %s\n", cap->out.path, pcapng_strerror(err));
+			err = write_failed(cap, err);
 	}
 	report_stages(cap, &sum.all);
 	if (cap->o->postrotate_cmd && !err)
@@ -788,7 +809,7 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 		sum.lost_to_write = sum.all.emitted > sum.written ? sum.all.emitted - sum.written : 0;
 	}
 	ps_report_summary(text, sizeof(text), &sum);
-	fputs(text, stderr);
+	ps_log_text(text);
 	if (!err && cap->all_gone)
 		err = -ENODEV;
 	return err ? err : detach_err;

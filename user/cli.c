@@ -104,13 +104,19 @@ struct cli_opt {
 	int (*set)(struct ps_opts *o, const char *arg, char *err, size_t errlen);
 	size_t flag;
 	bool live;  /* only a live capture takes it, not -r */
+	bool hidden; /* not in --help: Wireshark's extcap options */
 };
 /* A switch: sets a bool. A counted switch (-t, -x, ...): each use adds one. */
 #define FLAG(field) NULL, offsetof(struct ps_opts, field)
 static int bump(struct ps_opts *o, const char *a, char *e, size_t l);
 #define COUNT(field) bump, offsetof(struct ps_opts, field)
+static int store(struct ps_opts *o, const char *a, char *e, size_t l);
+/* A string kept as given (the extcap options; user/extcap.c checks them). */
+#define STR(field) store, offsetof(struct ps_opts, field)
 /* Marks a row that -r refuses. */
 #define LIVE .live = true
+/* Marks a row --help does not list. */
+#define HIDDEN .hidden = true
 
 static int set_iface(struct ps_opts *o, const char *a, char *err, size_t len)
 {
@@ -138,6 +144,13 @@ static int set_read(struct ps_opts *o, const char *a, char *err, size_t len)
 	if (!*a)
 		return fail(err, len, "empty -r path");
 	o->read_file = a;
+	return 0;
+}
+
+/* Never called: the parser stores the argument (STR). */
+static int store(struct ps_opts *o, const char *a, char *e, size_t l)
+{
+	(void)o, (void)a, (void)e, (void)l;
 	return 0;
 }
 
@@ -432,7 +445,10 @@ static int set_verbose(struct ps_opts *o, const char *a, char *e, size_t l)
 enum { KEY_HOOK = 256, KEY_DURATION, KEY_XDP_MODE, KEY_TC_MODE, KEY_VERSION,
        KEY_SAMPLE, KEY_SAMPLE_MODE, KEY_SAMPLE_FLOWS, KEY_SAMPLE_INTERVAL,
        KEY_MAX_RATE, KEY_STATS, KEY_TRANSPORT, KEY_EPB_VERDICT, KEY_XDP_ATTACH,
-       KEY_REMOVE_STALE, KEY_PRINT };
+       KEY_REMOVE_STALE, KEY_PRINT, KEY_EXTCAP_INTERFACES, KEY_EXTCAP_VERSION,
+       KEY_EXTCAP_INTERFACE, KEY_EXTCAP_DLTS, KEY_EXTCAP_CONFIG, KEY_CAPTURE, KEY_FIFO,
+       KEY_EXTCAP_FILTER, KEY_EXTCAP_SAMPLING, KEY_EXTCAP_SAMPLING_N,
+       KEY_EXTCAP_SAMPLING_INTERVAL, KEY_EXTCAP_LOG_FILE };
 
 static const struct cli_opt cli_opts[] = {
 	{ "iface", 'i', required_argument, "IFACE",
@@ -541,8 +557,51 @@ static const struct cli_opt cli_opts[] = {
 	{ "version", KEY_VERSION, no_argument, NULL, "print the version",
 	  FLAG(version) },
 	{ "help", 'h', no_argument, NULL, "show this help", FLAG(help) },
+	/* Wireshark's extcap protocol (user/extcap.h), documented in the man page. */
+	{ "extcap-interfaces", KEY_EXTCAP_INTERFACES, no_argument, NULL, NULL,
+	  COUNT(extcap.interfaces), HIDDEN },
+	{ "extcap-version", KEY_EXTCAP_VERSION, optional_argument, NULL, NULL,
+	  COUNT(extcap.version), HIDDEN },
+	{ "extcap-interface", KEY_EXTCAP_INTERFACE, required_argument, NULL, NULL,
+	  STR(extcap.interface), HIDDEN },
+	{ "extcap-dlts", KEY_EXTCAP_DLTS, no_argument, NULL, NULL, COUNT(extcap.dlts), HIDDEN },
+	{ "extcap-config", KEY_EXTCAP_CONFIG, no_argument, NULL, NULL, COUNT(extcap.config),
+	  HIDDEN },
+	{ "capture", KEY_CAPTURE, no_argument, NULL, NULL, COUNT(extcap.capture), HIDDEN },
+	{ "fifo", KEY_FIFO, required_argument, NULL, NULL, STR(extcap.fifo), HIDDEN },
+	{ "extcap-capture-filter", KEY_EXTCAP_FILTER, required_argument, NULL, NULL,
+	  STR(extcap.capture_filter), HIDDEN },
+	{ "extcap-sampling", KEY_EXTCAP_SAMPLING, required_argument, NULL, NULL,
+	  STR(extcap.sampling), HIDDEN },
+	{ "extcap-sampling-n", KEY_EXTCAP_SAMPLING_N, required_argument, NULL, NULL,
+	  STR(extcap.sampling_n), HIDDEN },
+	{ "extcap-sampling-interval", KEY_EXTCAP_SAMPLING_INTERVAL, required_argument, NULL,
+	  NULL, STR(extcap.sampling_interval), HIDDEN },
+	{ "extcap-log-file", KEY_EXTCAP_LOG_FILE, required_argument, NULL, NULL,
+	  STR(extcap.log_file), HIDDEN },
 };
 #define N_OPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
+
+int ps_cli_set(struct ps_opts *o, const char *name, const char *value, char *err,
+	       size_t errlen)
+{
+	for (size_t i = 0; i < N_OPTS; i++) {
+		const struct cli_opt *c = &cli_opts[i];
+
+		if (strcmp(c->name, name))
+			continue;
+		if (!c->set)
+			*(bool *)((char *)o + c->flag) = true;
+		else if (c->set == bump)
+			(*(unsigned int *)((char *)o + c->flag))++;
+		else if (c->set == store)
+			*(const char **)((char *)o + c->flag) = value;
+		else
+			return c->set(o, value, err, errlen);
+		return 0;
+	}
+	return fail(err, errlen, "no option --%s", name);
+}
 
 void ps_cli_print_opts(const struct ps_opts *o, struct ps_print_opts *po)
 {
@@ -568,6 +627,8 @@ void ps_cli_usage(FILE *f)
 		const struct cli_opt *c = &cli_opts[i];
 		char left[48];
 
+		if (c->hidden)
+			continue;
 		if (c->key < 256)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", c->key,
 				 c->name, c->arg ? " " : "", c->arg ? c->arg : "");
@@ -638,6 +699,10 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 			(*(unsigned int *)((char *)o + opt->flag))++;
 			continue;
 		}
+		if (opt->set == store) {
+			*(const char **)((char *)o + opt->flag) = optarg;
+			continue;
+		}
 		ret = opt->set(o, optarg, err, errlen);
 		if (ret)
 			return ret;
@@ -647,6 +712,11 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 	if (optind < argc) {
 		o->filter_words = &argv[optind];
 		o->n_filter_words = argc - optind;
+	}
+	if (ps_extcap_requested(&o->extcap)) {
+		ret = ps_extcap_apply(o, err, errlen);
+		if (ret || o->extcap.req != PS_EXTCAP_CAPTURE)
+			return ret;
 	}
 	if (o->direction_hooks && o->hooks_given)
 		return fail(err, errlen, "-Q and --hook exclude each other: -Q picks the hooks");

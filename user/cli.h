@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "extcap.h"
 #include "hooks.h"
 #include "pktsample.h" /* PS_MAX_IFACES */
 
@@ -73,6 +74,7 @@ struct ps_opts {
 	uint32_t file_count;    /* -W; 0 = off */
 	const char *postrotate_cmd; /* -z */
 	const char *user;       /* -Z */
+	struct ps_extcap extcap; /* as a Wireshark extcap (user/extcap.h) */
 };
 
 /*
@@ -83,6 +85,11 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 		 size_t errlen);
 
 void ps_cli_usage(FILE *f);
+
+/* Set the option named (long name) as if given with value; for the extcap
+ * dialog's choices. 0, or -EINVAL with one line in err. */
+int ps_cli_set(struct ps_opts *o, const char *name, const char *value, char *err,
+	       size_t errlen);
 
 struct ps_print_opts;
 /* The printer's options (user/printer.h) from tcpdump's flags. */

@@ -17,6 +17,8 @@
 #ifndef PS_LOG_H
 #define PS_LOG_H
 
+#include <stdio.h>
+
 enum ps_log_level {
 	PS_LOG_ERROR = 0, /* always shown */
 	PS_LOG_WARN = 1,  /* always shown */
@@ -25,6 +27,14 @@ enum ps_log_level {
 };
 
 void ps_log_set_verbosity(int verbosity); /* number of -v */
+/*
+ * As a Wireshark extcap, stderr is for errors only (Wireshark shows
+ * anything there as an error): warnings, notes and the summary go to log
+ * (with errors too), or nowhere if log is NULL.
+ */
+void ps_log_errors_only(FILE *log);
+/* Text for the user that is not an error (the summary, --stats lines). */
+void ps_log_text(const char *text);
 void ps_log_hook_libs(void);             /* route libbpf/libxdp output here */
 void ps_log(enum ps_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
@@ -21,6 +22,7 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "extcap.h"
 #include "filter.h"
 #include "iflist.h"
 #include "log.h"
@@ -223,6 +225,59 @@ static int run_read(const struct ps_opts *o)
 	return ret ? EXIT_RUNTIME : 0;
 }
 
+/* Wireshark asks what pktsample offers (user/extcap.h). */
+static int run_extcap_query(const struct ps_opts *o)
+{
+	const struct ps_extcap *x = &o->extcap;
+	struct if_nameindex *all, *p;
+	const char *names[256];
+	int n = 0, ret = 0;
+
+	switch (x->req) {
+	case PS_EXTCAP_INTERFACES:
+		all = if_nameindex();
+		if (!all) {
+			pr_err("cannot list the interfaces: %s\n", strerror(errno));
+			return EXIT_RUNTIME;
+		}
+		for (p = all; p->if_index && n < 256; p++)
+			names[n++] = p->if_name;
+		ps_extcap_print_interfaces(stdout, names, n);
+		if_freenameindex(all);
+		break;
+	case PS_EXTCAP_DLTS:
+		ps_extcap_print_dlts(stdout, x->interface);
+		break;
+	case PS_EXTCAP_CONFIG:
+		ps_extcap_print_config(stdout, ps_extcap_ifname(x->interface));
+		break;
+	case PS_EXTCAP_CHECK_FILTER: {
+		/* Wireshark shows what this prints as the reason the filter is
+		 * bad, and nothing as a good filter: the check is the capture's
+		 * own (libpcap, then the translation for the kernel). */
+		struct ps_filter f = { 0 };
+		char err[512];
+		char *expr = strdup(x->capture_filter);
+
+		if (!expr)
+			ret = EXIT_RUNTIME;
+		else if (!*expr)
+			free(expr); /* no filter: nothing to say */
+		else if (ps_filter_build(&f, expr, o->snaplen, err, sizeof(err)))
+			printf("%s\n", err);
+		ps_filter_free(&f);
+		break;
+	}
+	default:
+		break;
+	}
+	if (fflush(stdout) || ret) {
+		pr_err("cannot answer Wireshark: %s\n", strerror(errno ? errno : ENOMEM));
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ps_opts o;
@@ -252,6 +307,18 @@ int main(int argc, char **argv)
 	}
 	ps_log_set_verbosity(o.verbosity);
 	ps_log_hook_libs();
+	if (o.extcap.req && o.extcap.req != PS_EXTCAP_CAPTURE)
+		return run_extcap_query(&o);
+	if (o.extcap.req == PS_EXTCAP_CAPTURE) {
+		/* Wireshark shows anything on stderr as an error. */
+		FILE *log = o.extcap.log_file ? fopen(o.extcap.log_file, "a") : NULL;
+
+		if (o.extcap.log_file && !log) {
+			pr_err("cannot write %s: %s\n", o.extcap.log_file, strerror(errno));
+			return EXIT_USAGE;
+		}
+		ps_log_errors_only(log);
+	}
 	if (o.read_file && !o.dump_filter)
 		return run_read(&o);
 	if (o.filter_file || o.n_filter_words)

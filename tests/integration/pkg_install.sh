@@ -47,6 +47,10 @@ for f in usr/sbin/pktsample usr/share/man/man8/pktsample.8 usr/share/bash-comple
 	[ -f "$WORK/root/$f" ] || fail "cmake --install did not install /$f"
 done
 ok "cmake --install: binary, man page and completion in Debian's places"
+link=$WORK/root/usr/lib/x86_64-linux-gnu/wireshark/extcap/pktsample
+[ -L "$link" ] || fail "cmake --install did not link pktsample into Wireshark's extcap directory"
+assert_eq "$WORK/root/usr/sbin/pktsample" "$(readlink -f "$link")" \
+	"the extcap entry in Wireshark's global directory is the installed binary"
 
 # The .deb.
 (cd "$WORK" && cpack -G DEB --config "$BUILD_DIR/CPackConfig.cmake" -B "$WORK/deb" >/dev/null) ||
@@ -60,3 +64,6 @@ for f in ./usr/sbin/pktsample ./usr/share/man/man8/pktsample.8 ./usr/share/bash-
 	grep -qx -- "$f" <<<"$contents" || fail "the .deb lacks $f"
 done
 ok "the .deb carries the binary, the man page and the completion"
+assert_match "^l.* \./usr/lib/x86_64-linux-gnu/wireshark/extcap/pktsample -> \.\./\.\./\.\./\.\./sbin/pktsample$" \
+	"$(dpkg-deb -c "$deb" | grep extcap/pktsample | awk '{print $1, $6, $7, $8}')" \
+	"the .deb links pktsample into Wireshark's extcap directory"

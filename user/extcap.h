@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Wireshark's extcap protocol (doc/extcap.adoc; extcap/extcap-base.c is
+ * Wireshark's own side of it), spoken by the pktsample binary itself: the
+ * dialog's options are pktsample's own command-line options, so a capture
+ * from Wireshark goes through the same parser, checks, loader and writer
+ * as one from the shell, and one set of file capabilities serves both.
+ * Wireshark finds it through a link in its extcap directory.
+ *
+ *   --extcap-interfaces [--extcap-version=X]   extcap {...} + one interface each
+ *   --extcap-interface pktsample:IF --extcap-dlts
+ *   --extcap-interface pktsample:IF --extcap-config
+ *   --extcap-interface pktsample:IF --extcap-capture-filter F   (a check:
+ *        nothing on stdout if F compiles, else libpcap's message)
+ *   --capture --extcap-interface pktsample:IF --fifo PATH
+ *        [--extcap-capture-filter F] [dialog options]
+ *
+ * An interface's value is "pktsample:" and the Linux name: a Linux name
+ * cannot hold ':', so it never clashes with a real interface.
+ *
+ * Pure text and mapping; main.c does the I/O.
+ */
+#ifndef PS_EXTCAP_H
+#define PS_EXTCAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct ps_opts;
+
+#define PS_EXTCAP_PREFIX "pktsample:"
+
+/* What Wireshark asked for. */
+enum ps_extcap_request {
+	PS_EXTCAP_NONE = 0,
+	PS_EXTCAP_INTERFACES,
+	PS_EXTCAP_DLTS,
+	PS_EXTCAP_CONFIG,
+	PS_EXTCAP_CHECK_FILTER,
+	PS_EXTCAP_CAPTURE,
+};
+
+/* Everything the extcap options set (struct ps_opts holds one). */
+struct ps_extcap {
+	enum ps_extcap_request req; /* set by ps_extcap_apply() */
+	const char *interface;      /* --extcap-interface */
+	const char *fifo;           /* --fifo */
+	const char *capture_filter; /* --extcap-capture-filter */
+	const char *log_file;       /* --extcap-log-file */
+	const char *sampling;       /* --extcap-sampling: all, random, count, flows, interval */
+	const char *sampling_n;     /* --extcap-sampling-n */
+	const char *sampling_interval; /* --extcap-sampling-interval */
+	unsigned int interfaces, dlts, config, capture, version; /* switches given */
+	char *filter_word;          /* the capture filter as the filter's words */
+};
+
+/* Was any extcap option given? */
+bool ps_extcap_requested(const struct ps_extcap *x);
+
+/* The Linux name in an extcap value ("pktsample:eth0" -> "eth0"); NULL if
+ * the value is not one of ours. */
+const char *ps_extcap_ifname(const char *value);
+
+void ps_extcap_print_interfaces(FILE *f, const char *const *names, int n);
+void ps_extcap_print_dlts(FILE *f, const char *value);
+/* The dialog for interface ifname (lo defaults to TC egress alone, as the
+ * command line does). */
+void ps_extcap_print_config(FILE *f, const char *ifname);
+
+/*
+ * After parsing: decide the request, and for a capture turn the extcap
+ * options into the command line's (interface, output, filter, sampling).
+ * Returns 0, or -EINVAL with one line in err.
+ */
+int ps_extcap_apply(struct ps_opts *o, char *err, size_t errlen);
+
+#endif
