@@ -13,6 +13,8 @@
 #                  no XDP, so none of XDP's copy of a veth skb)
 #   pktsample-tc-ring  the same through the BPF ring buffer
 #   pktsample-s100 pktsample --sample 100 -w
+#   pktsample-sflow pktsample --sample 100 --sflow 127.0.0.1 (no file; a UDP
+#                  sink in the namespace takes the datagrams)
 # Contenders are interleaved (A B C ... A B C ...) ROUNDS times per frame
 # size. For each run: the sender's packets/s, frames captured and lost, the
 # capture process's CPU seconds (user+sys) and peak RSS. Prints a markdown
@@ -26,7 +28,7 @@ build=${1:-$top/build}
 ROUNDS=${ROUNDS:-3}
 N=${N:-1000000}
 SIZES=${SIZES:-64 1500}
-CONTENDERS=${CONTENDERS:-none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-ring pktsample-tc pktsample-tc-ring pktsample-s100}
+CONTENDERS=${CONTENDERS:-none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-ring pktsample-tc pktsample-tc-ring pktsample-s100 pktsample-sflow}
 TESTENV=$top/testenv/testenv.sh
 out=${OUT:-$top/bench/out}
 csv=$out/e2e.csv
@@ -37,6 +39,7 @@ CAPIF=${ENV}0
 PEERIF=${ENV}1
 SHM=$(mktemp -d /dev/shm/pktsample-bench.XXXXXX)
 cleanup() {
+	pkill -f "pktsample-bench-sink-$$" 2>/dev/null || true
 	"$TESTENV" exec "$ENV" cap -- ip link set dev "$CAPIF" xdpdrv off 2>/dev/null || true
 	"$TESTENV" exec "$ENV" cap -- ip link set dev "$CAPIF" xdpgeneric off 2>/dev/null || true
 	"$TESTENV" teardown "$ENV"
@@ -45,6 +48,16 @@ cleanup() {
 trap cleanup EXIT
 
 in_cap() { "$TESTENV" exec "$ENV" cap -- "$@"; }
+
+# pktsample-sflow's collector: a UDP sink on the namespace's loopback.
+in_cap ip link set lo up
+in_cap python3 -c "# pktsample-bench-sink-$$
+"'
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 6343))
+while True:
+    s.recv(65536)' &
 
 # wait_for FILE REGEX PID: until the capture says it is ready.
 wait_for() {
@@ -70,21 +83,22 @@ run_one() {
 			obj "$build/bpf/bare_xdp.bpf.o" sec xdp ;;
 	tcpdump)
 		in_cap "$build/bench_runstat" "$time" \
-			tcpdump -i "$CAPIF" -n -s 65468 -B 4096 -w "$SHM/t.pcap" 2>"$err" &
+			tcpdump -i "$CAPIF" -n -s 65460 -B 4096 -w "$SHM/t.pcap" 2>"$err" &
 		pid=$!
 		wait_for "$err" "listening on" "$pid" ;;
 	pktsample*)
-		local extra=()
+		local extra=(-w "$SHM/p.pcapng")
 		case $c in
-		pktsample-s100) extra=(--sample 100) ;;
-		pktsample-drv) extra=(--xdp-mode native) ;;
-		pktsample-skb) extra=(--xdp-mode skb) ;;
-		pktsample-ring) extra=(--transport ringbuf) ;;
-		pktsample-tc) extra=(--hook tc-ingress) ;;
-		pktsample-tc-ring) extra=(--hook tc-ingress --transport ringbuf) ;;
+		pktsample-s100) extra+=(--sample 100) ;;
+		pktsample-sflow) extra=(--sample 100 --sflow 127.0.0.1) ;;
+		pktsample-drv) extra+=(--xdp-mode native) ;;
+		pktsample-skb) extra+=(--xdp-mode skb) ;;
+		pktsample-ring) extra+=(--transport ringbuf) ;;
+		pktsample-tc) extra+=(--hook tc-ingress) ;;
+		pktsample-tc-ring) extra+=(--hook tc-ingress --transport ringbuf) ;;
 		esac
 		in_cap "$build/bench_runstat" "$time" \
-			"$build/pktsample" -i "$CAPIF" -w "$SHM/p.pcapng" "${extra[@]}" 2>"$err" &
+			"$build/pktsample" -i "$CAPIF" "${extra[@]}" 2>"$err" &
 		pid=$!
 		wait_for "$err" "capturing on" "$pid" ;;
 	esac

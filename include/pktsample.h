@@ -9,7 +9,7 @@
 
 #include <linux/types.h>
 
-#define PS_META_VERSION 1
+#define PS_META_VERSION 2
 
 /* Where a packet was seen. Also the index into per-hook arrays. */
 enum ps_hook {
@@ -44,8 +44,14 @@ struct ps_meta {
 	__u8 pad0;
 	__u16 vlan_tci;   /* out-of-band tag (host order), if PS_F_VLAN_OOB */
 	__u16 vlan_proto; /* out-of-band TPID (network order), if PS_F_VLAN_OOB */
+	/* --sflow: this packet's place among the packets its hook let
+	 * through the filter (1, 2, ...; low 32 bits), from one counter all
+	 * CPUs share: sFlow's sample_pool, exact for every sample. 0 without
+	 * --sflow. */
+	__u32 pool;
+	__u32 pad1;
 };
-_Static_assert(sizeof(struct ps_meta) == 48, "ps_meta is kernel/user ABI");
+_Static_assert(sizeof(struct ps_meta) == 56, "ps_meta is kernel/user ABI");
 
 /*
  * A perf record is a perf_event_header (whose size field is 16 bits), a u32
@@ -55,7 +61,7 @@ _Static_assert(sizeof(struct ps_meta) == 48, "ps_meta is kernel/user ABI");
  */
 #define PS_PERF_RECORD_MAX 0xfff8u
 #define PS_SNAPLEN_MAX (PS_PERF_RECORD_MAX - 8u - 4u - (unsigned)sizeof(struct ps_meta))
-_Static_assert(PS_SNAPLEN_MAX == 65468, "snaplen max follows from ps_meta");
+_Static_assert(PS_SNAPLEN_MAX == 65460, "snaplen max follows from ps_meta");
 
 /*
  * Per-CPU counters in an array, one entry per (interface, hook): entry

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "pcapng.h"
 #include "printer.h"
+#include "sflowexp.h"
 #include "promisc.h"
 #include "report.h"
 
@@ -191,6 +192,7 @@ static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifa
 		.filter = cap->filter,
 		.transport = o->transport,
 		.xdp_frags = xdp_needs_frags(cap),
+		.sflow_pool = o->sflow.n_collectors > 0,
 	};
 	int err;
 
@@ -417,6 +419,14 @@ static int file_full(void *arg)
 	return rotate_file(cap);
 }
 
+/* sFlow's sample_pool and drops: the kernel's exact counters. */
+static int read_counters(void *arg, uint32_t ifindex, unsigned int hook, struct ps_counters *c)
+{
+	struct ps_capture *cap = arg;
+
+	return ps_loader_read_counter(&cap->loader, ifindex, hook, c);
+}
+
 static int open_collector(struct ps_capture *cap)
 {
 	const struct ps_opts *o = cap->o;
@@ -434,7 +444,21 @@ static int open_collector(struct ps_capture *cap)
 				cap->loader.ncpus, o->snaplen, o->count);
 	if (err)
 		return err;
-	if (!o->output || o->print) {
+	if (o->sflow.n_collectors) {
+		cap->sflow = calloc(1, sizeof(*cap->sflow));
+		if (!cap->sflow) {
+			pr_err("cannot set up sFlow: %s\n", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		err = ps_sflowexp_open(cap->sflow, &o->sflow, cap->targets, cap->n_targets);
+		if (err)
+			return err;
+		cap->sflow->read_counters = read_counters;
+		cap->sflow->read_arg = cap;
+		cap->col->sflow = cap->sflow;
+	}
+	/* Without -w the packets are printed, unless they go out as sFlow. */
+	if ((!o->output && !o->sflow.n_collectors) || o->print) {
 		struct ps_print_opts po;
 
 		cap->printer = malloc(sizeof(*cap->printer));
@@ -706,11 +730,15 @@ int ps_capture_loop(struct ps_capture *cap)
 			/* Written: in the files, as the summary and the ISBs count. */
 			uint64_t written = written_total(cap, -1);
 			struct ps_counters c;
-			char line[258]; /* room for the newline */
+			char line[298]; /* room for sFlow's part and the newline */
 
 			sum_counters(cap, &c);
-			ps_report_stats(line, sizeof(line) - 2, &c, written, prev_written,
+			ps_report_stats(line, sizeof(line) - 40, &c, written, prev_written,
 					now - last, &cap->smp);
+			if (cap->sflow)
+				snprintf(line + strlen(line), 40, " sflow sent %llu failed %llu",
+					 (unsigned long long)cap->sflow->sent,
+					 (unsigned long long)cap->sflow->send_errors);
 			strcat(line, "\n");
 			ps_log_text(line);
 			prev_written = written;
@@ -758,7 +786,7 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 		.written = 0, .filter = cap->filter != NULL, .smp = &cap->smp,
 		.transport = cap->o->transport,
 	};
-	char text[512];
+	char text[512], *sflow_line = NULL;
 	int err = loop_err, detach_err;
 
 	detach_err = ps_detach_all(&cap->att);
@@ -778,6 +806,18 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 			err = pcapng_flush(cap->w);
 		if (err)
 			err = write_failed(cap, err);
+	}
+	if (cap->sflow) {
+		char line[200];
+
+		ps_sflowexp_close(cap->sflow, true);
+		snprintf(line, sizeof(line),
+			 "%llu sFlow samples in %llu datagrams: %llu sent, %llu failed\n",
+			 (unsigned long long)cap->sflow->samples,
+			 (unsigned long long)cap->sflow->datagrams,
+			 (unsigned long long)cap->sflow->sent,
+			 (unsigned long long)cap->sflow->send_errors);
+		sflow_line = strdup(line);
 	}
 	report_stages(cap, &sum.all);
 	if (cap->o->postrotate_cmd && !err)
@@ -810,6 +850,9 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 	}
 	ps_report_summary(text, sizeof(text), &sum);
 	ps_log_text(text);
+	if (sflow_line)
+		ps_log_text(sflow_line);
+	free(sflow_line);
 	if (!err && cap->all_gone)
 		err = -ENODEV;
 	return err ? err : detach_err;
@@ -826,6 +869,10 @@ void ps_capture_teardown(struct ps_capture *cap)
 	if (cap->w)
 		pcapng_writer_free(cap->w);
 	cap->w = NULL;
+	if (cap->sflow && cap->sflow->samplers)
+		ps_sflowexp_close(cap->sflow, false);
+	free(cap->sflow);
+	cap->sflow = NULL;
 	if (cap->printer)
 		ps_printer_free(cap->printer);
 	free(cap->printer);

@@ -49,6 +49,7 @@ struct ps_capture {
 	struct ps_output out;
 	struct pcapng_writer *w;   /* NULL without -w */
 	struct ps_printer *printer; /* the live view: without -w, or --print */
+	struct ps_sflow_exp *sflow; /* --sflow */
 	struct ps_collector *col;
 	struct ps_sampling smp;
 	struct ps_ticker ticker; /* clock-driven sampling */

@@ -182,6 +182,52 @@ static int set_snaplen(struct ps_opts *o, const char *a, char *err, size_t len)
 	return 0;
 }
 
+static int set_sflow(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	struct ps_sflow_config *c = &o->sflow;
+
+	if (c->n_collectors == PS_SFLOW_MAX_COLLECTORS)
+		return fail(err, len, "at most %d --sflow collectors", PS_SFLOW_MAX_COLLECTORS);
+	if (ps_sflow_parse_addr(a, true, &c->collectors[c->n_collectors]))
+		return fail(err, len,
+			    "bad --sflow '%s': use an IPv4 or IPv6 address, with :PORT if not %u "
+			    "([ADDR]:PORT for IPv6)", a, PS_SFLOW_PORT);
+	c->n_collectors++;
+	return 0;
+}
+
+static int set_sflow_agent(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	o->sflow_opts = true;
+	if (ps_sflow_parse_addr(a, false, &o->sflow.agent))
+		return fail(err, len, "bad --sflow-agent '%s': use an IPv4 or IPv6 address", a);
+	o->sflow.has_agent = true;
+	return 0;
+}
+
+static int set_sflow_header(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	uint64_t v;
+
+	o->sflow_opts = true;
+	if (ps_parse_u64(a, 14, PS_SFLOW_HEADER_MAX, &v))
+		return fail(err, len, "bad --sflow-header '%s': use 14 to %u bytes", a,
+			    PS_SFLOW_HEADER_MAX);
+	o->sflow.header_bytes = (uint32_t)v;
+	return 0;
+}
+
+static int set_sflow_counters(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	uint64_t v;
+
+	o->sflow_opts = true;
+	if (ps_parse_u64(a, 1, 3600, &v))
+		return fail(err, len, "bad --sflow-counters '%s': use 1 to 3600 seconds", a);
+	o->sflow.counters_s = (uint32_t)v;
+	return 0;
+}
+
 static int set_count(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (ps_parse_u64(a, 1, UINT64_MAX, &o->count))
@@ -448,7 +494,8 @@ enum { KEY_HOOK = 256, KEY_DURATION, KEY_XDP_MODE, KEY_TC_MODE, KEY_VERSION,
        KEY_REMOVE_STALE, KEY_PRINT, KEY_EXTCAP_INTERFACES, KEY_EXTCAP_VERSION,
        KEY_EXTCAP_INTERFACE, KEY_EXTCAP_DLTS, KEY_EXTCAP_CONFIG, KEY_CAPTURE, KEY_FIFO,
        KEY_EXTCAP_FILTER, KEY_EXTCAP_SAMPLING, KEY_EXTCAP_SAMPLING_N,
-       KEY_EXTCAP_SAMPLING_INTERVAL, KEY_EXTCAP_LOG_FILE };
+       KEY_EXTCAP_SAMPLING_INTERVAL, KEY_EXTCAP_LOG_FILE, KEY_SFLOW, KEY_SFLOW_AGENT,
+       KEY_SFLOW_HEADER, KEY_SFLOW_COUNTERS };
 
 static const struct cli_opt cli_opts[] = {
 	{ "iface", 'i', required_argument, "IFACE",
@@ -507,7 +554,7 @@ static const struct cli_opt cli_opts[] = {
 	  "list the interfaces, their state, driver and how each hook would attach",
 	  FLAG(list_interfaces) },
 	{ "snaplen", 's', required_argument, "BYTES",
-	  "bytes kept per packet (default and max 65468; 0 = max)", set_snaplen, LIVE },
+	  "bytes kept per packet (default and max 65460; 0 = max)", set_snaplen, LIVE },
 	{ "count", 'c', required_argument, "N",
 	  "stop after N packets (written, printed, or with -r selected)", set_count },
 	{ "duration", KEY_DURATION, required_argument, "TIME",
@@ -547,6 +594,16 @@ static const struct cli_opt cli_opts[] = {
 	  set_sample_interval, LIVE },
 	{ "max-rate", KEY_MAX_RATE, required_argument, "PPS",
 	  "at most PPS packets/s per CPU leave the kernel", set_max_rate, LIVE },
+	{ "sflow", KEY_SFLOW, required_argument, "ADDR[:PORT]",
+	  "export the samples as sFlow v5 to a collector (repeat for more; port 6343)",
+	  set_sflow, LIVE },
+	{ "sflow-agent", KEY_SFLOW_AGENT, required_argument, "ADDR",
+	  "the agent address in the datagrams (default: the source towards the collector)",
+	  set_sflow_agent, LIVE },
+	{ "sflow-header", KEY_SFLOW_HEADER, required_argument, "BYTES",
+	  "bytes of each sampled packet sent (default 128)", set_sflow_header, LIVE },
+	{ "sflow-counters", KEY_SFLOW_COUNTERS, required_argument, "SECONDS",
+	  "send interface counters every SECONDS (default 20)", set_sflow_counters, LIVE },
 	{ "stats", KEY_STATS, required_argument, "TIME",
 	  "print a line of counters to stderr every TIME", set_stats, LIVE },
 	{ "epb-verdict", KEY_EPB_VERDICT, no_argument, NULL,
@@ -642,6 +699,37 @@ void ps_cli_usage(FILE *f)
 	      "\nExit status: 0 done, 1 runtime failure, 2 usage error.\n", f);
 }
 
+/*
+ * sFlow carries a 1-in-N sampling rate, and collectors multiply by it:
+ * random (--sample N) and count (every Nth per CPU) are 1 in N, no
+ * sampling is 1 in 1. Whole flows, a clock, or a rate cap have no such N.
+ */
+static int check_sflow(struct ps_opts *o, char *err, size_t errlen)
+{
+	struct ps_sflow_config *c = &o->sflow;
+
+	if (!c->n_collectors) {
+		if (o->sflow_opts)
+			return fail(err, errlen, "--sflow-agent, --sflow-header and --sflow-counters need --sflow");
+		return 0;
+	}
+	if (o->sample_mode == PS_SAMPLE_FLOW || o->sample_mode == PS_SAMPLE_CLOCK)
+		return fail(err, errlen,
+			    "--sflow needs a 1-in-N rate: use --sample N, not %s",
+			    o->sample_mode == PS_SAMPLE_FLOW ? "--sample-flows" : "--sample-interval");
+	if (o->max_rate)
+		return fail(err, errlen,
+			    "--sflow needs a 1-in-N rate, which --max-rate would break");
+	if (o->sample_n > UINT32_MAX)
+		return fail(err, errlen, "--sflow carries a rate of at most %u", UINT32_MAX);
+	c->rate = o->sample_mode == PS_SAMPLE_ALL ? 1 : (uint32_t)o->sample_n;
+	if (!c->header_bytes)
+		c->header_bytes = 128;
+	if (!c->counters_s)
+		c->counters_s = 20;
+	return 0;
+}
+
 int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 		 size_t errlen)
 {
@@ -728,6 +816,9 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 		return fail(err, errlen, "--sample-mode needs --sample N");
 	if (o->sample_mode == PS_SAMPLE_RANDOM && o->sample_count)
 		o->sample_mode = PS_SAMPLE_COUNT;
+	ret = check_sflow(o, err, errlen);
+	if (ret)
+		return ret;
 	if (o->filter_file && o->n_filter_words)
 		return fail(err, errlen,
 			    "give the filter either as arguments or with -F, not both ('%s')",

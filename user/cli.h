@@ -14,6 +14,7 @@
 #include "extcap.h"
 #include "hooks.h"
 #include "pktsample.h" /* PS_MAX_IFACES */
+#include "sflow.h"
 
 #define PS_DEFAULT_BUFFER_KIB 4096 /* per CPU */
 #define PS_MAX_BUFFER_KIB (1024 * 1024)
@@ -75,6 +76,10 @@ struct ps_opts {
 	const char *postrotate_cmd; /* -z */
 	const char *user;       /* -Z */
 	struct ps_extcap extcap; /* as a Wireshark extcap (user/extcap.h) */
+	/* sFlow export: collectors, agent, header bytes, counter interval; the
+	 * rate comes from --sample (rate 1 without). */
+	struct ps_sflow_config sflow;
+	bool sflow_opts;        /* an --sflow-* option was given */
 };
 
 /*

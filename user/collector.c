@@ -15,6 +15,7 @@
 #include "log.h"
 #include "pcapng.h"
 #include "printer.h"
+#include "sflowexp.h"
 #include "split.h"
 
 /*
@@ -177,6 +178,9 @@ static void write_record(struct ps_collector *c, const struct ps_order_rec *r)
 		write_epb(c, cs, m, &epb);
 	if (c->printer && !c->done)
 		print_record(c, t, m, &epb);
+	if (c->sflow && !c->done)
+		ps_sflowexp_sample(c->sflow, (int)(t - c->targets), m->pool, epb.data,
+				   epb.cap_len, epb.wire_len);
 	if (c->done)
 		return;
 	t->written++;
@@ -486,7 +490,10 @@ static int round_once(struct ps_collector *c, bool all, bool *in_flight)
 		ps_collector_release(c, all);
 	if (!c->error && c->w)
 		c->error = pcapng_flush(c->w);
-	/* Printed lines leave once a round, like the file's blocks. */
+	/* sFlow datagrams and printed lines leave once a round, like the
+	 * file's blocks. */
+	if (c->sflow)
+		ps_sflowexp_round(c->sflow);
 	if (c->printer && !c->print_error && (c->print_error = ps_printer_flush(c->printer)))
 		c->done = true;
 	return c->error ? c->error : c->print_error;

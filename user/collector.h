@@ -22,6 +22,7 @@
 
 struct perf_buffer;
 struct ps_printer;
+struct ps_sflow_exp;
 struct ring_buffer;
 
 /* One (interface, hook) pair: one pcapng interface. */
@@ -76,6 +77,7 @@ struct ps_collector {
 	uint64_t seq_gaps;    /* samples missing from a CPU's sequence */
 	int error;            /* first writer error */
 	struct ps_printer *printer; /* the live view; NULL: not printing */
+	struct ps_sflow_exp *sflow; /* --sflow export; NULL: none */
 	int print_error;      /* first error printing (-EPIPE: the reader left) */
 	bool done;            /* limit reached or error */
 	char tag[96];         /* appended to every packet comment (sampling) */

@@ -84,8 +84,8 @@ void ps_extcap_print_config(FILE *f, const char *ifname)
 		  "Where packets are captured; each hook is its own interface in the capture. "
 		  "The default sees each packet once per direction (on lo, TC egress alone).",
 		  "Capture", hook_values },
-		{ "--snaplen", "Snap length", "unsigned", "65468", "0,65468",
-		  "Bytes kept per packet (0: the maximum, 65468)", "Capture", NULL },
+		{ "--snaplen", "Snap length", "unsigned", "65460", "0,65460",
+		  "Bytes kept per packet (0: the maximum, 65460)", "Capture", NULL },
 		{ "--no-promiscuous-mode", "Leave the interface out of promiscuous mode", "boolflag",
 		  "false", NULL, "As tcpdump -p", "Capture", NULL },
 		{ "--extcap-sampling", "Sampling", "selector", "all", NULL,

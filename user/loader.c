@@ -87,6 +87,7 @@ static void set_knobs(struct pktsample *skel, const struct ps_load_opts *o,
 
 	skel->rodata->snaplen = o->snaplen ? o->snaplen : PS_SNAPLEN_MAX;
 	skel->rodata->filter_enabled = o->filter != NULL;
+	skel->rodata->pool_enabled = o->sflow_pool;
 	skel->rodata->transport = o->transport;
 	/* As with the perf buffers: wake the reader at a quarter full. */
 	skel->rodata->ring_wakeup_bytes = o->ring_bytes / 4;

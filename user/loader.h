@@ -52,6 +52,7 @@ struct ps_load_opts {
 	 * mode: the generic hook then linearizes in place instead of copying
 	 * every packet for a frags-aware program (+3% on a veth flood). */
 	bool xdp_frags;
+	bool sflow_pool;          /* --sflow: number the candidates (ps_meta.pool) */
 	/* NULL: the object makes its own maps. Else share those of a loaded
 	 * loader (same output buffers, counters and sampler state): the bench
 	 * runs many configurations against one reader. */

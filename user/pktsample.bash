@@ -28,7 +28,8 @@ _pktsample()
 	-z | --postrotate-command) COMPREPLY=($(compgen -c -- "$cur")); return ;;
 	-s | --snaplen | -c | --count | --duration | -B | --buffer-size | --sample | \
 	--sample-flows | --sample-interval | --max-rate | --stats | -C | --file-size | \
-	-G | --rotate-seconds | -W | --file-count)
+	-G | --rotate-seconds | -W | --file-count | --sflow | --sflow-agent | --sflow-header | \
+	--sflow-counters)
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then

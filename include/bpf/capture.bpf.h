@@ -27,9 +27,11 @@
  */
 static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 {
-	struct ps_counters *cnt = ps_counters_of(p->ifindex, p->hook);
+	__u32 slot;
+	int have_slot = ps_slot_of(p->ifindex, p->hook, &slot);
+	struct ps_counters *cnt = have_slot ? bpf_map_lookup_elem(&counters, &slot) : NULL;
 	struct ps_meta meta = {};
-	__u32 zero = 0, cap;
+	__u32 zero = 0, cap, pool = 0;
 	__u8 flags;
 	struct ps_emit_state *emit;
 	long err;
@@ -55,6 +57,12 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 		}
 		if (keep < cap)
 			cap = keep;
+	}
+	if (pool_enabled && have_slot) {
+		__u64 *candidates = bpf_map_lookup_elem(&pools, &slot);
+
+		if (candidates)
+			pool = (__u32)__sync_fetch_and_add(candidates, 1) + 1;
 	}
 	if (sample_mode != PS_SAMPLE_ALL || rate_cost_ns) {
 		struct ps_sampler *s = bpf_map_lookup_elem(&sampler, &zero);
@@ -99,6 +107,7 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 	meta.flags = flags;
 	meta.vlan_tci = p->vlan_tci;
 	meta.vlan_proto = p->vlan_proto;
+	meta.pool = pool;
 
 	err = ps_output(ctx, &meta);
 	*(volatile __u64 *)&emit->in_flight = 0;

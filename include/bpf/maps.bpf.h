@@ -26,6 +26,7 @@ const volatile __u64 rate_burst_ns __weak = 0;    /* rate cap: bucket size, in n
 const volatile __u32 transport __weak = PS_TRANSPORT_PERF; /* enum ps_transport */
 const volatile __u64 ring_wakeup_bytes __weak = 0; /* ringbuf: wake the reader from here */
 /* The captured interfaces; an interface's index here is its counter slot. */
+const volatile __u32 pool_enabled __weak = 0; /* --sflow: number the candidates */
 const volatile __u32 iface_count __weak = 0;
 const volatile __u32 ifindexes[PS_MAX_IFACES] __weak = {};
 
@@ -70,16 +71,36 @@ struct {
  * the list. A linear scan: the list is short (one entry, usually), and the
  * array lookup that follows is inlined by the verifier, no helper call.
  */
-static __always_inline struct ps_counters *ps_counters_of(__u32 ifindex, __u32 hook)
+/*
+ * --sflow: per (interface, hook), the packets that passed the filter, in
+ * one counter shared by all CPUs (an atomic add, only when pool_enabled):
+ * each sample carries its exact place in it (ps_meta.pool).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PS_COUNTER_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} pools SEC(".maps") __weak;
+
+/* The counter slot of (ifindex, hook): 0 for an interface we do not
+ * capture on. */
+static __always_inline int ps_slot_of(__u32 ifindex, __u32 hook, __u32 *key)
 {
 	for (__u32 i = 0; i < PS_MAX_IFACES && i < iface_count; i++) {
 		if (ifindexes[i] == ifindex) {
-			__u32 key = i * PS_HOOK_MAX + hook;
-
-			return bpf_map_lookup_elem(&counters, &key);
+			*key = i * PS_HOOK_MAX + hook;
+			return 1;
 		}
 	}
-	return NULL;
+	return 0;
+}
+
+static __always_inline struct ps_counters *ps_counters_of(__u32 ifindex, __u32 hook)
+{
+	__u32 key;
+
+	return ps_slot_of(ifindex, hook, &key) ? bpf_map_lookup_elem(&counters, &key) : NULL;
 }
 
 #endif /* PS_MAPS_BPF_H */

@@ -40,6 +40,7 @@ struct fixture {
 	uint64_t lost;
 	uint32_t ifaces[4]; /* the interfaces with counters; none: lo alone */
 	int n_ifaces;
+	bool sflow_pool; /* load with --sflow's shared pool counter */
 };
 
 static void on_sample(void *ctx, int cpu, void *data, __u32 size)
@@ -80,6 +81,7 @@ static void load_with(struct fixture *f, uint32_t snaplen, bool with_buffer,
 		.transport = ring_bytes ? PS_TRANSPORT_RINGBUF : PS_TRANSPORT_PERF,
 		.ring_bytes = ring_bytes,
 		.xdp_frags = true, /* 9000-byte frames arrive in frags */
+		.sflow_pool = f->sflow_pool,
 	};
 
 	if (!f->n_ifaces)
@@ -346,6 +348,44 @@ static void sequence_numbers_count_per_cpu(void **state)
 	unload(&f);
 }
 
+/* --sflow: every packet a hook lets through takes the next place in that
+ * hook's pool, across CPUs; the sample carries it. Without --sflow, 0. */
+static void sflow_pool_numbers_each_hooks_packets(void **state)
+{
+	struct fixture f = { .sflow_pool = true };
+	uint8_t *pkt = make_packet(64);
+	uint32_t want[PS_HOOK_MAX] = { 0 };
+
+	(void)state;
+	load(&f, PS_SNAPLEN_MAX, true);
+	run(&f, XDP, pkt, 64, 10);
+	run(&f, TC_EG, pkt, 64, 5);
+	run(&f, XDP, pkt, 64, 3);
+	assert_int_equal(f.n_rec, 18);
+	for (int i = 0; i < f.n_rec; i++) {
+		struct ps_meta m;
+		const uint8_t *b;
+
+		assert_int_equal(ps_split_sample(f.rec[i].data, f.rec[i].size, &m, &b), 0);
+		assert_int_equal(m.pool, ++want[m.hook]);
+	}
+	assert_int_equal(want[PS_HOOK_XDP], 13);
+	assert_int_equal(want[PS_HOOK_TC_EGRESS], 5);
+	unload(&f);
+
+	load(&f, PS_SNAPLEN_MAX, true);
+	run(&f, XDP, pkt, 64, 2);
+	for (int i = 0; i < f.n_rec; i++) {
+		struct ps_meta m;
+		const uint8_t *b;
+
+		assert_int_equal(ps_split_sample(f.rec[i].data, f.rec[i].size, &m, &b), 0);
+		assert_int_equal(m.pool, 0);
+	}
+	free(pkt);
+	unload(&f);
+}
+
 /* A hook counts into the slot of its interface's place in the list. */
 static void counters_follow_the_interface_list(void **state)
 {
@@ -423,6 +463,7 @@ int main(void)
 		cmocka_unit_test(ring_full_is_counted),
 		cmocka_unit_test(sequence_numbers_count_per_cpu),
 		cmocka_unit_test(output_errors_are_counted),
+		cmocka_unit_test(sflow_pool_numbers_each_hooks_packets),
 		cmocka_unit_test(counters_follow_the_interface_list),
 		cmocka_unit_test(interface_list_is_bounded),
 	};

@@ -162,3 +162,12 @@ assert_eq 20 "$(count "$WORK/nobody/np.pcapng" icmp)" \
 	"as nobody through file capabilities: tshark captures the 10 pings, each way"
 no_pktsample_left "as nobody"
 assert_nothing_attached
+
+# Without the capabilities: Wireshark's error says why, in one line.
+install -m 755 "$PKTSAMPLE" "$WORK/bin/plain"
+ln -sf "$WORK/bin/plain" "$WORK/nobody/wireshark/extcap/pktsample"
+ts -i "$IF" -a duration:2 -w "$WORK/nobody/none.pcapng" >/dev/null || true
+assert_match "Error by extcap pipe: pktsample: need root, or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN" \
+	"$(cat "$WORK/ts.err")" "as nobody without capabilities: one readable line in tshark's error"
+no_pktsample_left "without capabilities"
+assert_nothing_attached

@@ -153,6 +153,33 @@ static void printing_and_reading(void **state)
 	assert_int_equal(o.n_ifaces, 0);
 }
 
+/* --sflow: the collectors, and the rate from --sample (1 without it). */
+static void sflow_options(void **state)
+{
+	struct ps_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-i", "a", "--sflow", "192.0.2.1", "--sflow",
+			       "[2001:db8::1]:7000", "--sample", "100"), 0);
+	assert_int_equal(o.sflow.n_collectors, 2);
+	assert_int_equal(o.sflow.collectors[0].port, 6343);
+	assert_int_equal(o.sflow.collectors[1].port, 7000);
+	assert_int_equal(o.sflow.rate, 100);
+	assert_int_equal(o.sflow.header_bytes, 128);
+	assert_int_equal(o.sflow.counters_s, 20);
+	assert_null(o.output);
+	assert_int_equal(PARSE(&o, err, "-i", "a", "--sflow", "192.0.2.1", "--sample", "8",
+			       "--sample-mode", "count", "--sflow-header", "256", "--sflow-counters",
+			       "5", "--sflow-agent", "2001:db8::9"), 0);
+	assert_int_equal(o.sflow.rate, 8);
+	assert_int_equal(o.sflow.header_bytes, 256);
+	assert_int_equal(o.sflow.counters_s, 5);
+	assert_true(o.sflow.has_agent);
+	assert_int_equal(PARSE(&o, err, "-i", "a", "--sflow", "192.0.2.1"), 0);
+	assert_int_equal(o.sflow.rate, 1);
+}
+
 static void snaplen_zero_means_max(void **state)
 {
 	struct ps_opts o;
@@ -161,8 +188,8 @@ static void snaplen_zero_means_max(void **state)
 	(void)state;
 	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "-s", "0"), 0);
 	assert_int_equal(o.snaplen, PS_SNAPLEN_MAX);
-	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "-s", "65468"), 0);
-	assert_int_equal(o.snaplen, 65468);
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "-s", "65460"), 0);
+	assert_int_equal(o.snaplen, 65460);
 }
 
 static void help_and_version_need_nothing_else(void **state)
@@ -200,6 +227,21 @@ static void rejects_bad_input(void **state)
 		BAD("--sample is for a live capture; -r reads a file", "-r", "f", "--sample", "2"),
 		BAD("-C is for a live capture; -r reads a file", "-r", "f", "-w", "o", "-C", "1"),
 		BAD("empty -r path", "-r", ""),
+		BAD("bad --sflow 'collector.example'", "-i", "a", "--sflow", "collector.example"),
+		BAD("bad --sflow '192.0.2.1:0'", "-i", "a", "--sflow", "192.0.2.1:0"),
+		BAD("--sflow needs a 1-in-N rate: use --sample N, not --sample-flows", "-i", "a",
+		    "--sflow", "192.0.2.1", "--sample-flows", "8"),
+		BAD("--sflow needs a 1-in-N rate: use --sample N, not --sample-interval", "-i", "a",
+		    "--sflow", "192.0.2.1", "--sample-interval", "10ms"),
+		BAD("--sflow needs a 1-in-N rate, which --max-rate would break", "-i", "a",
+		    "--sflow", "192.0.2.1", "--max-rate", "100"),
+		BAD("need --sflow", "-i", "a", "--sflow-header", "64"),
+		BAD("bad --sflow-header '13'", "-i", "a", "--sflow", "192.0.2.1", "--sflow-header", "13"),
+		BAD("bad --sflow-counters '0'", "-i", "a", "--sflow", "192.0.2.1", "--sflow-counters",
+		    "0"),
+		BAD("bad --sflow-agent '192.0.2.1:5'", "-i", "a", "--sflow", "192.0.2.1",
+		    "--sflow-agent", "192.0.2.1:5"),
+		BAD("--sflow is for a live capture", "-r", "f", "--sflow", "192.0.2.1"),
 		BAD("-C and -G need -w FILE, not stdout", "-i", "a", "-C", "1"),
 		BAD("bad snaplen '65469'", "-i", "a", "-w", "f", "-s", "65469"),
 		BAD("bad snaplen '-1'", "-i", "a", "-w", "f", "-s", "-1"),
@@ -433,7 +475,8 @@ static void usage_lists_every_option(void **state)
 	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
 	const char *names[] = { "--iface", "--write", "--read-file", "--print", "--link-header",
 				"--time", "--hex", "--hex-ascii", "--ascii", "--quiet",
-				"--line-buffered", "--hook", "--snaplen",
+				"--line-buffered", "--sflow", "--sflow-agent", "--sflow-header",
+				"--sflow-counters", "--hook", "--snaplen",
 				"--count", "--duration", "--buffer-size",
 				"--xdp-mode", "--tc-mode", "--verbose", "--transport",
 				"--version", "--help" };
@@ -475,6 +518,7 @@ int main(void)
 		cmocka_unit_test(long_capture_options),
 		cmocka_unit_test(tcpdump_direction_and_listing),
 		cmocka_unit_test(printing_and_reading),
+		cmocka_unit_test(sflow_options),
 		cmocka_unit_test(snaplen_zero_means_max),
 		cmocka_unit_test(help_and_version_need_nothing_else),
 		cmocka_unit_test(rejects_bad_input),

@@ -241,10 +241,10 @@ static void write_sample(struct pcapng_writer *w)
 	assert_int_equal(pcapng_write_shb(w, &(struct pcapng_shb){
 		.hardware = "x86_64", .os = "Linux", .userappl = "pktsample test" }), 0);
 	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){
-		.linktype = 1, .snaplen = 65468, .name = "veth0",
+		.linktype = 1, .snaplen = 65460, .name = "veth0",
 		.description = "xdp ingress", .comment = "sample" }), 0);
 	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){
-		.linktype = 1, .snaplen = 65468, .name = "veth0",
+		.linktype = 1, .snaplen = 65460, .name = "veth0",
 		.description = "tc egress" }), 1);
 	for (size_t i = 0; i < 3; i++) {
 		bool xdp = i != 1;
