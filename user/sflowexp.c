@@ -122,6 +122,14 @@ int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
 	}
 	x->start_ns = mono_ns();
 	x->next_counters_ns = x->start_ns; /* the first round sends them */
+	{
+		char agent[INET6_ADDRSTRLEN] = "?";
+
+		inet_ntop(x->agent.family, x->agent.addr, agent, sizeof(agent));
+		addr_str(&cfg->collectors[0], name, sizeof(name));
+		pr_warn("sFlow: 1 in %u to %s%s, agent %s, counters every %us\n", cfg->rate, name,
+			cfg->n_collectors > 1 ? " and more" : "", agent, cfg->counters_s);
+	}
 	return 0;
 }
 
