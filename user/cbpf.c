@@ -24,6 +24,27 @@ int ps_cbpf_compile(const char *expr, uint32_t snaplen,
 		snprintf(err, errlen, "libpcap: cannot create a compiler handle");
 		return -ENOMEM;
 	}
+	/*
+	 * libpcap's optimizer takes time that grows with about the cube of
+	 * the program (measured: 500 'host' terms 6 s, 700 15 s, 1000 80 s,
+	 * and then too long to run anyway). Its input, the unoptimized
+	 * program, is compiled in linear time: past PS_CBPF_UNOPT_MAX
+	 * instructions the expression is refused at once.
+	 */
+	if (pcap_compile(p, &prog, expr, 0, PCAP_NETMASK_UNKNOWN)) {
+		snprintf(err, errlen, "bad filter expression: %s", pcap_geterr(p));
+		ret = -EINVAL;
+		goto out;
+	}
+	if (prog.bf_len > PS_CBPF_UNOPT_MAX) {
+		snprintf(err, errlen,
+			 "filter expression too large: %u instructions before libpcap's optimizer, "
+			 "at most %u (it would take minutes; use fewer terms, e.g. 'net' for many hosts)",
+			 prog.bf_len, PS_CBPF_UNOPT_MAX);
+		ret = -E2BIG;
+		goto out;
+	}
+	pcap_freecode(&prog);
 	if (pcap_compile(p, &prog, expr, 1, PCAP_NETMASK_UNKNOWN)) {
 		snprintf(err, errlen, "bad filter expression: %s", pcap_geterr(p));
 		ret = -EINVAL;
@@ -47,6 +68,17 @@ void ps_cbpf_dump(FILE *f, const struct ps_cbpf_insn *insns, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%s\n", bpf_image((const struct bpf_insn *)&insns[i], (int)i));
+}
+
+bool ps_cbpf_valid(const struct ps_cbpf_insn *insns, size_t n)
+{
+	return n <= INT32_MAX && bpf_validate((const struct bpf_insn *)insns, (int)n);
+}
+
+uint32_t ps_cbpf_filter(const struct ps_cbpf_insn *insns, const uint8_t *pkt,
+			uint32_t cap_len, uint32_t wire_len)
+{
+	return (uint32_t)bpf_filter((const struct bpf_insn *)insns, pkt, wire_len, cap_len);
 }
 
 uint32_t ps_cbpf_run(const struct ps_cbpf_insn *insns, size_t n,

@@ -8,6 +8,7 @@
 #ifndef PS_CBPF_H
 #define PS_CBPF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,10 +25,19 @@ struct ps_cbpf_insn {
  * Compile with optimisation for DLT_EN10MB. Returns 0, or -EINVAL with
  * libpcap's own message in err. *out is malloc'd.
  */
+/* The largest unoptimized program libpcap is asked to optimize (see
+ * ps_cbpf_compile): ~540 'host' terms, optimized in ~7 s. */
+#define PS_CBPF_UNOPT_MAX 16384u
+
 int ps_cbpf_compile(const char *expr, uint32_t snaplen,
 		    struct ps_cbpf_insn **out, size_t *n, char *err,
 		    size_t errlen);
 /* One line per instruction, as `tcpdump -d` prints them. */
+/* libpcap's own checks on a program before its interpreter runs it. */
+bool ps_cbpf_valid(const struct ps_cbpf_insn *insns, size_t n);
+/* libpcap's interpreter on a valid program: cap_len bytes of wire_len. */
+uint32_t ps_cbpf_filter(const struct ps_cbpf_insn *insns, const uint8_t *pkt,
+			uint32_t cap_len, uint32_t wire_len);
 void ps_cbpf_dump(FILE *f, const struct ps_cbpf_insn *insns, size_t n);
 /* libpcap's interpreter: what `tcpdump -r` would keep (0 = no match). */
 uint32_t ps_cbpf_run(const struct ps_cbpf_insn *insns, size_t n,

@@ -55,8 +55,8 @@ int ps_parse_hooks(const char *s, unsigned int *mask)
 			return -EINVAL;
 		m |= 1u << h;
 		p += n;
-		if (*p == ',')
-			p++;
+		if (*p == ',' && !*++p)
+			return -EINVAL; /* a trailing comma: an item is missing */
 	}
 	if (!m)
 		return -EINVAL;
@@ -730,6 +730,33 @@ static int check_sflow(struct ps_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+/* What was wrong with --NAME[=VALUE], which getopt_long refused. */
+static int long_option_error(const char *arg, char *err, size_t errlen)
+{
+	size_t n = strcspn(arg, "=");
+	const struct cli_opt *match[4];
+	int matches = 0;
+
+	for (size_t i = 0; i < N_OPTS; i++) {
+		const struct cli_opt *c = &cli_opts[i];
+
+		if (strncmp(c->name, arg, n))
+			continue;
+		if (strlen(c->name) == n) { /* the option exists: its value is wrong */
+			if (arg[n] == '=' && c->has_arg == no_argument)
+				return fail(err, errlen, "option '--%s' takes no value", c->name);
+			return fail(err, errlen, "option '--%s' needs a value", c->name);
+		}
+		if (matches < 4)
+			match[matches] = c;
+		matches++;
+	}
+	if (matches > 1)
+		return fail(err, errlen, "ambiguous option '--%.*s': --%s, --%s%s", (int)n, arg,
+			    match[0]->name, match[1]->name, matches > 2 ? ", ..." : "");
+	return fail(err, errlen, "unknown option '--%.*s'", (int)n, arg);
+}
+
 int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 		 size_t errlen)
 {
@@ -764,10 +791,13 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 		const struct cli_opt *opt = NULL;
 
 		if (c == '?') {
+			const char *arg = argv[optind - 1];
+
+			if (!strncmp(arg, "--", 2))
+				return long_option_error(arg + 2, err, errlen);
 			if (optopt && optopt < 256)
 				return fail(err, errlen, "unknown option '-%c'", optopt);
-			return fail(err, errlen, "unknown option '%s'",
-				    argv[optind - 1]);
+			return fail(err, errlen, "unknown option '%s'", arg);
 		}
 		if (c == ':')
 			return fail(err, errlen, "option '%s' needs a value",

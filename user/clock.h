@@ -26,7 +26,8 @@ void ps_clock_calibrate(struct ps_clock *c, int tries, ps_clock_read_fn read,
 static inline uint64_t ps_clock_to_realtime(const struct ps_clock *c,
 					    uint64_t mono_ns)
 {
-	return (uint64_t)((int64_t)mono_ns + c->offset_ns);
+	/* Unsigned: wraps where a signed sum would overflow (corrupt input). */
+	return mono_ns + (uint64_t)c->offset_ns;
 }
 
 #endif

@@ -43,6 +43,7 @@ int ps_filter_read_file(const char *path, char **expr, char *err, size_t errlen)
 		return ret;
 	}
 	/* Lines are joined with spaces; '#' starts a comment to end of line. */
+	errno = 0;
 	while ((got = getline(&line, &cap, f)) >= 0) {
 		char *hash = strchr(line, '#');
 		size_t n;
@@ -63,7 +64,7 @@ int ps_filter_read_file(const char *path, char **expr, char *err, size_t errlen)
 		buf[len] = '\0';
 	}
 	if (!ret && ferror(f))
-		ret = -EIO;
+		ret = errno ? -errno : -EIO; /* a directory: EISDIR */
 	free(line);
 	fclose(f);
 	if (ret) {

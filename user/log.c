@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "log.h"
@@ -21,24 +22,55 @@ void ps_log_errors_only(FILE *log)
 	side_log = log;
 }
 
-static void vlog(enum ps_log_level level, const char *prefix, const char *fmt,
+/*
+ * One message, one line: a control character that came in with user input
+ * (an interface name with a newline, say) is written escaped, \n or \xNN;
+ * only the final newline is kept.
+ */
+static void put_line(FILE *f, const char *prefix, const char *msg)
+{
+	size_t n = strlen(msg);
+	bool nl = n && msg[n - 1] == '\n';
+
+	fputs(prefix, f);
+	for (size_t i = 0; i + nl < n; i++) {
+		unsigned char c = (unsigned char)msg[i];
+
+		if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+	if (nl)
+		fputc('\n', f);
+}
+
+/* raw: libbpf's and libxdp's text (a verifier log spans lines). */
+static void vlog(enum ps_log_level level, const char *prefix, bool raw, const char *fmt,
 		 va_list ap)
 {
+	char msg[2048];
+
 	if ((int)level > max_level)
 		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (side_log) {
-		va_list copy;
-
-		va_copy(copy, ap);
-		fputs(prefix, side_log);
-		vfprintf(side_log, fmt, copy);
+		if (raw)
+			fprintf(side_log, "%s%s", prefix, msg);
+		else
+			put_line(side_log, prefix, msg);
 		fflush(side_log);
-		va_end(copy);
 	}
 	if (errors_only && level != PS_LOG_ERROR)
 		return;
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
+	if (raw)
+		fprintf(stderr, "%s%s", prefix, msg);
+	else
+		put_line(stderr, prefix, msg);
 }
 
 void ps_log_text(const char *text)
@@ -56,7 +88,7 @@ void ps_log(enum ps_log_level level, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vlog(level, "pktsample: ", fmt, ap);
+	vlog(level, "pktsample: ", false, fmt, ap);
 	va_end(ap);
 }
 
@@ -70,14 +102,14 @@ static enum ps_log_level lib_level(int is_warn)
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
-	vlog(lib_level(level == LIBBPF_WARN), "", fmt, ap);
+	vlog(lib_level(level == LIBBPF_WARN), "", true, fmt, ap);
 	return 0;
 }
 
 static int libxdp_print(enum libxdp_print_level level, const char *fmt,
 			va_list ap)
 {
-	vlog(lib_level(level == LIBXDP_WARN), "", fmt, ap);
+	vlog(lib_level(level == LIBXDP_WARN), "", true, fmt, ap);
 	return 0;
 }
 

@@ -284,7 +284,7 @@ int main(int argc, char **argv)
 	char err[256];
 
 	if (ps_cli_parse(argc, argv, &o, err, sizeof(err))) {
-		fprintf(stderr, "pktsample: %s (see --help)\n", err);
+		pr_err("%s (see --help)\n", err);
 		return EXIT_USAGE;
 	}
 	if (o.help) {

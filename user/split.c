@@ -36,7 +36,9 @@ const uint8_t *ps_frame_on_wire(const struct ps_meta *meta, const uint8_t *pkt,
 	if (!(meta->flags & PS_F_VLAN_OOB))
 		return pkt;
 
-	*wire_len += PS_VLAN_HLEN;
+	/* Saturate: a corrupt wire_len near 2^32 must not wrap below cap_len. */
+	*wire_len = meta->wire_len > UINT32_MAX - PS_VLAN_HLEN ? UINT32_MAX :
+							       meta->wire_len + PS_VLAN_HLEN;
 	if (cap < PS_ETH_ADDRS_LEN)
 		return pkt; /* the tag's place was not captured */
 

@@ -371,6 +371,23 @@ static __u8 alu_op(__u16 code)
 	return BPF_OP(code); /* cBPF and eBPF share the ALU op encodings */
 }
 
+/* Every classic BPF opcode (the kernel's filter.c list, without its
+ * ancillary loads, which are BPF_LD|BPF_ABS with a special k). */
+static bool known_opcode(__u16 code)
+{
+	static const __u8 known[] = {
+		0x06, 0x16, 0x20, 0x28, 0x30, 0x80, 0x81, 0x40, 0x48, 0x50, 0xb1, 0x00, 0x01,
+		0x60, 0x61, 0x02, 0x03, 0x05, 0x25, 0x35, 0x15, 0x45, 0x2d, 0x3d, 0x1d, 0x4d,
+		0x0c, 0x1c, 0x2c, 0x3c, 0x9c, 0x5c, 0x4c, 0xac, 0x6c, 0x7c, 0x04, 0x14, 0x24,
+		0x34, 0x94, 0x54, 0x44, 0xa4, 0x64, 0x74, 0x84, 0x07, 0x87,
+	};
+
+	for (size_t i = 0; i < sizeof(known); i++)
+		if (code == known[i])
+			return true;
+	return false;
+}
+
 static int xlate_insn(struct xl *x, size_t pc, char *err, size_t len)
 {
 	const struct sock_filter *f = &x->prog[pc];
@@ -380,6 +397,10 @@ static int xlate_insn(struct xl *x, size_t pc, char *err, size_t len)
 	size_t t = 0, e = 0;
 	int ret;
 
+	/* Only real cBPF opcodes: junk in the unused bits is refused, as the
+	 * kernel's checker and libpcap's interpreter refuse it. */
+	if (!known_opcode(code))
+		goto bad;
 	switch (BPF_CLASS(code)) {
 	case BPF_LD:
 	case BPF_LDX: {
@@ -462,10 +483,11 @@ static int xlate_insn(struct xl *x, size_t pc, char *err, size_t len)
 				bind(x, done);
 				return 0;
 			}
-			if (k >= 32) {
-				emit(x, MOV32_IMM(R_A, 0));
-				return 0;
-			}
+			/* The kernel refuses a constant shift of 32 or more,
+			 * and libpcap's interpreter does what C does with it
+			 * (undefined); libpcap's compiler never emits one. */
+			if (k >= 32)
+				goto bad;
 			break;
 		case BPF_ADD: case BPF_SUB: case BPF_MUL: case BPF_OR:
 		case BPF_AND: case BPF_XOR:

@@ -12,7 +12,9 @@
  *
  * cBPF semantics are kept where eBPF differs: A = X = M[] = 0 at start,
  * division or modulo by zero and out-of-bounds loads return 0, shifts by
- * X >= 32 give 0, and `len` is the wire length. Loads the direct bounds
+ * X >= 32 give 0, and `len` is the wire length. Opcodes that are not
+ * classic BPF (junk in unused bits) and constant shifts of 32 or more are
+ * refused, as the kernel's checker refuses them. Loads the direct bounds
  * check cannot prove (non-linear skb data, XDP frags) go through
  * bpf_skb_load_bytes()/bpf_xdp_load_bytes().
  *

@@ -281,12 +281,14 @@ struct records {
 static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 {
 	struct records *r = ctx;
-	const struct ps_meta *m = data;
+	struct ps_meta m;
 
 	(void)cpu;
-	if (size >= sizeof(*m)) {
-		r->cap_len = m->cap_len;
-		r->wire_len = m->wire_len;
+	/* A perf record's data is only 4-byte aligned: copy, do not cast. */
+	if (size >= sizeof(m)) {
+		memcpy(&m, data, sizeof(m));
+		r->cap_len = m.cap_len;
+		r->wire_len = m.wire_len;
 	}
 	r->n++;
 }

@@ -63,6 +63,13 @@ static size_t read_all(const char *path, struct frame **out)
 	return n;
 }
 
+static void free_all(struct frame *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(f[i].data);
+	free(f);
+}
+
 static int frame_cmp(const void *a, const void *b)
 {
 	const struct frame *x = a, *y = b;
@@ -79,9 +86,12 @@ static int cmd_same(const char *a, const char *b)
 	struct frame *fa, *fb;
 	size_t na = read_all(a, &fa), nb = read_all(b, &fb);
 
+	int ret = 0;
+
 	if (na != nb) {
 		printf("count differs: %zu sent, %zu captured\n", na, nb);
-		return 1;
+		ret = 1;
+		goto out;
 	}
 	qsort(fa, na, sizeof(*fa), frame_cmp);
 	qsort(fb, nb, sizeof(*fb), frame_cmp);
@@ -89,10 +99,14 @@ static int cmd_same(const char *a, const char *b)
 		if (frame_cmp(&fa[i], &fb[i])) {
 			printf("frame differs: %u/%u bytes vs %u/%u bytes\n",
 			       fa[i].caplen, fa[i].len, fb[i].caplen, fb[i].len);
-			return 1;
+			ret = 1;
+			goto out;
 		}
 	printf("%zu frames identical\n", na);
-	return 0;
+out:
+	free_all(fa, na);
+	free_all(fb, nb);
+	return ret;
 }
 
 static int cmd_times(const char *path)
@@ -233,7 +247,10 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "count")) {
 		struct frame *f;
 
-		printf("%zu\n", read_all(argv[2], &f));
+		size_t n = read_all(argv[2], &f);
+
+		printf("%zu\n", n);
+		free_all(f, n);
 		return 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "same"))

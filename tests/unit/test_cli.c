@@ -227,6 +227,7 @@ static void rejects_bad_input(void **state)
 		BAD("--sample is for a live capture; -r reads a file", "-r", "f", "--sample", "2"),
 		BAD("-C is for a live capture; -r reads a file", "-r", "f", "-w", "o", "-C", "1"),
 		BAD("empty -r path", "-r", ""),
+		BAD("bad --hook 'xdp,'", "-i", "a", "--hook", "xdp,"),
 		BAD("bad --sflow 'collector.example'", "-i", "a", "--sflow", "collector.example"),
 		BAD("bad --sflow '192.0.2.1:0'", "-i", "a", "--sflow", "192.0.2.1:0"),
 		BAD("--sflow needs a 1-in-N rate: use --sample N, not --sample-flows", "-i", "a",
@@ -443,7 +444,7 @@ static void hook_lists(void **state)
 	assert_int_equal(m, 1u << PS_HOOK_TC_EGRESS);
 	assert_int_equal(ps_parse_hooks("tc-ingress,xdp,xdp", &m), 0);
 	assert_int_equal(m, 3);
-	assert_int_equal(ps_parse_hooks("xdp,", &m), 0);
+	assert_int_equal(ps_parse_hooks("xdp,", &m), -EINVAL); /* an item missing */
 	assert_int_equal(ps_parse_hooks("xd", &m), -EINVAL);
 	assert_int_equal(ps_parse_hooks("xdpx", &m), -EINVAL);
 	assert_int_equal(ps_parse_hooks(",", &m), -EINVAL);

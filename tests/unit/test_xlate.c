@@ -63,6 +63,10 @@ static void malformed_cbpf_is_refused(void **state)
 	struct sock_filter bad_mem[] = {
 		{ BPF_LD | BPF_MEM, 0, 0, 16 }, { BPF_RET | BPF_A, 0, 0, 0 },
 	};
+	/* A JEQ with junk above the opcode's 8 bits (found by fuzz_xlate). */
+	struct sock_filter wide_code[] = {
+		{ 0x5f15, 0, 0, 10 }, { BPF_RET | BPF_K, 0, 0, 1 },
+	};
 	struct ps_ebpf out;
 	char err[256];
 
@@ -73,6 +77,8 @@ static void malformed_cbpf_is_refused(void **state)
 	assert_non_null(strstr(err, "return"));
 	assert_int_equal(ps_xlate(bad_mem, 2, PS_XLATE_TC, &out, err, sizeof(err)), -EINVAL);
 	assert_null(out.insns);
+	assert_int_equal(ps_xlate(wide_code, 2, PS_XLATE_XDP, &out, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "code 0x5f15"));
 }
 
 /* So many loads that the jumps to the shared exit no longer reach. */

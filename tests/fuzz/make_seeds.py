@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Write the fuzz targets' seed corpora into tests/fuzz/corpus/NAME/.
+
+The translator's seeds are what libpcap compiles (tcpdump -ddd) from a list
+of real expressions, each paired with a few frames; the others are small
+valid inputs of each format. Run again when a format changes; the output
+is kept in the tree.
+"""
+import os
+import struct
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "corpus")
+
+EXPRESSIONS = [
+    "udp", "tcp port 443", "host 10.0.0.1", "net 10.0.0.0/8 and not port 22",
+    "vlan 100 and udp", "vlan and vlan 200", "ip6 and tcp", "icmp or icmp6",
+    "tcp[tcpflags] & (tcp-syn|tcp-fin) != 0", "ip[6:2] & 0x1fff != 0", "greater 100",
+    "less 64", "ether host 02:00:00:00:00:0a", "arp", "udp portrange 1000-2000",
+    "ip and len > 80", "tcp[((tcp[12:1] & 0xf0) >> 2):4] = 0x47455420",
+    "ip6 and ip6[6] == 17", "mpls and udp", "ether[12:2] = 0x88cc",
+]
+
+
+def mac_ip_udp(sport, dport, payload=b"x" * 16, vlan=None):
+    ip_len = 20 + 8 + len(payload)
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, ip_len, 1, 0, 64, 17, 0,
+                     bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0)
+    eth = bytes.fromhex("02000000000b02000000000a")
+    if vlan is not None:
+        eth += struct.pack("!HH", 0x8100, vlan)
+    return eth + b"\x08\x00" + ip + udp + payload
+
+
+def tcp_frame():
+    tcp = struct.pack("!HHIIBBHHH", 40000, 443, 1, 0, 0x50, 0x02, 1000, 0, 0)
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 40, 1, 0x4000, 64, 6, 0,
+                     bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    return bytes.fromhex("02000000000b02000000000a0800") + ip + tcp
+
+
+FRAMES = [mac_ip_udp(5000, 53), mac_ip_udp(1500, 6000, vlan=100), tcp_frame(),
+          mac_ip_udp(22, 22, b"y" * 120)]
+
+
+def write(name, i, data):
+    d = os.path.join(OUT, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "seed-%03d" % i), "wb") as f:
+        f.write(data)
+
+
+def cbpf(expr):
+    out = subprocess.run(["tcpdump", "-ddd", expr], capture_output=True, text=True)
+    if out.returncode:
+        return None
+    lines = out.stdout.split("\n")
+    n = int(lines[0])
+    insns = b""
+    for line in lines[1:1 + n]:
+        code, jt, jf, k = (int(v) for v in line.split())
+        insns += struct.pack("<HBBI", code, jt, jf, k)
+    return n, insns
+
+
+def main():
+    i = 0
+    for expr in EXPRESSIONS:
+        prog = cbpf(expr)
+        if not prog:
+            print("skipped: %s" % expr, file=sys.stderr)
+            continue
+        n, insns = prog
+        for frame in FRAMES:
+            write("xlate", i, struct.pack("<HB", n - 1, 4) + insns + frame)
+            i += 1
+
+    for i, args in enumerate([
+            ["-i", "eth0", "-w", "out.pcapng"], ["-i", "lo", "-c", "10", "-e", "-tt", "icmp"],
+            ["-r", "in.pcap", "-w", "out.pcap", "tcp"], ["--sflow", "192.0.2.1", "--sample", "10",
+                                                          "-i", "eth0"],
+            ["--extcap-interfaces"], ["--capture", "--extcap-interface", "pktsample:eth0",
+                                      "--fifo", "/tmp/f", "--extcap-sampling", "count"],
+            ["-i", "a", "-C", "1", "-W", "3", "-w", "f", "-G", "60", "-z", "gzip"],
+            ["-d", "vlan 100 and udp"], ["-i", "any", "-Q", "in", "--hook", "xdp"]]):
+        write("cli", i, b"\0".join(a.encode() for a in args))
+
+    # A perf sample: ps_meta (56 bytes, version 2) and the frame; the split
+    # target's first 8 bytes are a clock offset.
+    for i, (frame, flags) in enumerate([(FRAMES[0], 0), (FRAMES[2], 1), (FRAMES[3], 0)]):
+        meta = struct.pack("<QQIIIIiIBBBBHHII", 1000 + i, i, 2, 0, len(frame), len(frame), 2,
+                           0, 2, 0, flags, 0, 100, 0x0081, i + 1, 0)
+        write("split", i, struct.pack("<q", -5) + meta + frame)
+        # the collector: [cpu][size u16][sample], then a settle record
+        write("pcapng", i, struct.pack("<BH", i, len(meta) + len(frame)) + meta + frame +
+              struct.pack("<BH", 0xff, 0) + struct.pack("<Q", 1 << 40))
+
+    for i, frame in enumerate(FRAMES):
+        write("decode", i, bytes([i, 0, 0]) + frame)
+        write("decode", 10 + i, bytes([i | 4, 8, 1]) + frame[14:])
+
+    # A pcap, and the same frames as a pcapng of ours (SHB, IDB, EPBs).
+    pcap = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
+    for t, frame in enumerate(FRAMES):
+        pcap += struct.pack("<IIII", 1700000000, t, len(frame), len(frame)) + frame
+    write("read", 0, pcap)
+    shb = struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1)
+    blocks = struct.pack("<II", 0x0A0D0D0A, 12 + len(shb)) + shb + struct.pack("<I", 12 + len(shb))
+
+    def opt(code, val):
+        return struct.pack("<HH", code, len(val)) + val + b"\0" * (-len(val) % 4)
+
+    idb = struct.pack("<HHI", 1, 0, 256) + opt(2, b"veth0") + opt(3, b"xdp ingress") + \
+        opt(9, b"\x09") + opt(0, b"")
+    blocks += struct.pack("<II", 1, 12 + len(idb)) + idb + struct.pack("<I", 12 + len(idb))
+    for t, frame in enumerate(FRAMES):
+        body = struct.pack("<IIIII", 0, 0x179a, t, len(frame), len(frame)) + frame + \
+            b"\0" * (-len(frame) % 4) + opt(2, struct.pack("<I", 1)) + \
+            opt(1, b"hook=xdp cpu=0 queue=0") + opt(5, struct.pack("<Q", t)) + opt(0, b"")
+        blocks += struct.pack("<II", 6, 12 + len(body)) + body + struct.pack("<I", 12 + len(body))
+    write("read", 1, blocks)
+
+
+if __name__ == "__main__":
+    main()
