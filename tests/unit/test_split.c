@@ -143,6 +143,21 @@ static void restores_vlan_tag(void **state)
 	assert_int_equal(wire, 64);
 }
 
+/* A corrupt wire length near 2^32 with a tag: no wrap below the capture. */
+static void vlan_restore_does_not_wrap_the_wire_length(void **state)
+{
+	uint8_t pkt[60] = { 0 }, out[64];
+	struct ps_meta m = meta(60, 60);
+	uint32_t cap, wire;
+
+	(void)state;
+	m.flags = PS_F_VLAN_OOB;
+	m.wire_len = UINT32_MAX - 1;
+	ps_frame_on_wire(&m, pkt, out, PS_SNAPLEN_MAX, &cap, &wire);
+	assert_int_equal(cap, 64);
+	assert_int_equal(wire, UINT32_MAX);
+}
+
 static void untagged_frame_is_not_copied(void **state)
 {
 	uint8_t pkt[60] = { 0 }, out[64];
@@ -162,6 +177,7 @@ int main(void)
 		cmocka_unit_test(splits_unaligned_raw),
 		cmocka_unit_test(rejects_malformed),
 		cmocka_unit_test(restores_vlan_tag),
+		cmocka_unit_test(vlan_restore_does_not_wrap_the_wire_length),
 		cmocka_unit_test(untagged_frame_is_not_copied),
 	};
 
