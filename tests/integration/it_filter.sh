@@ -134,9 +134,13 @@ bad_filter 2 "rejects all packets|rejects every packet" "expression that rejects
 bad_filter 2 "backwards.*protochain" "protochain (backward jumps)" 'protochain 6'
 bad_filter 2 "-Q in or -Q out" "inbound (no direction at a hook: -Q)" 'inbound'
 bad_filter 2 "cannot read filter file" "missing -F file" -F "$WORK/nope.txt"
-# Over the limits: libpcap's output past the kernel's cBPF limit of 4096,
-# and an eBPF translation past the reach of 16-bit jumps.
-big=$(python3 -c "print(' or '.join('ether[%d] = %d' % (i, i % 250) for i in range(1, 1800)))")
+# Over the limits: an expression libpcap's optimizer would take minutes on
+# (refused before it runs), libpcap's output past the kernel's cBPF limit
+# of 4096, and an eBPF translation past the reach of 16-bit jumps.
+huge=$(python3 -c "print(' or '.join('ether[%d] = %d' % (i, i % 250) for i in range(1, 1800)))")
+bad_filter 2 "too large: [0-9]+ instructions before libpcap's optimizer, at most 16384" \
+	"a filter too large to optimize" "$huge"
+big=$(python3 -c "print(' or '.join('ether[%d] > %d' % (i, i % 250 + 1) for i in range(1, 1450)))")
 bad_filter 2 "4096" "a filter over the cBPF instruction limit" "$big"
 big=$(python3 -c "print(' or '.join('ether[%d] = %d' % (i, i % 250) for i in range(1, 1300)))")
 bad_filter 2 "too large" "a filter over the eBPF jump reach" "$big"
