@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "errmsg.h"
 #include "capread.h"
 #include "hooks.h"
 
@@ -14,17 +15,6 @@
 #define PCAPNG_PB 2u  /* obsolete Packet Block */
 #define PCAPNG_SPB 3u
 #define PCAPNG_EPB 6u
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 static uint16_t rd16(const struct ps_capread *r, const uint8_t *p)
 {
@@ -132,9 +122,9 @@ static int parse_idb(struct ps_capread *r, const uint8_t *b, size_t len, char *e
 	int ret;
 
 	if (len < 20)
-		return fail(err, errlen, "an interface block of %zu bytes", len);
+		return ps_fail(err, errlen, "an interface block of %zu bytes", len);
 	if (r->n_ifs >= PS_CAPREAD_MAX_IFS)
-		return fail(err, errlen, "more than %d interfaces", PS_CAPREAD_MAX_IFS);
+		return ps_fail(err, errlen, "more than %d interfaces", PS_CAPREAD_MAX_IFS);
 	grown = realloc(r->ifs, (r->n_ifs + 1) * sizeof(*r->ifs));
 	if (!grown)
 		return -ENOMEM;
@@ -157,12 +147,12 @@ static int parse_idb(struct ps_capread *r, const uint8_t *b, size_t len, char *e
 				break;
 			if (o.val[0] & 0x80) {
 				if ((o.val[0] & 0x7f) > 63)
-					return fail(err, errlen, "a time resolution of 2^-%u s",
+					return ps_fail(err, errlen, "a time resolution of 2^-%u s",
 						    o.val[0] & 0x7f);
 				i->tsresol = 1ull << (o.val[0] & 0x7f);
 			} else {
 				if (o.val[0] > 19)
-					return fail(err, errlen, "a time resolution of 10^-%u s",
+					return ps_fail(err, errlen, "a time resolution of 10^-%u s",
 						    o.val[0]);
 				i->tsresol = 1;
 				for (int k = 0; k < o.val[0]; k++)
@@ -176,7 +166,7 @@ static int parse_idb(struct ps_capread *r, const uint8_t *b, size_t len, char *e
 		}
 	}
 	if (ret < 0)
-		return fail(err, errlen, "an interface option runs past its block");
+		return ps_fail(err, errlen, "an interface option runs past its block");
 	i->hook = hook_of(desc);
 	r->n_ifs++;
 	return 0;
@@ -209,7 +199,7 @@ static int parse_epb_opts(const struct ps_capread *r, const uint8_t *p, const ui
 		}
 	}
 	if (ret < 0)
-		return fail(err, errlen, "a packet option runs past its block");
+		return ps_fail(err, errlen, "a packet option runs past its block");
 	if (rec->direction == 3)
 		rec->direction = 0;
 	return 0;
@@ -226,14 +216,14 @@ int ps_capread_parse_block(struct ps_capread *r, const uint8_t *b, size_t len,
 	rec->raw = b;
 	rec->raw_len = len;
 	if (len < 12 || len % 4)
-		return fail(err, errlen, "a block of %zu bytes", len);
+		return ps_fail(err, errlen, "a block of %zu bytes", len);
 	type = rd32(r, b);
 	if (rd32(r, b + len - 4) != len)
-		return fail(err, errlen, "a block whose two lengths differ");
+		return ps_fail(err, errlen, "a block whose two lengths differ");
 	switch (type) {
 	case PCAPNG_SHB:
 		if (len < 28)
-			return fail(err, errlen, "a section header of %zu bytes", len);
+			return ps_fail(err, errlen, "a section header of %zu bytes", len);
 		r->n_ifs = 0; /* interfaces are per section */
 		return 0;
 	case PCAPNG_IDB:
@@ -241,13 +231,13 @@ int ps_capread_parse_block(struct ps_capread *r, const uint8_t *b, size_t len,
 	case PCAPNG_EPB:
 	case PCAPNG_PB:
 		if (len < 32)
-			return fail(err, errlen, "a packet block of %zu bytes", len);
+			return ps_fail(err, errlen, "a packet block of %zu bytes", len);
 		if_id = type == PCAPNG_EPB ? rd32(r, b + 8) : rd16(r, b + 8);
 		cap = rd32(r, b + 20);
 		if (cap > len - 32 || 28 + pad4(cap) > len - 4)
-			return fail(err, errlen, "a packet of %u bytes in a block of %zu", cap, len);
+			return ps_fail(err, errlen, "a packet of %u bytes in a block of %zu", cap, len);
 		if (if_id >= (uint32_t)r->n_ifs)
-			return fail(err, errlen, "a packet of interface %u, which no block describes",
+			return ps_fail(err, errlen, "a packet of interface %u, which no block describes",
 				    if_id);
 		rec->kind = PS_REC_PACKET;
 		rec->iface = &r->ifs[if_id];
@@ -264,9 +254,9 @@ int ps_capread_parse_block(struct ps_capread *r, const uint8_t *b, size_t len,
 		return parse_epb_opts(r, b + 28 + pad4(cap), b + len - 4, rec, err, errlen);
 	case PCAPNG_SPB:
 		if (len < 16)
-			return fail(err, errlen, "a simple packet block of %zu bytes", len);
+			return ps_fail(err, errlen, "a simple packet block of %zu bytes", len);
 		if (r->n_ifs == 0)
-			return fail(err, errlen, "a packet of interface 0, which no block describes");
+			return ps_fail(err, errlen, "a packet of interface 0, which no block describes");
 		rec->kind = PS_REC_PACKET;
 		rec->iface = &r->ifs[0];
 		rec->wire_len = rd32(r, b + 8);
@@ -292,10 +282,10 @@ static int read_exact(struct ps_capread *r, void *p, size_t n, bool eof_ok, char
 	if (got == n)
 		return 1;
 	if (ferror(r->f))
-		return fail(err, errlen, "%s: %s", r->path, strerror(errno)), -EIO;
+		return ps_fail(err, errlen, "%s: %s", r->path, strerror(errno)), -EIO;
 	if (got == 0 && eof_ok)
 		return 0;
-	return fail(err, errlen, "%s: the file ends inside a record at offset %llu", r->path,
+	return ps_fail(err, errlen, "%s: the file ends inside a record at offset %llu", r->path,
 		    (unsigned long long)r->offset);
 }
 
@@ -313,11 +303,11 @@ int ps_capread_open(struct ps_capread *r, const char *path, char *err, size_t er
 		return ret;
 	}
 	if (grow(r, 64 << 10))
-		return fail(err, errlen, "cannot read %s: %s", path, strerror(ENOMEM)), -ENOMEM;
+		return ps_fail(err, errlen, "cannot read %s: %s", path, strerror(ENOMEM)), -ENOMEM;
 	ret = read_exact(r, r->buf, 4, true, err, errlen);
 	if (ret <= 0) {
 		if (ret == 0)
-			fail(err, errlen, "%s is empty", r->path);
+			ps_fail(err, errlen, "%s is empty", r->path);
 		return -EINVAL;
 	}
 	memcpy(&magic, r->buf, 4);
@@ -337,7 +327,7 @@ int ps_capread_open(struct ps_capread *r, const char *path, char *err, size_t er
 					     1000000000 : 1000000;
 		return 0;
 	}
-	return fail(err, errlen, "%s is neither pcap nor pcapng", r->path);
+	return ps_fail(err, errlen, "%s is neither pcap nor pcapng", r->path);
 }
 
 static int next_pcap(struct ps_capread *r, struct ps_capread_rec *rec, char *err,
@@ -360,7 +350,7 @@ static int next_pcap(struct ps_capread *r, struct ps_capread_rec *rec, char *err
 		return ret;
 	incl = rd32(r, r->buf + 8);
 	if (incl > PS_CAPREAD_MAX_BLOCK)
-		return fail(err, errlen, "%s: a record of %u bytes at offset %llu", r->path, incl,
+		return ps_fail(err, errlen, "%s: a record of %u bytes at offset %llu", r->path, incl,
 			    (unsigned long long)r->offset);
 	if (grow(r, 16 + (size_t)incl))
 		return -ENOMEM;
@@ -405,14 +395,14 @@ int ps_capread_next(struct ps_capread *r, struct ps_capread_rec *rec, char *err,
 			return -EINVAL;
 		memcpy(&bom, r->buf + 8, 4);
 		if (bom != PCAPNG_BOM && bom != __builtin_bswap32(PCAPNG_BOM))
-			return fail(err, errlen, "%s: a section header without a byte-order mark at offset %llu",
+			return ps_fail(err, errlen, "%s: a section header without a byte-order mark at offset %llu",
 				    r->path, (unsigned long long)r->offset);
 		r->swap = bom != PCAPNG_BOM;
 		have = 12;
 	}
 	len = rd32(r, r->buf + 4);
 	if (len < 12 || len % 4 || len > PS_CAPREAD_MAX_BLOCK || len < have)
-		return fail(err, errlen, "%s: a block of %u bytes at offset %llu", r->path, len,
+		return ps_fail(err, errlen, "%s: a block of %u bytes at offset %llu", r->path, len,
 			    (unsigned long long)r->offset);
 	if (grow(r, len))
 		return -ENOMEM;
@@ -423,7 +413,7 @@ int ps_capread_next(struct ps_capread *r, struct ps_capread_rec *rec, char *err,
 		char why[200];
 
 		snprintf(why, sizeof(why), "%s", err);
-		fail(err, errlen, "%s: %s at offset %llu", r->path, why,
+		ps_fail(err, errlen, "%s: %s at offset %llu", r->path, why,
 		     (unsigned long long)r->offset);
 		return ret;
 	}

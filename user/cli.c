@@ -5,22 +5,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "errmsg.h"
 #include "cli.h"
 #include "printer.h"
 #include "hooks.h"
 #include "pktsample.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 int ps_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 {
@@ -121,12 +110,12 @@ static int store(struct ps_opts *o, const char *a, char *e, size_t l);
 static int set_iface(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (!*a)
-		return fail(err, len, "empty interface name");
+		return ps_fail(err, len, "empty interface name");
 	if (o->n_ifaces == PS_MAX_IFACES)
-		return fail(err, len, "at most %d interfaces", PS_MAX_IFACES);
+		return ps_fail(err, len, "at most %d interfaces", PS_MAX_IFACES);
 	for (int i = 0; i < o->n_ifaces; i++)
 		if (!strcmp(o->ifaces[i], a))
-			return fail(err, len, "interface '%s' given twice", a);
+			return ps_fail(err, len, "interface '%s' given twice", a);
 	o->ifaces[o->n_ifaces++] = a;
 	return 0;
 }
@@ -134,7 +123,7 @@ static int set_iface(struct ps_opts *o, const char *a, char *err, size_t len)
 static int set_write(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (!*a)
-		return fail(err, len, "empty output path");
+		return ps_fail(err, len, "empty output path");
 	o->output = a;
 	return 0;
 }
@@ -142,7 +131,7 @@ static int set_write(struct ps_opts *o, const char *a, char *err, size_t len)
 static int set_read(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (!*a)
-		return fail(err, len, "empty -r path");
+		return ps_fail(err, len, "empty -r path");
 	o->read_file = a;
 	return 0;
 }
@@ -164,7 +153,7 @@ static int bump(struct ps_opts *o, const char *a, char *e, size_t l)
 static int set_hook(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (ps_parse_hooks(a, &o->hooks))
-		return fail(err, len,
+		return ps_fail(err, len,
 			    "bad --hook '%s': use a comma list of xdp, tc-ingress, tc-egress",
 			    a);
 	o->hooks_given = true;
@@ -176,7 +165,7 @@ static int set_snaplen(struct ps_opts *o, const char *a, char *err, size_t len)
 	uint64_t v;
 
 	if (ps_parse_u64(a, 0, PS_SNAPLEN_MAX, &v))
-		return fail(err, len, "bad snaplen '%s': use 1..%u, or 0 for %u",
+		return ps_fail(err, len, "bad snaplen '%s': use 1..%u, or 0 for %u",
 			    a, PS_SNAPLEN_MAX, PS_SNAPLEN_MAX);
 	o->snaplen = v ? v : PS_SNAPLEN_MAX;
 	return 0;
@@ -187,9 +176,9 @@ static int set_sflow(struct ps_opts *o, const char *a, char *err, size_t len)
 	struct ps_sflow_config *c = &o->sflow;
 
 	if (c->n_collectors == PS_SFLOW_MAX_COLLECTORS)
-		return fail(err, len, "at most %d --sflow collectors", PS_SFLOW_MAX_COLLECTORS);
+		return ps_fail(err, len, "at most %d --sflow collectors", PS_SFLOW_MAX_COLLECTORS);
 	if (ps_sflow_parse_addr(a, true, &c->collectors[c->n_collectors]))
-		return fail(err, len,
+		return ps_fail(err, len,
 			    "bad --sflow '%s': use an IPv4 or IPv6 address, with :PORT if not %u "
 			    "([ADDR]:PORT for IPv6)", a, PS_SFLOW_PORT);
 	c->n_collectors++;
@@ -200,7 +189,7 @@ static int set_sflow_agent(struct ps_opts *o, const char *a, char *err, size_t l
 {
 	o->sflow_opts = true;
 	if (ps_sflow_parse_addr(a, false, &o->sflow.agent))
-		return fail(err, len, "bad --sflow-agent '%s': use an IPv4 or IPv6 address", a);
+		return ps_fail(err, len, "bad --sflow-agent '%s': use an IPv4 or IPv6 address", a);
 	o->sflow.has_agent = true;
 	return 0;
 }
@@ -211,7 +200,7 @@ static int set_sflow_header(struct ps_opts *o, const char *a, char *err, size_t 
 
 	o->sflow_opts = true;
 	if (ps_parse_u64(a, 14, PS_SFLOW_HEADER_MAX, &v))
-		return fail(err, len, "bad --sflow-header '%s': use 14 to %u bytes", a,
+		return ps_fail(err, len, "bad --sflow-header '%s': use 14 to %u bytes", a,
 			    PS_SFLOW_HEADER_MAX);
 	o->sflow.header_bytes = (uint32_t)v;
 	return 0;
@@ -223,7 +212,7 @@ static int set_sflow_counters(struct ps_opts *o, const char *a, char *err, size_
 
 	o->sflow_opts = true;
 	if (ps_parse_u64(a, 1, 3600, &v))
-		return fail(err, len, "bad --sflow-counters '%s': use 1 to 3600 seconds", a);
+		return ps_fail(err, len, "bad --sflow-counters '%s': use 1 to 3600 seconds", a);
 	o->sflow.counters_s = (uint32_t)v;
 	return 0;
 }
@@ -231,7 +220,7 @@ static int set_sflow_counters(struct ps_opts *o, const char *a, char *err, size_
 static int set_count(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (ps_parse_u64(a, 1, UINT64_MAX, &o->count))
-		return fail(err, len, "bad count '%s': use a positive integer", a);
+		return ps_fail(err, len, "bad count '%s': use a positive integer", a);
 	return 0;
 }
 
@@ -263,14 +252,14 @@ int ps_parse_file_size(const char *s, uint64_t *bytes)
 static int set_file_size(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (ps_parse_file_size(a, &o->file_size))
-		return fail(err, len, "bad -C '%s': use millions of bytes, or a number with k, m or g", a);
+		return ps_fail(err, len, "bad -C '%s': use millions of bytes, or a number with k, m or g", a);
 	return 0;
 }
 
 static int set_rotate_seconds(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (ps_parse_u64(a, 1, 366 * 86400ull, &o->rotate_seconds))
-		return fail(err, len, "bad -G '%s': use a number of seconds, 1 or more", a);
+		return ps_fail(err, len, "bad -G '%s': use a number of seconds, 1 or more", a);
 	return 0;
 }
 
@@ -279,7 +268,7 @@ static int set_file_count(struct ps_opts *o, const char *a, char *err, size_t le
 	uint64_t n;
 
 	if (ps_parse_u64(a, 1, 1000000, &n))
-		return fail(err, len, "bad -W '%s': use a number of files from 1 to 1000000", a);
+		return ps_fail(err, len, "bad -W '%s': use a number of files from 1 to 1000000", a);
 	o->file_count = (uint32_t)n;
 	return 0;
 }
@@ -287,7 +276,7 @@ static int set_file_count(struct ps_opts *o, const char *a, char *err, size_t le
 static int set_postrotate(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (!*a)
-		return fail(err, len, "empty -z command");
+		return ps_fail(err, len, "empty -z command");
 	o->postrotate_cmd = a;
 	return 0;
 }
@@ -295,7 +284,7 @@ static int set_postrotate(struct ps_opts *o, const char *a, char *err, size_t le
 static int set_user(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (!*a)
-		return fail(err, len, "empty -Z user name");
+		return ps_fail(err, len, "empty -Z user name");
 	o->user = a;
 	return 0;
 }
@@ -304,7 +293,7 @@ static int set_duration(struct ps_opts *o, const char *a, char *err,
 			size_t len)
 {
 	if (ps_parse_duration_ms(a, &o->duration_ms))
-		return fail(err, len,
+		return ps_fail(err, len,
 			    "bad duration '%s': use e.g. 10, 10s, 500ms, 2m, 1h",
 			    a);
 	return 0;
@@ -315,7 +304,7 @@ static int set_buffer(struct ps_opts *o, const char *a, char *err, size_t len)
 	uint64_t v;
 
 	if (ps_parse_u64(a, 4, PS_MAX_BUFFER_KIB, &v))
-		return fail(err, len, "bad buffer size '%s': use 4..%u KiB per CPU",
+		return ps_fail(err, len, "bad buffer size '%s': use 4..%u KiB per CPU",
 			    a, PS_MAX_BUFFER_KIB);
 	o->buffer_kib = v;
 	return 0;
@@ -339,7 +328,7 @@ static int set_xdp_mode(struct ps_opts *o, const char *a, char *err,
 	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
 
 	if (i < 0)
-		return fail(err, len, "bad --xdp-mode '%s': use native, skb or auto", a);
+		return ps_fail(err, len, "bad --xdp-mode '%s': use native, skb or auto", a);
 	o->xdp_mode = (enum ps_xdp_mode)i;
 	return 0;
 }
@@ -353,7 +342,7 @@ static int set_transport(struct ps_opts *o, const char *a, char *err,
 	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
 
 	if (i < 0)
-		return fail(err, len, "bad --transport '%s': use perf or ringbuf", a);
+		return ps_fail(err, len, "bad --transport '%s': use perf or ringbuf", a);
 	o->transport = (unsigned int)i;
 	return 0;
 }
@@ -366,7 +355,7 @@ static int set_tc_mode(struct ps_opts *o, const char *a, char *err, size_t len)
 	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
 
 	if (i < 0)
-		return fail(err, len, "bad --tc-mode '%s': use tcx, clsact or auto", a);
+		return ps_fail(err, len, "bad --tc-mode '%s': use tcx, clsact or auto", a);
 	o->tc_mode = (enum ps_tc_mode)i;
 	return 0;
 }
@@ -381,7 +370,7 @@ static int set_direction(struct ps_opts *o, const char *a, char *err, size_t len
 	int i = pick_word(a, names, 3);
 
 	if (i < 0)
-		return fail(err, len, "bad -Q '%s': use in, out or inout", a);
+		return ps_fail(err, len, "bad -Q '%s': use in, out or inout", a);
 	o->direction_hooks = hooks[i];
 	return 0;
 }
@@ -394,7 +383,7 @@ static int set_xdp_attach(struct ps_opts *o, const char *a, char *err, size_t le
 	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
 
 	if (i < 0)
-		return fail(err, len, "bad --xdp-attach '%s': use link or libxdp", a);
+		return ps_fail(err, len, "bad --xdp-attach '%s': use link or libxdp", a);
 	o->xdp_attach = (enum ps_xdp_attach)i;
 	return 0;
 }
@@ -403,7 +392,7 @@ static int set_filter_file(struct ps_opts *o, const char *a, char *err,
 			   size_t len)
 {
 	if (!*a)
-		return fail(err, len, "empty filter file name");
+		return ps_fail(err, len, "empty filter file name");
 	o->filter_file = a;
 	return 0;
 }
@@ -422,7 +411,7 @@ static int set_sampling(struct ps_opts *o, unsigned int mode, char *err,
 	};
 
 	if (o->sample_mode != PS_SAMPLE_ALL && o->sample_mode != mode)
-		return fail(err, len, "%s and %s exclude each other: choose one way to sample",
+		return ps_fail(err, len, "%s and %s exclude each other: choose one way to sample",
 			    opt[o->sample_mode], opt[mode]);
 	o->sample_mode = mode;
 	return 0;
@@ -431,7 +420,7 @@ static int set_sampling(struct ps_opts *o, unsigned int mode, char *err,
 static int set_sample(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (ps_parse_u64(a, 1, UINT32_MAX, &o->sample_n))
-		return fail(err, len, "bad --sample '%s': use N from 1 to %u (1 in N packets)",
+		return ps_fail(err, len, "bad --sample '%s': use N from 1 to %u (1 in N packets)",
 			    a, UINT32_MAX);
 	return set_sampling(o, PS_SAMPLE_RANDOM, err, len);
 }
@@ -440,7 +429,7 @@ static int set_sample_mode(struct ps_opts *o, const char *a, char *err,
 			   size_t len)
 {
 	if (strcmp(a, "random") && strcmp(a, "count"))
-		return fail(err, len, "bad --sample-mode '%s': use random or count", a);
+		return ps_fail(err, len, "bad --sample-mode '%s': use random or count", a);
 	o->sample_mode_given = true;
 	o->sample_count = !strcmp(a, "count");
 	return 0;
@@ -450,7 +439,7 @@ static int set_sample_flows(struct ps_opts *o, const char *a, char *err,
 			    size_t len)
 {
 	if (ps_parse_u64(a, 1, UINT32_MAX, &o->sample_n))
-		return fail(err, len, "bad --sample-flows '%s': use N from 1 to %u (1 in N flows)",
+		return ps_fail(err, len, "bad --sample-flows '%s': use N from 1 to %u (1 in N flows)",
 			    a, UINT32_MAX);
 	return set_sampling(o, PS_SAMPLE_FLOW, err, len);
 }
@@ -460,7 +449,7 @@ static int set_sample_interval(struct ps_opts *o, const char *a, char *err,
 {
 	if (ps_parse_duration_ms(a, &o->sample_interval_ms) ||
 	    o->sample_interval_ms > 3600000)
-		return fail(err, len,
+		return ps_fail(err, len,
 			    "bad --sample-interval '%s': use 1ms to 1h, e.g. 10ms",
 			    a);
 	return set_sampling(o, PS_SAMPLE_CLOCK, err, len);
@@ -469,7 +458,7 @@ static int set_sample_interval(struct ps_opts *o, const char *a, char *err,
 static int set_max_rate(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (ps_parse_u64(a, 1, PS_MAX_RATE, &o->max_rate))
-		return fail(err, len, "bad --max-rate '%s': use 1 to %llu packets/s per CPU",
+		return ps_fail(err, len, "bad --max-rate '%s': use 1 to %llu packets/s per CPU",
 			    a, PS_MAX_RATE);
 	return 0;
 }
@@ -477,7 +466,7 @@ static int set_max_rate(struct ps_opts *o, const char *a, char *err, size_t len)
 static int set_stats(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (ps_parse_duration_ms(a, &o->stats_ms) || o->stats_ms < 100)
-		return fail(err, len, "bad --stats '%s': use 100ms or more, e.g. 1s", a);
+		return ps_fail(err, len, "bad --stats '%s': use 100ms or more, e.g. 1s", a);
 	return 0;
 }
 
@@ -657,7 +646,7 @@ int ps_cli_set(struct ps_opts *o, const char *name, const char *value, char *err
 			return c->set(o, value, err, errlen);
 		return 0;
 	}
-	return fail(err, errlen, "no option --%s", name);
+	return ps_fail(err, errlen, "no option --%s", name);
 }
 
 void ps_cli_print_opts(const struct ps_opts *o, struct ps_print_opts *po)
@@ -710,18 +699,18 @@ static int check_sflow(struct ps_opts *o, char *err, size_t errlen)
 
 	if (!c->n_collectors) {
 		if (o->sflow_opts)
-			return fail(err, errlen, "--sflow-agent, --sflow-header and --sflow-counters need --sflow");
+			return ps_fail(err, errlen, "--sflow-agent, --sflow-header and --sflow-counters need --sflow");
 		return 0;
 	}
 	if (o->sample_mode == PS_SAMPLE_FLOW || o->sample_mode == PS_SAMPLE_CLOCK)
-		return fail(err, errlen,
+		return ps_fail(err, errlen,
 			    "--sflow needs a 1-in-N rate: use --sample N, not %s",
 			    o->sample_mode == PS_SAMPLE_FLOW ? "--sample-flows" : "--sample-interval");
 	if (o->max_rate)
-		return fail(err, errlen,
+		return ps_fail(err, errlen,
 			    "--sflow needs a 1-in-N rate, which --max-rate would break");
 	if (o->sample_n > UINT32_MAX)
-		return fail(err, errlen, "--sflow carries a rate of at most %u", UINT32_MAX);
+		return ps_fail(err, errlen, "--sflow carries a rate of at most %u", UINT32_MAX);
 	c->rate = o->sample_mode == PS_SAMPLE_ALL ? 1 : (uint32_t)o->sample_n;
 	if (!c->header_bytes)
 		c->header_bytes = 128;
@@ -744,17 +733,17 @@ static int long_option_error(const char *arg, char *err, size_t errlen)
 			continue;
 		if (strlen(c->name) == n) { /* the option exists: its value is wrong */
 			if (arg[n] == '=' && c->has_arg == no_argument)
-				return fail(err, errlen, "option '--%s' takes no value", c->name);
-			return fail(err, errlen, "option '--%s' needs a value", c->name);
+				return ps_fail(err, errlen, "option '--%s' takes no value", c->name);
+			return ps_fail(err, errlen, "option '--%s' needs a value", c->name);
 		}
 		if (matches < 4)
 			match[matches] = c;
 		matches++;
 	}
 	if (matches > 1)
-		return fail(err, errlen, "ambiguous option '--%.*s': --%s, --%s%s", (int)n, arg,
+		return ps_fail(err, errlen, "ambiguous option '--%.*s': --%s, --%s%s", (int)n, arg,
 			    match[0]->name, match[1]->name, matches > 2 ? ", ..." : "");
-	return fail(err, errlen, "unknown option '--%.*s'", (int)n, arg);
+	return ps_fail(err, errlen, "unknown option '--%.*s'", (int)n, arg);
 }
 
 int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
@@ -796,11 +785,11 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 			if (!strncmp(arg, "--", 2))
 				return long_option_error(arg + 2, err, errlen);
 			if (optopt && optopt < 256)
-				return fail(err, errlen, "unknown option '-%c'", optopt);
-			return fail(err, errlen, "unknown option '%s'", arg);
+				return ps_fail(err, errlen, "unknown option '-%c'", optopt);
+			return ps_fail(err, errlen, "unknown option '%s'", arg);
 		}
 		if (c == ':')
-			return fail(err, errlen, "option '%s' needs a value",
+			return ps_fail(err, errlen, "option '%s' needs a value",
 				    argv[optind - 1]);
 		for (size_t i = 0; i < N_OPTS; i++)
 			if (cli_opts[i].key == c)
@@ -837,47 +826,47 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 			return ret;
 	}
 	if (o->direction_hooks && o->hooks_given)
-		return fail(err, errlen, "-Q and --hook exclude each other: -Q picks the hooks");
+		return ps_fail(err, errlen, "-Q and --hook exclude each other: -Q picks the hooks");
 	if (o->direction_hooks) {
 		o->hooks = o->direction_hooks;
 		o->hooks_given = true;
 	}
 	if (o->sample_mode_given && o->sample_mode != PS_SAMPLE_RANDOM)
-		return fail(err, errlen, "--sample-mode needs --sample N");
+		return ps_fail(err, errlen, "--sample-mode needs --sample N");
 	if (o->sample_mode == PS_SAMPLE_RANDOM && o->sample_count)
 		o->sample_mode = PS_SAMPLE_COUNT;
 	ret = check_sflow(o, err, errlen);
 	if (ret)
 		return ret;
 	if (o->filter_file && o->n_filter_words)
-		return fail(err, errlen,
+		return ps_fail(err, errlen,
 			    "give the filter either as arguments or with -F, not both ('%s')",
 			    argv[optind]);
 	if (o->dump_filter) {
 		if (!o->filter_file && !o->n_filter_words)
-			return fail(err, errlen, "-d needs a filter expression");
+			return ps_fail(err, errlen, "-d needs a filter expression");
 		return 0;
 	}
 	if (o->ts_format > 5)
-		return fail(err, errlen, "-t repeats at most five times (-ttttt)");
+		return ps_fail(err, errlen, "-t repeats at most five times (-ttttt)");
 	if (o->print && o->output && !strcmp(o->output, "-"))
-		return fail(err, errlen, "--print and -w - would both write to stdout");
+		return ps_fail(err, errlen, "--print and -w - would both write to stdout");
 	if (o->read_file) {
 		if (o->live_opt[0])
-			return fail(err, errlen, "%s is for a live capture; -r reads a file",
+			return ps_fail(err, errlen, "%s is for a live capture; -r reads a file",
 				    o->live_opt);
 		return 0;
 	}
 	if (!o->n_ifaces)
-		return fail(err, errlen, "no interface: use -i IFACE (or -r FILE to read one)");
+		return ps_fail(err, errlen, "no interface: use -i IFACE (or -r FILE to read one)");
 	if ((o->file_size || o->rotate_seconds) && (!o->output || !strcmp(o->output, "-")))
-		return fail(err, errlen, "-C and -G need -w FILE, not stdout");
+		return ps_fail(err, errlen, "-C and -G need -w FILE, not stdout");
 	if (o->file_count && !o->file_size && !o->rotate_seconds)
-		return fail(err, errlen, "-W needs -C or -G");
+		return ps_fail(err, errlen, "-W needs -C or -G");
 	if (o->postrotate_cmd && !o->file_size && !o->rotate_seconds)
-		return fail(err, errlen, "-z needs -C or -G");
+		return ps_fail(err, errlen, "-z needs -C or -G");
 	if (o->user && o->xdp_attach == PS_XDP_VIA_LIBXDP)
-		return fail(err, errlen,
+		return ps_fail(err, errlen,
 			    "-Z cannot be used with --xdp-attach libxdp: libxdp needs CAP_SYS_ADMIN to detach");
 	return 0;
 }

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <string.h>
+#include "errmsg.h"
 #include "cli.h"
 #include "extcap.h"
 #include "pktsample.h"
@@ -10,17 +11,6 @@
 #ifndef PKTSAMPLE_DOC_URL
 #define PKTSAMPLE_DOC_URL "file:///usr/share/doc/pktsample/README.md"
 #endif
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 const char *ps_extcap_ifname(const char *value)
 {
@@ -162,7 +152,7 @@ static int apply_sampling(struct ps_opts *o, char *err, size_t errlen)
 	if (!strcmp(mode, "interval"))
 		return ps_cli_set(o, "sample-interval",
 				  x->sampling_interval ? x->sampling_interval : "10ms", err, errlen);
-	return fail(err, errlen,
+	return ps_fail(err, errlen,
 		    "bad --extcap-sampling '%s': use all, random, count, flows or interval", mode);
 }
 
@@ -183,9 +173,9 @@ int ps_extcap_apply(struct ps_opts *o, char *err, size_t errlen)
 		return 0;
 	}
 	if (!x->interface)
-		return fail(err, errlen, "the extcap options need --extcap-interface");
+		return ps_fail(err, errlen, "the extcap options need --extcap-interface");
 	if (!ifname)
-		return fail(err, errlen, "'%s' is not a pktsample interface (%sIFACE)",
+		return ps_fail(err, errlen, "'%s' is not a pktsample interface (%sIFACE)",
 			    x->interface, PS_EXTCAP_PREFIX);
 	if (x->dlts) {
 		x->req = PS_EXTCAP_DLTS;
@@ -197,21 +187,21 @@ int ps_extcap_apply(struct ps_opts *o, char *err, size_t errlen)
 	}
 	if (!x->capture) {
 		if (!x->capture_filter)
-			return fail(err, errlen,
+			return ps_fail(err, errlen,
 				    "--extcap-interface needs --capture, --extcap-dlts, --extcap-config or --extcap-capture-filter");
 		x->req = PS_EXTCAP_CHECK_FILTER;
 		return 0;
 	}
 	if (!x->fifo || !*x->fifo)
-		return fail(err, errlen, "--capture needs --fifo PATH");
+		return ps_fail(err, errlen, "--capture needs --fifo PATH");
 	if (o->n_ifaces || o->output || o->read_file)
-		return fail(err, errlen, "an extcap capture takes its interface and output from Wireshark");
+		return ps_fail(err, errlen, "an extcap capture takes its interface and output from Wireshark");
 	x->req = PS_EXTCAP_CAPTURE;
 	o->ifaces[o->n_ifaces++] = ifname;
 	o->output = x->fifo;
 	if (x->capture_filter && *x->capture_filter) {
 		if (o->n_filter_words || o->filter_file)
-			return fail(err, errlen, "the capture filter comes from Wireshark");
+			return ps_fail(err, errlen, "the capture filter comes from Wireshark");
 		x->filter_word = (char *)x->capture_filter;
 		o->filter_words = &x->filter_word;
 		o->n_filter_words = 1;

@@ -30,10 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ps_printer_init(&pr, &(struct ps_print_opts){ .link = true, .hex_ascii = 2,
 						      .annotate = true }, out);
 	ret = ps_capread_open(&r, path, err, sizeof(err));
-	while (!ret && (ret = ps_capread_next(&r, &rec, err, sizeof(err))) >= 0) {
-		if (ret == 0)
-			break; /* the end */
-		ret = 0;
+	while (ret >= 0 && (ret = ps_capread_next(&r, &rec, err, sizeof(err))) > 0) {
 		if (rec.kind != PS_REC_PACKET)
 			continue;
 		if (rec.cap_len > rec.raw_len || rec.data < rec.raw ||

@@ -407,8 +407,6 @@ static void build_fixtures(void)
 	/* Truncated: Ethernet, VLAN, IP header, TCP header, TCP options,
 	 * TCP payload (the usual snap length case), UDP, ICMP, ARP, IPv6. */
 	{
-		int first = n_frames;
-
 		v4_tcp(IP_A, IP_B, 443, 51234, 5001, 1001, 0x18, ts_opts, sizeof(ts_opts), 200);
 		frames[n_frames - 1].caplen = 10;
 		v4_tcp(IP_A, IP_B, 443, 51234, 5001, 1001, 0x18, ts_opts, sizeof(ts_opts), 200);
@@ -442,7 +440,6 @@ static void build_fixtures(void)
 		udp(f, 1, 2, 20, 0);
 		ip6_end(f, at);
 		f->caplen = 14 + 30;
-		(void)first;
 	}
 }
 
