@@ -225,7 +225,7 @@ int main(int argc, char **argv)
 				.snaplen = cases[i].snaplen, .ifaces = &ifaces, .sampling = &smp,
 				.filter = cases[i].expr ? &filters[i] : NULL,
 				.transport = cases[i].transport, .ring_bytes = RING_BYTES,
-				.xdp_frags = true, .maps_from = i ? &loader[0] : NULL })) {
+				.xdp_native = true, .maps_from = i ? &loader[0] : NULL })) {
 			fprintf(stderr, "cannot load case %zu\n", i);
 			goto out;
 		}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "attach.h"
+#include "device.h"
 #include "log.h"
 #include "tcfilter.h"
 #include "pktsample.h"
@@ -38,54 +40,6 @@ const char *ps_attach_kind_name(const struct ps_attachment *att)
 	case PS_ATT_TCX: return "tcx";
 	default: return "clsact";
 	}
-}
-
-enum ps_xdp_mode ps_xdp_default_mode(const char *driver)
-{
-	/*
-	 * Measured with bench/e2e.sh on a veth flood: bare XDP_PASS ran at
-	 * ~487k pps in skb mode against ~415k native, because veth's native
-	 * path copies each skb into page-pool pages (skb_pp_cow_data).
-	 */
-	if (driver && !strcmp(driver, "veth"))
-		return PS_XDP_SKB;
-	return PS_XDP_AUTO;
-}
-
-int ps_iface_driver(const char *ifname, char *buf, size_t size)
-{
-	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
-	struct ifreq ifr = { 0 };
-	int fd, err = 0;
-
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	ifr.ifr_data = (void *)&info;
-	if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
-		err = -errno;
-	else
-		snprintf(buf, size, "%.*s", (int)sizeof(info.driver), info.driver);
-	close(fd);
-	return err;
-}
-
-enum ps_xdp_mode ps_xdp_resolve_mode(enum ps_xdp_mode asked, const char *ifname)
-{
-	enum ps_xdp_mode mode;
-	char driver[32];
-
-	if (asked != PS_XDP_AUTO)
-		return asked;
-	if (ps_iface_driver(ifname, driver, sizeof(driver))) {
-		pr_debug("xdp: no driver name for %s; libxdp picks the mode\n", ifname);
-		return PS_XDP_AUTO;
-	}
-	mode = ps_xdp_default_mode(driver);
-	pr_debug("xdp: %s uses driver %s: %s mode\n", ifname, driver,
-		 ps_xdp_mode_name(mode));
-	return mode;
 }
 
 const char *ps_xdp_mode_name(enum ps_xdp_mode mode)
@@ -131,45 +85,60 @@ static bool attached_without_dispatcher(int ifindex)
 }
 
 int ps_attach_prepare_xdp(struct ps_attachments *a, struct bpf_object *obj,
-			  const char *prog_name, int prog_fd, enum ps_xdp_attach via)
+			  const char *const names[2], const int fds[2], enum ps_xdp_attach via)
 {
-	DECLARE_LIBXDP_OPTS(xdp_program_opts, xopts, .obj = obj, .prog_name = prog_name);
-	int err;
-
 	a->xdp_via = via;
-	a->xdp_prog_fd = prog_fd;
-	if (via == PS_XDP_VIA_LINK)
-		return 0;
-	a->xdp_prog = xdp_program__create(&xopts);
-	err = libxdp_get_error(a->xdp_prog);
-	if (err) {
-		a->xdp_prog = NULL;
-		pr_err("cannot prepare the XDP program: %s\n", strerror(-err));
+	for (int i = 0; i < 2; i++) {
+		DECLARE_LIBXDP_OPTS(xdp_program_opts, xopts, .obj = obj, .prog_name = names[i]);
+		int err;
+
+		a->xdp_prog_fd[i] = fds[i];
+		if (via == PS_XDP_VIA_LINK || fds[i] < 0)
+			continue;
+		a->xdp_prog[i] = xdp_program__create(&xopts);
+		err = libxdp_get_error(a->xdp_prog[i]);
+		if (err) {
+			a->xdp_prog[i] = NULL;
+			pr_err("cannot prepare the XDP program: %s\n", strerror(-err));
+			return err;
+		}
 	}
-	return err;
+	return 0;
 }
 
 void ps_attach_release(struct ps_attachments *a)
 {
 	ps_detach_all(a);
-	xdp_program__close(a->xdp_prog);
-	a->xdp_prog = NULL;
+	for (int i = 0; i < 2; i++) {
+		xdp_program__close(a->xdp_prog[i]);
+		a->xdp_prog[i] = NULL;
+	}
 }
 
-static const enum xdp_attach_mode libxdp_modes[] = {
-	[PS_XDP_AUTO] = XDP_MODE_UNSPEC,
-	[PS_XDP_NATIVE] = XDP_MODE_NATIVE,
-	[PS_XDP_SKB] = XDP_MODE_SKB,
-};
+/* The program for a mode: multi-buffer aware for native XDP, plain for
+ * generic (skb) XDP, where a multi-buffer program makes the kernel copy
+ * every skb and hand the copy on without its MAC header. */
+static int prog_index(enum ps_xdp_mode mode)
+{
+	return mode == PS_XDP_SKB ? 1 : 0;
+}
 
 static int attach_xdp_libxdp(struct ps_attachments *a, struct ps_attachment *att,
 			     enum ps_xdp_mode mode)
 {
-	int err = xdp_program__attach(a->xdp_prog, att->ifindex, libxdp_modes[mode], 0);
+	static const enum xdp_attach_mode modes[] = {
+		[PS_XDP_NATIVE] = XDP_MODE_NATIVE, [PS_XDP_SKB] = XDP_MODE_SKB,
+	};
+	struct xdp_program *prog = a->xdp_prog[prog_index(mode)];
+	int err;
 
+	if (!prog)
+		return -ENOENT;
+	err = xdp_program__attach(prog, att->ifindex, modes[mode], 0);
 	if (err)
 		return err;
-	att->xdp_mode = xdp_program__is_attached(a->xdp_prog, att->ifindex);
+	att->xdp_mode = xdp_program__is_attached(prog, att->ifindex);
+	att->xdp_prog = prog;
 	if (attached_without_dispatcher(att->ifindex))
 		a->xdp_single_prog = true;
 	return 0;
@@ -178,57 +147,137 @@ static int attach_xdp_libxdp(struct ps_attachments *a, struct ps_attachment *att
 /*
  * A BPF link (kernel 5.9+): it lives exactly as long as its fd, so the
  * kernel detaches it when the process ends however it ends, and detaching
- * needs no lookup and no privilege. No mode flag lets the kernel choose:
- * native where the driver has XDP, generic otherwise.
+ * needs no lookup and no privilege.
  */
 static int attach_xdp_link(struct ps_attachments *a, struct ps_attachment *att,
 			   enum ps_xdp_mode mode)
 {
-	static const __u32 flags[] = {
-		[PS_XDP_AUTO] = 0,
-		[PS_XDP_NATIVE] = XDP_FLAGS_DRV_MODE,
-		[PS_XDP_SKB] = XDP_FLAGS_SKB_MODE,
-	};
-	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = flags[mode]);
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	int fd = bpf_link_create(a->xdp_prog_fd, att->ifindex, BPF_XDP, &opts);
+	LIBBPF_OPTS(bpf_link_create_opts, opts,
+		    .flags = mode == PS_XDP_SKB ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE);
+	int prog_fd = a->xdp_prog_fd[prog_index(mode)];
+	int fd;
 
+	if (prog_fd < 0)
+		return -ENOENT;
+	fd = bpf_link_create(prog_fd, att->ifindex, BPF_XDP, &opts);
 	if (fd < 0)
 		return -errno;
 	att->link_fd = fd;
 	att->xdp_mode = mode == PS_XDP_SKB ? XDP_MODE_SKB : XDP_MODE_NATIVE;
-	if (mode == PS_XDP_AUTO && !bpf_xdp_query(att->ifindex, 0, &q))
-		att->xdp_mode = q.attach_mode == XDP_ATTACHED_SKB ? XDP_MODE_SKB :
-								    XDP_MODE_NATIVE;
 	return 0;
 }
 
-int ps_attach_xdp(struct ps_attachments *a, int ifindex, const char *ifname,
-		  enum ps_xdp_mode mode)
+static int attach_xdp_mode(struct ps_attachments *a, struct ps_attachment *att,
+			   enum ps_xdp_mode mode)
 {
-	struct ps_attachment *att = new_slot(a, ifindex, ifname, PS_HOOK_XDP);
+	return att->kind == PS_ATT_XDP_LINK ? attach_xdp_link(a, att, mode) :
+					      attach_xdp_libxdp(a, att, mode);
+}
+
+/* The id and name of the XDP program on ifindex, if any: 1, else 0. */
+static int xdp_prog_on(int ifindex, __u32 *id, char *name, size_t len)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct bpf_prog_info info = { 0 };
+	__u32 info_len = sizeof(info);
+	int fd;
+
+	if (bpf_xdp_query(ifindex, 0, &q) || !q.prog_id)
+		return 0;
+	*id = q.prog_id;
+	snprintf(name, len, "?");
+	fd = bpf_prog_get_fd_by_id(q.prog_id);
+	if (fd >= 0) {
+		if (!bpf_obj_get_info_by_fd(fd, &info, &info_len))
+			snprintf(name, len, "%s", info.name);
+		close(fd);
+	}
+	return 1;
+}
+
+/*
+ * EEXIST/EBUSY: a program of someone else's on the device, or one on a
+ * device above it (bridge, macvlan, VLAN, bond), which the kernel does not
+ * allow below XDP: say which, and what to use instead.
+ */
+static void explain_busy(const struct ps_device *d)
+{
+	int uppers[16], n = ps_device_uppers(d->name, uppers, 16);
+	char name[BPF_OBJ_NAME_LEN + 1], upper[IF_NAMESIZE];
+	__u32 id;
+
+	if (xdp_prog_on(d->ifindex, &id, name, sizeof(name))) {
+		pr_err("cannot attach XDP to %s: XDP program %u (%s) is attached there; "
+		       "capture with --hook tc-ingress instead\n", d->name, id, name);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		if (xdp_prog_on(uppers[i], &id, name, sizeof(name))) {
+			pr_err("cannot attach XDP to %s: its upper device %s has XDP program "
+			       "%u (%s), and the kernel takes no XDP below it; capture %s with "
+			       "--hook tc-ingress instead\n", d->name,
+			       if_indextoname((unsigned int)uppers[i], upper) ? upper : "?",
+			       id, name, d->name);
+			return;
+		}
+	pr_err("cannot attach XDP to %s: the kernel says it is busy (%s)\n", d->name,
+	       strerror(EBUSY));
+}
+
+void ps_attach_warn_xdp_cost(struct ps_attachments *a, const struct ps_device *d)
+{
+	enum ps_xdp_mode mode = PS_XDP_AUTO;
+	bool veth = !strcmp(d->driver, "veth");
+	int kind;
+
+	for (int i = 0; i < a->n; i++)
+		if (a->list[i].hook == PS_HOOK_XDP && a->list[i].ifindex == d->ifindex)
+			mode = a->list[i].xdp_mode == XDP_MODE_SKB ? PS_XDP_SKB : PS_XDP_NATIVE;
+	if (mode == PS_XDP_AUTO)
+		return; /* not attached there */
+	kind = mode == PS_XDP_SKB ? 0 : veth ? 1 : 2;
+	if (!a->cost_warned[kind])
+		pr_warn("xdp: %s mode on %s %s; --hook tc-ingress sees the same packets "
+			"without that\n", ps_xdp_mode_name(mode), d->name,
+			ps_device_xdp_cost(d, mode));
+	a->cost_warned[kind] = true;
+	/* A NIC that strips tags before native XDP: say so for each. */
+	if (kind == 2 && d->rx_vlan_offload == 1)
+		pr_warn("xdp: %s strips VLAN tags before XDP (rx-vlan-offload): tagged frames are "
+			"recorded untagged at xdp; 'ethtool -K %s rxvlan off' keeps them\n",
+			d->name, d->name);
+}
+
+int ps_attach_xdp(struct ps_attachments *a, const struct ps_device *d, enum ps_xdp_mode mode)
+{
+	struct ps_attachment *att = new_slot(a, d->ifindex, d->name, PS_HOOK_XDP);
 	char msg[256];
 	int err;
 
 	if (!att) {
-		pr_err("cannot attach XDP to %s: too many attachments\n", ifname);
+		pr_err("cannot attach XDP to %s: too many attachments\n", d->name);
 		return -E2BIG;
 	}
 	att->kind = a->xdp_via == PS_XDP_VIA_LINK ? PS_ATT_XDP_LINK : PS_ATT_XDP;
-	err = att->kind == PS_ATT_XDP_LINK ? attach_xdp_link(a, att, mode) :
-					     attach_xdp_libxdp(a, att, mode);
+	/* auto: native where the driver has it, else generic. */
+	err = attach_xdp_mode(a, att, mode == PS_XDP_SKB ? PS_XDP_SKB : PS_XDP_NATIVE);
+	if (mode == PS_XDP_AUTO && err == -EOPNOTSUPP) {
+		mode = PS_XDP_SKB;
+		err = attach_xdp_mode(a, att, mode);
+	} else if (mode == PS_XDP_AUTO) {
+		mode = PS_XDP_NATIVE;
+	}
 	if (err) {
 		libxdp_strerror(err, msg, sizeof(msg));
 		if (err == -EEXIST || err == -EBUSY)
-			pr_err("cannot attach XDP to %s: another XDP program is attached there\n",
-			       ifname);
+			explain_busy(d);
 		else
 			pr_err("cannot attach XDP to %s in %s mode: %s (-v for details)\n",
-			       ifname, ps_xdp_mode_name(mode), msg);
+			       d->name, ps_xdp_mode_name(mode), msg);
 		return err;
 	}
 	a->n++;
-	pr_info("xdp: attached to %s (%s mode, %s)\n", ifname,
+	pr_info("xdp: attached to %s (%s mode, %s)\n", d->name,
 		xdp_mode_name(att->xdp_mode), att->kind == PS_ATT_XDP_LINK ? "BPF link" : "libxdp");
 	return 0;
 }
@@ -391,14 +440,14 @@ static int detach_clsact(const struct ps_attachment *att)
 	return bpf_tc_hook_destroy(&hook);
 }
 
-static int detach_one(struct ps_attachments *a, struct ps_attachment *att)
+static int detach_one(struct ps_attachment *att)
 {
 	int err = 0;
 
 	switch (att->kind) {
 	case PS_ATT_XDP:
 		if (!att->gone)
-			err = xdp_program__detach(a->xdp_prog, att->ifindex,
+			err = xdp_program__detach(att->xdp_prog, att->ifindex,
 						  att->xdp_mode, 0);
 		break;
 	case PS_ATT_XDP_LINK:
@@ -426,7 +475,7 @@ int ps_detach_all(struct ps_attachments *a)
 
 	/* Reverse order: a clsact qdisc we created goes after its filters. */
 	while (a->n > 0) {
-		e = detach_one(a, &a->list[--a->n]);
+		e = detach_one(&a->list[--a->n]);
 		if (!err)
 			err = e;
 	}

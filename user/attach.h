@@ -17,6 +17,7 @@
 #include "pktsample.h"
 
 struct bpf_object;
+struct ps_device;
 struct xdp_program;
 
 enum ps_attach_kind { PS_ATT_XDP, PS_ATT_XDP_LINK, PS_ATT_TCX, PS_ATT_CLSACT };
@@ -27,6 +28,7 @@ struct ps_attachment {
 	int ifindex;
 	char ifname[IF_NAMESIZE];
 	int xdp_mode;         /* enum xdp_attach_mode actually used */
+	struct xdp_program *xdp_prog; /* libxdp: the one attached */
 	int link_fd;          /* XDP and tcx links */
 	bool created_qdisc;   /* clsact */
 	bool gone;            /* the interface disappeared, and with it this */
@@ -35,33 +37,36 @@ struct ps_attachment {
 
 struct ps_attachments {
 	enum ps_xdp_attach xdp_via;
-	int xdp_prog_fd;              /* links */
-	struct xdp_program *xdp_prog; /* libxdp: shared by every XDP attachment */
+	/* The XDP programs: [0] multi-buffer, for native mode; [1] for skb
+	 * (generic) mode. fd -1: not loaded. */
+	int xdp_prog_fd[2];
+	struct xdp_program *xdp_prog[2]; /* libxdp */
+	bool cost_warned[3];          /* skb, native on veth, native elsewhere */
 	bool remove_stale;            /* clsact: remove killed runs' filters */
 	struct ps_attachment list[PS_MAX_IFACES * PS_HOOK_MAX];
 	int n;
 	bool xdp_single_prog; /* libxdp attached without its dispatcher */
 };
 
-/*
- * The XDP mode --xdp-mode auto picks for a driver, by measurement: on veth
- * the generic (skb) hook is cheaper, because native XDP there converts and
- * copies every skb; elsewhere native, falling back to skb where the driver
- * has no XDP support. Pure: the driver name comes from ps_iface_driver().
- */
-enum ps_xdp_mode ps_xdp_default_mode(const char *driver);
-/* The interface's driver name, as ethtool -i shows it; 0 or -errno. */
-int ps_iface_driver(const char *ifname, char *buf, size_t size);
-/* --xdp-mode as asked, or for auto the driver's default (auto if unknown). */
-enum ps_xdp_mode ps_xdp_resolve_mode(enum ps_xdp_mode asked, const char *ifname);
 const char *ps_xdp_mode_name(enum ps_xdp_mode mode);
 
-/* Once, before ps_attach_xdp: how XDP attaches, and (libxdp) hand it the
- * loaded program. */
+/* Once, before ps_attach_xdp: how XDP attaches, and the loaded programs
+ * (names and fds: [0] native, [1] skb; fd -1 for one not loaded). */
 int ps_attach_prepare_xdp(struct ps_attachments *a, struct bpf_object *obj,
-			  const char *prog_name, int prog_fd, enum ps_xdp_attach via);
-int ps_attach_xdp(struct ps_attachments *a, int ifindex, const char *ifname,
-		  enum ps_xdp_mode mode);
+			  const char *const names[2], const int fds[2], enum ps_xdp_attach via);
+/*
+ * XDP on d in mode (auto: native where the driver has XDP, else skb). A
+ * refusal is one line naming the program in the way, ours or an upper
+ * device's.
+ */
+int ps_attach_xdp(struct ps_attachments *a, const struct ps_device *d, enum ps_xdp_mode mode);
+/*
+ * Once everything is attached: what XDP in the mode it got costs d, once
+ * per kind of cost and run (the default never attaches XDP, so this is
+ * for an explicit --hook xdp), and for a NIC that strips VLAN tags before
+ * native XDP, that it does.
+ */
+void ps_attach_warn_xdp_cost(struct ps_attachments *a, const struct ps_device *d);
 int ps_attach_tc(struct ps_attachments *a, int prog_fd, int ifindex,
 		 const char *ifname, unsigned int hook, enum ps_tc_mode mode);
 /* Detach in reverse order; safe to call more than once. 0, or the first

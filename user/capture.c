@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "clock.h"
 #include "counters.h"
+#include "device.h"
 #include "filter.h"
 #include "linkwatch.h"
 #include "log.h"
@@ -31,7 +32,7 @@ static uint64_t read_ns(clockid_t clock)
 }
 
 void ps_capture_init(struct ps_capture *cap, const struct ps_opts *o,
-		     const struct ps_filter *filter, struct ps_stop *stop)
+		     struct ps_filter *filter, struct ps_stop *stop)
 {
 	memset(cap, 0, sizeof(*cap));
 	cap->link_fd = -1;
@@ -93,10 +94,61 @@ static int expand_any(struct ps_capture *cap)
 	return err;
 }
 
+/*
+ * One interface's facts and what follows from them: its link type (a
+ * device pktsample cannot write is refused), its hooks (without --hook or
+ * -Q: tc-ingress and tc-egress, tc-egress alone on lo) and XDP mode.
+ */
+static int resolve_one(struct ps_capture *cap, int i, const struct ps_netdev_nl *nl)
+{
+	const struct ps_opts *o = cap->o;
+	struct ps_device *d = &cap->dev[i];
+	char msg[512];
+	const char *why;
+	unsigned int ingress;
+
+	if (ps_device_probe(d, cap->ifindex[i], nl)) {
+		pr_err("unknown interface '%s'\n", cap->ifaces[i]);
+		return -ENODEV;
+	}
+	cap->linktype[i] = ps_linktype_of(d->arphrd);
+	if (cap->linktype[i] < 0) {
+		pr_err("cannot capture on %s: its link type (ARPHRD %d) is not one pktsample can "
+		       "write (Ethernet, or raw IP for devices without a link-layer header)\n",
+		       d->name, d->arphrd);
+		return -EPROTONOSUPPORT;
+	}
+	if (cap->linktype[i] == PS_LINKTYPE_RAW && cap->filter &&
+	    ps_filter_build_raw(cap->filter, msg, sizeof(msg))) {
+		static const char bad[] = "bad filter expression: ";
+
+		pr_err("cannot capture on %s with this filter: %s has no link-layer header, and "
+		       "there %s\n", d->name, d->name,
+		       strncmp(msg, bad, sizeof(bad) - 1) ? msg : msg + sizeof(bad) - 1);
+		return -EINVAL;
+	}
+	cap->xdp_mode[i] = o->xdp_mode == PS_XDP_AUTO ? ps_device_xdp_mode(d) : o->xdp_mode;
+	ingress = ps_device_default_ingress(d, &why);
+	if (o->hooks_given) {
+		cap->if_hooks[i] = o->hooks;
+		pr_info("%s: link type %s; hooks as asked\n", d->name,
+			ps_linktype_name(cap->linktype[i]));
+	} else {
+		cap->if_hooks[i] = PS_HOOK_BIT(PS_HOOK_TC_EGRESS) |
+				   (ingress < PS_HOOK_MAX ? PS_HOOK_BIT(ingress) : 0);
+		pr_info("%s: link type %s; ingress at %s: %s\n", d->name,
+			ps_linktype_name(cap->linktype[i]),
+			ingress < PS_HOOK_MAX ? ps_hook_name(ingress) : "none", why);
+	}
+	cap->hooks |= cap->if_hooks[i];
+	return 0;
+}
+
 int ps_capture_resolve(struct ps_capture *cap)
 {
+	struct ps_netdev_nl nl;
 	bool any = false;
-	int err;
+	int err = 0;
 
 	cap->n_ifaces = 0;
 	for (int i = 0; i < cap->o->n_ifaces; i++) {
@@ -118,15 +170,12 @@ int ps_capture_resolve(struct ps_capture *cap)
 			pr_err("unknown interface '%s'\n", name);
 			return -ENODEV;
 		}
-		cap->xdp_mode[i] = ps_xdp_resolve_mode(cap->o->xdp_mode, name);
-		/* On lo every packet passes both default hooks (sent, then
-		 * received): without --hook or -Q, once is enough. */
-		cap->if_hooks[i] = cap->o->hooks;
-		if (!cap->o->hooks_given && ps_link_is_loopback(cap->ifindex[i]) == 1)
-			cap->if_hooks[i] = PS_HOOK_BIT(PS_HOOK_TC_EGRESS);
-		cap->hooks |= cap->if_hooks[i];
 	}
-	return 0;
+	ps_netdev_nl_open(&nl);
+	for (int i = 0; i < cap->n_ifaces && !err; i++)
+		err = resolve_one(cap, i, &nl);
+	ps_netdev_nl_close(&nl);
+	return err;
 }
 
 int ps_capture_open_output(struct ps_capture *cap)
@@ -149,18 +198,17 @@ int ps_capture_open_output(struct ps_capture *cap)
 	return ps_output_open(&cap->out, cap->path);
 }
 
-/*
- * The XDP program is multi-buffer aware unless every interface gets skb
- * mode: there the generic hook linearizes a non-frags program's packet in
- * place, which is cheaper than the page-pool copy it makes for a frags
- * program (+3% sender rate on a 64 B veth flood, bench/e2e.sh).
- */
-static bool xdp_needs_frags(const struct ps_capture *cap)
+/* Which XDP programs the interfaces' modes need: [0] native, [1] skb
+ * (auto may need either). */
+static void xdp_programs_needed(const struct ps_capture *cap, bool need[2])
 {
-	for (int i = 0; i < cap->n_ifaces; i++)
-		if ((cap->if_hooks[i] & PS_HOOK_BIT(PS_HOOK_XDP)) && cap->xdp_mode[i] != PS_XDP_SKB)
-			return true;
-	return false;
+	need[0] = need[1] = false;
+	for (int i = 0; i < cap->n_ifaces; i++) {
+		if (!(cap->if_hooks[i] & PS_HOOK_BIT(PS_HOOK_XDP)))
+			continue;
+		need[0] |= cap->xdp_mode[i] != PS_XDP_SKB;
+		need[1] |= cap->xdp_mode[i] != PS_XDP_NATIVE;
+	}
 }
 
 /* The counter slots and one target per (interface, hook). */
@@ -172,11 +220,13 @@ static int plan_targets(struct ps_capture *cap, struct ps_iface_list *ifaces)
 			       PS_MAX_IFACES);
 			return -E2BIG;
 		}
+		if (cap->linktype[i] == PS_LINKTYPE_RAW)
+			ps_iface_list_set_raw(ifaces, cap->ifindex[i]);
 		for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
 			if (cap->if_hooks[i] & PS_HOOK_BIT(h))
 				cap->targets[cap->n_targets++] = (struct ps_target){
 					.ifname = cap->ifaces[i], .ifindex = cap->ifindex[i],
-					.hook = h };
+					.hook = h, .linktype = cap->linktype[i] };
 	}
 	return 0;
 }
@@ -191,25 +241,32 @@ static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifa
 		.sampling = &cap->smp,
 		.filter = cap->filter,
 		.transport = o->transport,
-		.xdp_frags = xdp_needs_frags(cap),
 		.sflow_pool = o->sflow.n_collectors > 0,
 	};
-	int err;
+	bool need[2];
+	const char *names[2];
+	int fds[2], err;
 
+	xdp_programs_needed(cap, need);
+	lo.xdp_native = need[0];
+	lo.xdp_skb = need[1];
 	if (o->transport == PS_TRANSPORT_RINGBUF)
 		lo.ring_bytes = ps_ring_bytes(o->buffer_kib, libbpf_num_possible_cpus(),
 					      sysconf(_SC_PAGESIZE));
-	if ((cap->hooks & PS_HOOK_BIT(PS_HOOK_XDP)) && !lo.xdp_frags)
-		pr_info("xdp: loading without multi-buffer support: "
-			"every XDP interface is in skb mode\n");
 	/* Loaded here, not inside libxdp's attach, so a filter the verifier
 	 * refuses is reported as such before anything is attached. */
 	err = ps_loader_load(&cap->loader, &lo);
 	if (err || !(cap->hooks & PS_HOOK_BIT(PS_HOOK_XDP)))
 		return err;
-	return ps_attach_prepare_xdp(&cap->att, ps_loader_object(&cap->loader),
-				     bpf_program__name(ps_loader_prog(&cap->loader, PS_PROG_XDP)),
-				     ps_loader_prog_fd(&cap->loader, PS_PROG_XDP), o->xdp_attach);
+	for (int i = 0; i < 2; i++) {
+		struct bpf_program *p = ps_loader_prog(&cap->loader,
+						       i ? PS_PROG_XDP_SKB : PS_PROG_XDP);
+
+		names[i] = p ? bpf_program__name(p) : NULL;
+		fds[i] = p ? bpf_program__fd(p) : -1;
+	}
+	return ps_attach_prepare_xdp(&cap->att, ps_loader_object(&cap->loader), names, fds,
+				     o->xdp_attach);
 }
 
 /* An interface's place in -i's list, or -1. */
@@ -221,26 +278,71 @@ static int slot_of(const struct ps_capture *cap, int ifindex)
 	return -1;
 }
 
-static int attach_all(struct ps_capture *cap)
+/* Is interface j directly below interface i (i is one of j's uppers)? */
+static bool is_below(const struct ps_capture *cap, int j, int i)
 {
+	int up[16], n = ps_device_uppers(cap->dev[j].name, up, 16);
+
+	for (int k = 0; k < n; k++)
+		if (up[k] == cap->ifindex[i])
+			return true;
+	return false;
+}
+
+/* Has every captured device below interface i got its XDP already? */
+static bool lowers_attached(const struct ps_capture *cap, const bool *done, int i)
+{
+	for (int j = 0; j < cap->n_ifaces; j++)
+		if (j != i && !done[j] && is_below(cap, j, i))
+			return false;
+	return true;
+}
+
+/*
+ * XDP first on the devices below, then on those above them: the kernel
+ * refuses XDP on a port or lower device once its bridge, macvlan or VLAN
+ * holds XDP, not the other way round. Round r attaches the devices r
+ * levels up; devices stack fewer levels than there are interfaces.
+ */
+static int attach_xdp_all(struct ps_capture *cap)
+{
+	bool done[PS_MAX_IFACES];
 	int err;
 
-	for (int t = 0; t < cap->n_targets; t++) {
+	for (int i = 0; i < cap->n_ifaces; i++)
+		done[i] = !(cap->if_hooks[i] & PS_HOOK_BIT(PS_HOOK_XDP));
+	for (int round = 0; round < cap->n_ifaces; round++)
+		for (int i = 0; i < cap->n_ifaces; i++) {
+			if (done[i] || !lowers_attached(cap, done, i))
+				continue;
+			if (cap->stop->requested)
+				return -EINTR;
+			err = ps_attach_xdp(&cap->att, &cap->dev[i], cap->xdp_mode[i]);
+			if (err)
+				return err;
+			done[i] = true;
+		}
+	return 0;
+}
+
+static int attach_all(struct ps_capture *cap)
+{
+	int err = attach_xdp_all(cap);
+
+	for (int t = 0; !err && t < cap->n_targets; t++) {
 		const struct ps_target *tg = &cap->targets[t];
 
+		if (tg->hook == PS_HOOK_XDP)
+			continue;
 		if (cap->stop->requested)
 			return -EINTR;
-		if (tg->hook == PS_HOOK_XDP) {
-			err = ps_attach_xdp(&cap->att, tg->ifindex, tg->ifname,
-					    cap->xdp_mode[slot_of(cap, tg->ifindex)]);
-		} else {
-			err = ps_attach_tc(&cap->att, ps_loader_prog_fd(&cap->loader, tg->hook),
-					   tg->ifindex, tg->ifname, tg->hook, cap->o->tc_mode);
-		}
-		if (err)
-			return err;
+		err = ps_attach_tc(&cap->att, ps_loader_prog_fd(&cap->loader, tg->hook),
+				   tg->ifindex, tg->ifname, tg->hook, cap->o->tc_mode);
 	}
-	return 0;
+	/* Said once all is attached: a failed start's one line stays one. */
+	for (int i = 0; !err && i < cap->n_ifaces; i++)
+		ps_attach_warn_xdp_cost(&cap->att, &cap->dev[i]);
+	return err;
 }
 
 static const char *attached_via(const struct ps_capture *cap, const struct ps_target *tg)
@@ -287,7 +389,7 @@ static int write_file_headers(struct ps_capture *cap)
 		ps_report_idb_comment(comment, sizeof(comment), tg->hook,
 				      attached_via(cap, tg), cap->sampling);
 		id = pcapng_write_idb(cap->w, &(struct pcapng_idb){
-			.linktype = PCAPNG_LINKTYPE_ETHERNET,
+			.linktype = (uint16_t)tg->linktype,
 			.snaplen = cap->o->snaplen,
 			.name = tg->ifname,
 			.description = ps_hook_description(tg->hook),

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include "attach.h"
 #include "collector.h"
+#include "device.h"
 #include "hooks.h"
 #include "loader.h"
 #include "output.h"
@@ -31,13 +32,15 @@ struct ps_stop {
 
 struct ps_capture {
 	const struct ps_opts *o;
-	const struct ps_filter *filter; /* NULL: capture everything */
+	struct ps_filter *filter; /* NULL: capture everything (raw part made on demand) */
 	struct ps_stop *stop;
 	/* The interfaces: -i's, or with -i any every interface that is up. */
 	const char *ifaces[PS_MAX_IFACES];
 	int n_ifaces;
 	char any_names[PS_MAX_IFACES][IF_NAMESIZE];
 	int ifindex[PS_MAX_IFACES];
+	struct ps_device dev[PS_MAX_IFACES];      /* what each is (user/device.h) */
+	int linktype[PS_MAX_IFACES];              /* PS_LINKTYPE_*, as tcpdump's */
 	enum ps_xdp_mode xdp_mode[PS_MAX_IFACES]; /* auto resolved per device */
 	unsigned int if_hooks[PS_MAX_IFACES];     /* the hooks of each interface */
 	unsigned int hooks;                       /* all of them together */
@@ -71,10 +74,12 @@ struct ps_capture {
 
 /* The sampling choice and a fresh flow seed; nothing else is touched. */
 void ps_capture_init(struct ps_capture *cap, const struct ps_opts *o,
-		     const struct ps_filter *filter, struct ps_stop *stop);
-/* Interface names to indexes and XDP modes; -ENODEV (logged) if unknown.
- * "any" is every interface that is up, lo only when named too; -E2BIG
- * (logged) past PS_MAX_IFACES. */
+		     struct ps_filter *filter, struct ps_stop *stop);
+/* Interface names to devices, link types, hooks and XDP modes; -ENODEV
+ * (logged) if unknown. "any" is every interface that is up, lo only when
+ * named too; -E2BIG (logged) past PS_MAX_IFACES; -EPROTONOSUPPORT for a
+ * link type pktsample cannot write, -EINVAL for a filter that cannot apply
+ * to a device without a link-layer header (both logged). */
 int ps_capture_resolve(struct ps_capture *cap);
 /* Open the (first) output file, named as -C/-G name it. 0 or -errno,
  * logged: -ENOTTY for a terminal, -EINVAL/-ENAMETOOLONG for a bad name. */

@@ -9,7 +9,12 @@
 _Static_assert(sizeof(struct ps_cbpf_insn) == sizeof(struct bpf_insn),
 	       "ps_cbpf_insn mirrors libpcap's bpf_insn");
 
-int ps_cbpf_compile(const char *expr, uint32_t snaplen,
+int ps_cbpf_dlt(int linktype)
+{
+	return linktype == 101 ? DLT_RAW : linktype; /* LINKTYPE_RAW */
+}
+
+int ps_cbpf_compile(const char *expr, int linktype, uint32_t snaplen,
 		    struct ps_cbpf_insn **out, size_t *n, char *err,
 		    size_t errlen)
 {
@@ -19,7 +24,7 @@ int ps_cbpf_compile(const char *expr, uint32_t snaplen,
 
 	*out = NULL;
 	*n = 0;
-	p = pcap_open_dead(DLT_EN10MB, (int)snaplen);
+	p = pcap_open_dead(ps_cbpf_dlt(linktype), (int)snaplen);
 	if (!p) {
 		snprintf(err, errlen, "libpcap: cannot create a compiler handle");
 		return -ENOMEM;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The libpcap front end: a tcpdump expression in, classic BPF out, compiled
- * for Ethernet exactly as tcpdump would on a capture file. Kept apart from
+ * for a link type exactly as tcpdump would on a capture file. Kept apart from
  * the kernel headers because libpcap's struct bpf_insn and the kernel's
  * share a name.
  */
@@ -21,15 +21,23 @@ struct ps_cbpf_insn {
 	uint32_t k;
 };
 
-/*
- * Compile with optimisation for DLT_EN10MB. Returns 0, or -EINVAL with
- * libpcap's own message in err. *out is malloc'd.
- */
 /* The largest unoptimized program libpcap is asked to optimize (see
  * ps_cbpf_compile): ~540 'host' terms, optimized in ~7 s. */
 #define PS_CBPF_UNOPT_MAX 16384u
 
-int ps_cbpf_compile(const char *expr, uint32_t snaplen,
+/*
+ * The DLT_ value libpcap's compiler takes for a file's LINKTYPE_ value:
+ * the same but for a few, of which pktsample meets raw IP (101 in files,
+ * DLT_RAW for the compiler).
+ */
+int ps_cbpf_dlt(int linktype);
+
+/*
+ * Compile with optimisation for a pcap link type (LINKTYPE_ETHERNET,
+ * LINKTYPE_RAW). Returns 0, or -EINVAL with libpcap's own message in err.
+ * *out is malloc'd.
+ */
+int ps_cbpf_compile(const char *expr, int linktype, uint32_t snaplen,
 		    struct ps_cbpf_insn **out, size_t *n, char *err,
 		    size_t errlen);
 /* One line per instruction, as `tcpdump -d` prints them. */

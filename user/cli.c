@@ -360,12 +360,12 @@ static int set_tc_mode(struct ps_opts *o, const char *a, char *err, size_t len)
 	return 0;
 }
 
-/* tcpdump's -Q: in is the ingress hook pktsample uses by default (XDP). */
+/* tcpdump's -Q: in is the ingress hook pktsample uses by default (TC). */
 static int set_direction(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	static const char *const names[] = { "in", "out", "inout" };
 	static const unsigned int hooks[] = {
-		PS_HOOK_BIT(PS_HOOK_XDP), PS_HOOK_BIT(PS_HOOK_TC_EGRESS), PS_HOOKS_DEFAULT,
+		PS_HOOK_BIT(PS_HOOK_TC_INGRESS), PS_HOOK_BIT(PS_HOOK_TC_EGRESS), PS_HOOKS_DEFAULT,
 	};
 	int i = pick_word(a, names, 3);
 
@@ -532,10 +532,10 @@ static const struct cli_opt cli_opts[] = {
 	{ "relinquish-privileges", 'Z', required_argument, "USER",
 	  "once capturing, become USER (files are then created as USER)", set_user, LIVE },
 	{ "hook", KEY_HOOK, required_argument, "LIST",
-	  "hooks: xdp,tc-ingress,tc-egress (default xdp,tc-egress; tc-egress alone on lo)",
+	  "hooks: xdp,tc-ingress,tc-egress (default tc-ingress,tc-egress; tc-egress alone on lo)",
 	  set_hook, LIVE },
 	{ "direction", 'Q', required_argument, "DIR",
-	  "in (the XDP hook), out (tc-egress) or inout (both, the default), as tcpdump's -Q",
+	  "in (tc-ingress), out (tc-egress) or inout (both, the default), as tcpdump's -Q",
 	  set_direction, LIVE },
 	{ "no-promiscuous-mode", 'p', no_argument, NULL,
 	  "do not put the interfaces into promiscuous mode", FLAG(no_promisc), LIVE },
@@ -554,7 +554,7 @@ static const struct cli_opt cli_opts[] = {
 	  "perf (default: per-CPU perf buffers) or ringbuf (one BPF ring of -B x CPUs)",
 	  set_transport, LIVE },
 	{ "xdp-mode", KEY_XDP_MODE, required_argument, "MODE",
-	  "XDP attach mode: native, skb or auto (default auto: skb on veth, native elsewhere)",
+	  "with --hook xdp: native, skb or auto (default: skb on veth, else native if the driver has it)",
 	  set_xdp_mode, LIVE },
 	{ "tc-mode", KEY_TC_MODE, required_argument, "MODE",
 	  "TC attach: tcx, clsact or auto (default auto: tcx, else clsact)",

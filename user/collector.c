@@ -145,7 +145,7 @@ static void print_record(struct ps_collector *c, const struct ps_target *t,
 	if (c->printer->o.annotate)
 		format_comment(c, m, comment, sizeof(comment));
 	err = ps_print_packet(c->printer, &(struct ps_print_pkt){
-		.ts_ns = epb->ts_ns, .linktype = PS_LINKTYPE_ETHERNET,
+		.ts_ns = epb->ts_ns, .linktype = t->linktype,
 		.data = epb->data, .cap_len = epb->cap_len, .wire_len = epb->wire_len,
 		.ifname = t->ifname, .hook = ps_hook_name(m->hook),
 		.direction = m->hook == PS_HOOK_TC_EGRESS ? 2 : 1,

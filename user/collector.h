@@ -30,6 +30,7 @@ struct ps_target {
 	const char *ifname;
 	int ifindex;
 	unsigned int hook;
+	int linktype;     /* PS_LINKTYPE_*: what its packets start with */
 	uint32_t if_id;   /* pcapng interface id */
 	uint64_t written; /* packets written and/or printed */
 };

@@ -70,7 +70,7 @@ void ps_extcap_print_config(FILE *f, const char *ifname)
 {
 	bool lo = ifname && !strcmp(ifname, "lo");
 	const struct arg args[] = {
-		{ "--hook", "Hooks", "multicheck", lo ? "tc-egress" : "xdp,tc-egress", NULL,
+		{ "--hook", "Hooks", "multicheck", lo ? "tc-egress" : "tc-ingress,tc-egress", NULL,
 		  "Where packets are captured; each hook is its own interface in the capture. "
 		  "The default sees each packet once per direction (on lo, TC egress alone).",
 		  "Capture", hook_values },

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "decode.h" /* PS_LINKTYPE_* */
 #include "filter.h"
 
 _Static_assert(sizeof(struct ps_cbpf_insn) == sizeof(struct sock_filter),
@@ -119,14 +120,38 @@ static bool has_word(const char *expr, const char *word)
 	return false;
 }
 
-int ps_filter_build(struct ps_filter *f, char *expr, uint32_t snaplen,
-		    char *err, size_t errlen)
+/* Compile for linktype and translate for both hook types, into the parts
+ * of c; err says why not. */
+static int build_code(const char *expr, int linktype, uint32_t snaplen,
+		      struct ps_cbpf_insn **cbpf, size_t *n_cbpf, struct ps_ebpf *xdp,
+		      struct ps_ebpf *tc, char *err, size_t errlen)
 {
 	char why[256];
 	int ret;
 
+	ret = ps_cbpf_compile(expr, linktype, snaplen, cbpf, n_cbpf, err, errlen);
+	if (ret)
+		return ret;
+	if (rejects_everything(*cbpf, *n_cbpf)) {
+		snprintf(err, errlen, "bad filter expression: it rejects every packet");
+		return -EINVAL;
+	}
+	ret = ps_xlate((const struct sock_filter *)*cbpf, *n_cbpf, PS_XLATE_XDP, xdp,
+		       why, sizeof(why));
+	if (!ret)
+		ret = ps_xlate((const struct sock_filter *)*cbpf, *n_cbpf, PS_XLATE_TC, tc,
+			       why, sizeof(why));
+	if (ret)
+		snprintf(err, errlen, "filter cannot run in the kernel: %s", why);
+	return ret;
+}
+
+int ps_filter_build(struct ps_filter *f, char *expr, uint32_t snaplen,
+		    char *err, size_t errlen)
+{
 	memset(f, 0, sizeof(*f));
 	f->expr = expr;
+	f->snaplen = snaplen;
 	/* libpcap makes these an ancillary load of the socket's packet type,
 	 * which a hook has no use for: the hook is the direction. */
 	if (has_word(expr, "inbound") || has_word(expr, "outbound")) {
@@ -134,20 +159,25 @@ int ps_filter_build(struct ps_filter *f, char *expr, uint32_t snaplen,
 			 "supported; choose the direction with -Q in or -Q out");
 		return -EINVAL;
 	}
-	ret = ps_cbpf_compile(expr, snaplen, &f->cbpf, &f->n_cbpf, err, errlen);
-	if (ret)
-		return ret;
-	if (rejects_everything(f->cbpf, f->n_cbpf)) {
-		snprintf(err, errlen, "bad filter expression: it rejects every packet");
-		return -EINVAL;
+	return build_code(expr, PS_LINKTYPE_ETHERNET, snaplen, &f->cbpf, &f->n_cbpf,
+			  &f->xdp, &f->tc, err, errlen);
+}
+
+int ps_filter_build_raw(struct ps_filter *f, char *err, size_t errlen)
+{
+	struct ps_filter_code *c = &f->raw;
+	int ret;
+
+	if (c->cbpf)
+		return 0;
+	ret = build_code(f->expr, PS_LINKTYPE_RAW, f->snaplen, &c->cbpf, &c->n_cbpf,
+			 &c->xdp, &c->tc, err, errlen);
+	if (ret) {
+		free(c->cbpf);
+		ps_ebpf_free(&c->xdp);
+		ps_ebpf_free(&c->tc);
+		memset(c, 0, sizeof(*c));
 	}
-	ret = ps_xlate((const struct sock_filter *)f->cbpf, f->n_cbpf,
-		       PS_XLATE_XDP, &f->xdp, why, sizeof(why));
-	if (!ret)
-		ret = ps_xlate((const struct sock_filter *)f->cbpf, f->n_cbpf,
-			       PS_XLATE_TC, &f->tc, why, sizeof(why));
-	if (ret)
-		snprintf(err, errlen, "filter cannot run in the kernel: %s", why);
 	return ret;
 }
 
@@ -157,17 +187,33 @@ void ps_filter_free(struct ps_filter *f)
 	free(f->cbpf);
 	ps_ebpf_free(&f->xdp);
 	ps_ebpf_free(&f->tc);
+	free(f->raw.cbpf);
+	ps_ebpf_free(&f->raw.xdp);
+	ps_ebpf_free(&f->raw.tc);
 	memset(f, 0, sizeof(*f));
 }
 
-void ps_filter_dump(FILE *out, const struct ps_filter *f)
+static void dump_code(FILE *out, const char *what, const struct ps_cbpf_insn *cbpf,
+		      size_t n_cbpf, const struct ps_ebpf *xdp, const struct ps_ebpf *tc)
 {
-	fprintf(out, "; filter: %s\n; cBPF from libpcap, %zu instructions\n",
-		f->expr, f->n_cbpf);
-	ps_cbpf_dump(out, f->cbpf, f->n_cbpf);
-	fprintf(out, "\n; eBPF for the XDP hook, %zu instructions\n", f->xdp.n);
-	ps_ebpf_dump(out, f->xdp.insns, f->xdp.n);
-	fprintf(out, "\n; eBPF for the TC hooks, %zu instructions "
-		     "(second half: VLAN tag out of band)\n", f->tc.n);
-	ps_ebpf_dump(out, f->tc.insns, f->tc.n);
+	fprintf(out, "; cBPF from libpcap%s, %zu instructions\n", what, n_cbpf);
+	ps_cbpf_dump(out, cbpf, n_cbpf);
+	fprintf(out, "\n; eBPF for the XDP hook%s, %zu instructions\n", what, xdp->n);
+	ps_ebpf_dump(out, xdp->insns, xdp->n);
+	fprintf(out, "\n; eBPF for the TC hooks%s, %zu instructions "
+		     "(second half: VLAN tag out of band)\n", what, tc->n);
+	ps_ebpf_dump(out, tc->insns, tc->n);
+}
+
+void ps_filter_dump(FILE *out, struct ps_filter *f)
+{
+	char err[256];
+
+	fprintf(out, "; filter: %s\n", f->expr);
+	dump_code(out, "", f->cbpf, f->n_cbpf, &f->xdp, &f->tc);
+	fprintf(out, "\n; devices without a link-layer header (link type RAW: tun, wireguard, ...)\n");
+	if (ps_filter_build_raw(f, err, sizeof(err)))
+		fprintf(out, "; %s\n", err);
+	else
+		dump_code(out, " (RAW)", f->raw.cbpf, f->raw.n_cbpf, &f->raw.xdp, &f->raw.tc);
 }

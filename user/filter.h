@@ -2,7 +2,8 @@
 /*
  * A capture filter end to end: the expression (from argv or a file), its
  * cBPF from libpcap and the two eBPF translations (XDP and TC) that get
- * spliced into the hook programs.
+ * spliced into the hook programs; for Ethernet, and for devices without a
+ * link-layer header (raw IP) when the capture has one.
  */
 #ifndef PS_FILTER_H
 #define PS_FILTER_H
@@ -12,12 +13,25 @@
 #include "cbpf.h"
 #include "xlate.h"
 
-struct ps_filter {
-	char *expr;
+/* An expression compiled for one link type, and translated for each hook type. */
+struct ps_filter_code {
 	struct ps_cbpf_insn *cbpf;
 	size_t n_cbpf;
 	struct ps_ebpf xdp;
 	struct ps_ebpf tc;
+};
+
+struct ps_filter {
+	char *expr;
+	uint32_t snaplen;
+	/* For Ethernet (and lo): what ps_filter_build makes. */
+	struct ps_cbpf_insn *cbpf;
+	size_t n_cbpf;
+	struct ps_ebpf xdp;
+	struct ps_ebpf tc;
+	/* For devices without a link-layer header (LINKTYPE_RAW), made by
+	 * ps_filter_build_raw only when such a device is captured. */
+	struct ps_filter_code raw;
 };
 
 /* tcpdump style: the words joined by spaces. NULL if out of memory. */
@@ -33,8 +47,15 @@ int ps_filter_read_file(const char *path, char **expr, char *err, size_t errlen)
  */
 int ps_filter_build(struct ps_filter *f, char *expr, uint32_t snaplen,
 		    char *err, size_t errlen);
+/*
+ * The same expression for LINKTYPE_RAW, into f->raw (once; again is a
+ * no-op). 0, or -errno with a one-line reason in err: "'ether host' does
+ * not apply" and the like, from libpcap.
+ */
+int ps_filter_build_raw(struct ps_filter *f, char *err, size_t errlen);
 void ps_filter_free(struct ps_filter *f);
-/* The -d listing: the cBPF, then the eBPF for each hook type. */
-void ps_filter_dump(FILE *out, const struct ps_filter *f);
+/* The -d listing: the cBPF, then the eBPF for each hook type; then the
+ * same for LINKTYPE_RAW if the expression applies there. */
+void ps_filter_dump(FILE *out, struct ps_filter *f);
 
 #endif

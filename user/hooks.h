@@ -12,7 +12,9 @@
 /* A set of hooks: bit i is enum ps_hook i. */
 #define PS_HOOK_BIT(h) (1u << (h))
 #define PS_HOOKS_TC (PS_HOOK_BIT(PS_HOOK_TC_INGRESS) | PS_HOOK_BIT(PS_HOOK_TC_EGRESS))
-#define PS_HOOKS_DEFAULT (PS_HOOK_BIT(PS_HOOK_XDP) | PS_HOOK_BIT(PS_HOOK_TC_EGRESS))
+/* Without --hook or -Q. Not XDP: on no device kind we know does an XDP
+ * attach leave the device and the traffic as they were (user/device.h). */
+#define PS_HOOKS_DEFAULT (PS_HOOK_BIT(PS_HOOK_TC_INGRESS) | PS_HOOK_BIT(PS_HOOK_TC_EGRESS))
 
 /* --xdp-mode and --tc-mode */
 enum ps_xdp_mode { PS_XDP_AUTO, PS_XDP_NATIVE, PS_XDP_SKB };

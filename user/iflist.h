@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * -D / --list-interfaces: every interface with what a capture on it would
- * get. The line is made by a pure function from what was looked up, so its
- * format is unit-tested; ps_iflist_print() does the looking up.
+ * get. The line is made by a pure function from what was looked up
+ * (user/device.h), so its format is unit-tested; ps_iflist_print() does
+ * the looking up.
  */
 #ifndef PS_IFLIST_H
 #define PS_IFLIST_H
@@ -10,23 +11,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <net/if.h>
-
-struct ps_ifinfo {
-	int index;
-	char name[IF_NAMESIZE];
-	unsigned int flags;     /* IFF_* */
-	char driver[32];        /* "" if unknown */
-	int xdp_native;         /* driver XDP (netdev xdp-features): 1, 0, -1 unknown */
-	bool tcx;               /* the kernel has tcx (6.6+) */
-};
+#include "device.h"
 
 /*
- * "1.eth0 [Up, Running] driver ixgbe, xdp native, tc tcx": the XDP mode
- * --xdp-mode auto would use (skb on veth, where it measured cheaper; native
- * where the driver has XDP; skb otherwise), and how TC would attach.
+ * "4.eth0 [Up, Running] driver ixgbe, link EN10MB, ingress tc-ingress (why),
+ * xdp native, tc tcx": the link type written, the ingress hook a default
+ * capture uses and why, the XDP mode --xdp-mode auto would use with
+ * --hook xdp, and how TC would attach (tcx: the kernel has it, 6.6+).
  */
-int ps_iflist_format(char *buf, size_t len, const struct ps_ifinfo *i);
+int ps_iflist_format(char *buf, size_t len, const struct ps_device *d, bool tcx);
 /* Every interface, one line each, in index order: 0 or -errno. */
 int ps_iflist_print(FILE *f);
 

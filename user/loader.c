@@ -26,6 +26,13 @@ int ps_iface_list_add(struct ps_iface_list *l, uint32_t ifindex)
 	return 0;
 }
 
+void ps_iface_list_set_raw(struct ps_iface_list *l, uint32_t ifindex)
+{
+	for (uint32_t i = 0; i < l->iface_count; i++)
+		if (l->ifindexes[i] == ifindex)
+			l->raw |= 1u << i;
+}
+
 uint32_t ps_ring_bytes(uint32_t buffer_kib, int ncpus, long page_size)
 {
 	uint64_t want = (uint64_t)buffer_kib * 1024 * (ncpus > 0 ? ncpus : 1);
@@ -47,6 +54,7 @@ struct bpf_program *ps_loader_prog(const struct ps_loader *l, enum ps_prog p)
 	case PS_PROG_TC_INGRESS: prog = l->skel->progs.pktsample_tc_ingress; break;
 	case PS_PROG_TC_EGRESS: prog = l->skel->progs.pktsample_tc_egress; break;
 	case PS_PROG_TICK: prog = l->skel->progs.pktsample_tick; break;
+	case PS_PROG_XDP_SKB: prog = l->skel->progs.pktsample_xdp_skb; break;
 	default: return NULL;
 	}
 	return bpf_program__fd(prog) >= 0 ? prog : NULL;
@@ -92,6 +100,7 @@ static void set_knobs(struct pktsample *skel, const struct ps_load_opts *o,
 	/* As with the perf buffers: wake the reader at a quarter full. */
 	skel->rodata->ring_wakeup_bytes = o->ring_bytes / 4;
 	skel->rodata->iface_count = ifaces->iface_count;
+	skel->rodata->raw_ifaces = ifaces->raw;
 	for (uint32_t i = 0; i < ifaces->iface_count; i++)
 		skel->rodata->ifindexes[i] = ifaces->ifindexes[i];
 	if (!s)
@@ -131,18 +140,15 @@ static int share_maps(struct pktsample *skel, const struct pktsample *from)
 static void pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
 {
 	bool clock = o->sampling && o->sampling->mode == PS_SAMPLE_CLOCK;
-	struct bpf_program *xdp = skel->progs.pktsample_xdp;
+	bool xdp = o->hooks & PS_HOOK_BIT(PS_HOOK_XDP);
 
-	bpf_program__set_autoload(xdp, o->hooks & PS_HOOK_BIT(PS_HOOK_XDP));
+	bpf_program__set_autoload(skel->progs.pktsample_xdp, xdp && o->xdp_native);
+	bpf_program__set_autoload(skel->progs.pktsample_xdp_skb, xdp && o->xdp_skb);
 	bpf_program__set_autoload(skel->progs.pktsample_tc_ingress,
 				  o->hooks & PS_HOOK_BIT(PS_HOOK_TC_INGRESS));
 	bpf_program__set_autoload(skel->progs.pktsample_tc_egress,
 				  o->hooks & PS_HOOK_BIT(PS_HOOK_TC_EGRESS));
 	bpf_program__set_autoload(skel->progs.pktsample_tick, clock);
-	/* The splicer's open handler set the flag; libxdp reads it from
-	 * here too when it attaches. */
-	if (!o->xdp_frags)
-		bpf_program__set_flags(xdp, bpf_program__flags(xdp) & ~BPF_F_XDP_HAS_FRAGS);
 }
 
 int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
@@ -186,7 +192,7 @@ int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
 			goto fail;
 	}
 	if (o->filter) {
-		err = ps_splice_set(skel->obj, &o->filter->xdp, &o->filter->tc);
+		err = ps_splice_set(skel->obj, o->filter);
 		if (err)
 			goto fail;
 	}

@@ -26,10 +26,14 @@ struct ps_sampling;
 struct ps_iface_list {
 	uint32_t ifindexes[PS_MAX_IFACES];
 	uint32_t iface_count;
+	uint32_t raw; /* bit i: ifindexes[i] has no link-layer header */
 };
 
 /* Add ifindex (idempotent). Pure: -E2BIG past PS_MAX_IFACES interfaces. */
 int ps_iface_list_add(struct ps_iface_list *l, uint32_t ifindex);
+/* A listed interface without a link-layer header: its packets start at
+ * the IP header, and the filter compiled for LINKTYPE_RAW runs on them. */
+void ps_iface_list_set_raw(struct ps_iface_list *l, uint32_t ifindex);
 
 /* The programs of the object. */
 enum ps_prog {
@@ -37,6 +41,7 @@ enum ps_prog {
 	PS_PROG_TC_INGRESS = PS_HOOK_TC_INGRESS,
 	PS_PROG_TC_EGRESS = PS_HOOK_TC_EGRESS,
 	PS_PROG_TICK,  /* clock-driven sampling's tick (perf_event) */
+	PS_PROG_XDP_SKB, /* the XDP hook for generic (skb) mode: no frags */
 	PS_PROG_MAX,
 };
 
@@ -48,10 +53,11 @@ struct ps_load_opts {
 	const struct ps_filter *filter;     /* NULL: no filter */
 	unsigned int transport;   /* enum ps_transport */
 	uint32_t ring_bytes;      /* ringbuf: the ring's size, see ps_ring_bytes() */
-	/* XDP multi-buffer support. Off only when every XDP attach is skb
-	 * mode: the generic hook then linearizes in place instead of copying
-	 * every packet for a frags-aware program (+3% on a veth flood). */
-	bool xdp_frags;
+	/* With the XDP hook: which XDP programs. xdp_native: PS_PROG_XDP,
+	 * multi-buffer aware, for native attach; xdp_skb: PS_PROG_XDP_SKB, for
+	 * generic attach, where a multi-buffer program would make the kernel
+	 * copy every skb (and lose its MAC header for everyone after XDP). */
+	bool xdp_native, xdp_skb;
 	bool sflow_pool;          /* --sflow: number the candidates (ps_meta.pool) */
 	/* NULL: the object makes its own maps. Else share those of a loaded
 	 * loader (same output buffers, counters and sampler state): the bench

@@ -110,7 +110,7 @@ static int drop_privileges(struct ps_capture *cap, const struct ps_user *u)
 	return ps_privdrop(u, clsact);
 }
 
-static int run(const struct ps_opts *o, const struct ps_filter *filter)
+static int run(const struct ps_opts *o, struct ps_filter *filter)
 {
 	struct ps_capture cap;
 	struct ps_user user;
@@ -118,8 +118,9 @@ static int run(const struct ps_opts *o, const struct ps_filter *filter)
 	int err;
 
 	ps_capture_init(&cap, o, filter, &stop);
-	if (ps_capture_resolve(&cap))
-		return EXIT_USAGE;
+	err = ps_capture_resolve(&cap);
+	if (err) /* a device pktsample cannot write is not a usage error */
+		return err == -EPROTONOSUPPORT ? EXIT_RUNTIME : EXIT_USAGE;
 	if (o->user && ps_user_lookup(o->user, &user)) {
 		pr_err("-Z: no such user '%s'\n", o->user);
 		return EXIT_USAGE;

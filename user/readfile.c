@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <pcap/pcap.h>
 #include "capread.h"
+#include "cbpf.h"
 #include "cli.h"
 #include "log.h"
 #include "output.h"
@@ -42,7 +43,7 @@ static int compile(struct filters *f, int linktype, struct bpf_program **prog)
 		pr_err("the file has more than %d link types\n", MAX_LINKTYPES);
 		return -E2BIG;
 	}
-	p = pcap_open_dead(linktype, 262144);
+	p = pcap_open_dead(ps_cbpf_dlt(linktype), 262144);
 	if (!p) {
 		pr_err("cannot compile the filter: %s\n", strerror(ENOMEM));
 		return -ENOMEM;

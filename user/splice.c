@@ -7,15 +7,17 @@
 #include <bpf/libbpf.h>
 #include "log.h"
 #include "pktsample.h"
+#include "filter.h"
 #include "splice.h"
 
 #define MAX_OBJECTS 8
 
 struct entry {
 	struct bpf_object *obj;
-	const struct ps_ebpf *xdp_body; /* for the object's XDP programs */
-	const struct ps_ebpf *tc_body;  /* for its TC programs */
-	struct ps_prog_image img[4]; /* what the kernel was given, per program */
+	const struct ps_filter *filter;
+	/* What the kernel was given: per program, one image per placeholder
+	 * replaced (Ethernet, raw IP). */
+	struct ps_prog_image img[2 * 6];
 	int n_img;
 };
 
@@ -134,59 +136,89 @@ static struct entry *find_entry(const struct bpf_program *prog)
 	return NULL;
 }
 
-static int find_filter_func(const struct btf *btf, const struct ps_prog_image *img)
+static int find_func(const struct btf *btf, const struct ps_prog_image *img, const char *name)
 {
 	for (__u32 i = 0; i < img->func_info_cnt; i++) {
 		const struct bpf_func_info *fi =
 			(const void *)rec_off(img->func_info, img->func_info_rec_size, i);
 		const struct btf_type *t = btf__type_by_id(btf, fi->type_id);
 
-		if (t && !strcmp(btf__name_by_offset(btf, t->name_off), PS_FILTER_FUNC))
+		if (t && !strcmp(btf__name_by_offset(btf, t->name_off), name))
 			return (int)i;
 	}
 	return -ENOENT;
 }
 
 /*
- * At open: XDP programs default to multi-buffer aware, because jumbo frames
- * on veth reach native XDP as multi-buffer packets. A loader that knows
- * every attach will be generic (skb) mode clears the flag before load: the
- * generic hook then linearizes in place instead of copying every packet
- * into page-pool pages (see the loader's xdp_frags option, user/loader.h).
+ * At open: the native-mode XDP program is multi-buffer aware, because jumbo
+ * frames on veth reach native XDP as multi-buffer packets. The generic-mode
+ * one (pktsample_xdp_skb) must not be: see xdp/pktsample_xdp.bpf.c.
  */
 static int setup_prog(struct bpf_program *prog, long cookie)
 {
 	(void)cookie;
-	if (bpf_program__type(prog) == BPF_PROG_TYPE_XDP)
+	if (bpf_program__type(prog) == BPF_PROG_TYPE_XDP &&
+	    !strcmp(bpf_program__name(prog), PS_XDP_FRAGS_PROG))
 		return bpf_program__set_flags(prog, bpf_program__flags(prog) |
 						    BPF_F_XDP_HAS_FRAGS);
 	return 0;
 }
 
+/* Replace the placeholder `name` of the image in with body, into the
+ * entry's next image; the result in *out. */
+static int splice_one(struct entry *e, const struct bpf_program *prog, const struct btf *btf,
+		      const struct ps_prog_image *in, const char *name,
+		      const struct ps_ebpf *body, struct ps_prog_image **out)
+{
+	int func = find_func(btf, in, name), err;
+
+	if (func < 0) {
+		pr_err("cannot splice the filter into %s: no %s() in it\n",
+		       bpf_program__name(prog), name);
+		return func;
+	}
+	if (e->n_img == (int)(sizeof(e->img) / sizeof(e->img[0])))
+		return -ENOSPC;
+	*out = &e->img[e->n_img];
+	err = ps_splice_func(in, (__u32)func, body->insns, body->n, *out);
+	if (err) {
+		pr_err("cannot splice the filter into %s: %s\n", bpf_program__name(prog),
+		       strerror(-err));
+		return err;
+	}
+	e->n_img++;
+	pr_debug("spliced %zu-insn filter into %s's %s (%zu -> %zu insns)\n",
+		 body->n, bpf_program__name(prog), name, in->n, (*out)->n);
+	return 0;
+}
+
+/*
+ * The Ethernet body goes into pktsample_filter(), the raw-IP one (when the
+ * capture has a device without a link-layer header) into
+ * pktsample_filter_raw(); the hook picks per interface (include/bpf).
+ */
 static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opts,
 			long cookie)
 {
-	const struct ps_ebpf *body;
-	struct entry *e;
+	bool xdp = bpf_program__type(prog) == BPF_PROG_TYPE_XDP;
+	const struct ps_ebpf *eth, *raw;
 	struct ps_prog_image in, *out;
 	const struct btf *btf;
-	int func, err;
+	struct entry *e;
+	int err;
 
 	(void)cookie;
 	e = find_entry(prog);
 	if (!e)
 		return 0;
-	body = bpf_program__type(prog) == BPF_PROG_TYPE_XDP ? e->xdp_body : e->tc_body;
-	if (!body)
-		return 0;
+	eth = xdp ? &e->filter->xdp : &e->filter->tc;
+	raw = xdp ? &e->filter->raw.xdp : &e->filter->raw.tc;
 	btf = bpf_object__btf(e->obj);
 	if (!btf || !opts->func_info || !opts->func_info_cnt) {
 		pr_err("cannot splice the filter into %s: the object has no BTF function info\n",
 		       bpf_program__name(prog));
 		return -ENOTSUP;
 	}
-	if (e->n_img == (int)(sizeof(e->img) / sizeof(e->img[0])))
-		return -ENOSPC;
 	in = (struct ps_prog_image){
 		.insns = (struct bpf_insn *)bpf_program__insns(prog),
 		.n = bpf_program__insn_cnt(prog),
@@ -197,29 +229,19 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 		.line_info_cnt = opts->line_info_cnt,
 		.line_info_rec_size = opts->line_info_rec_size,
 	};
-	func = find_filter_func(btf, &in);
-	if (func < 0) {
-		pr_err("cannot splice the filter into %s: no %s() in it\n",
-		       bpf_program__name(prog), PS_FILTER_FUNC);
-		return func;
+	err = splice_one(e, prog, btf, &in, PS_FILTER_FUNC, eth, &out);
+	if (!err && raw->n) {
+		in = *out;
+		err = splice_one(e, prog, btf, &in, PS_FILTER_RAW_FUNC, raw, &out);
 	}
-	out = &e->img[e->n_img];
-	err = ps_splice_func(&in, func, body->insns, body->n, out);
 	if (!err)
 		err = bpf_program__set_insns(prog, out->insns, out->n);
-	if (err) {
-		pr_err("cannot splice the filter into %s: %s\n",
-		       bpf_program__name(prog), strerror(-err));
-		ps_prog_image_free(out);
+	if (err)
 		return err;
-	}
-	e->n_img++;
 	/* The kernel reads these during the load, so they live in the entry. */
 	opts->func_info = out->func_info;
 	opts->line_info = out->line_info;
 	opts->line_info_cnt = out->line_info_cnt;
-	pr_debug("spliced %zu-insn filter into %s (%zu -> %zu insns)\n",
-		 body->n, bpf_program__name(prog), in.n, out->n);
 	return 0;
 }
 
@@ -251,14 +273,12 @@ int ps_splice_register(void)
 	return 0;
 }
 
-int ps_splice_set(struct bpf_object *obj, const struct ps_ebpf *xdp_body,
-		  const struct ps_ebpf *tc_body)
+int ps_splice_set(struct bpf_object *obj, const struct ps_filter *filter)
 {
 	for (int i = 0; i < MAX_OBJECTS; i++)
 		if (!entries[i].obj) {
 			entries[i].obj = obj;
-			entries[i].xdp_body = xdp_body;
-			entries[i].tc_body = tc_body;
+			entries[i].filter = filter;
 			return 0;
 		}
 	pr_err("cannot prepare the filter: more than %d BPF objects at once\n", MAX_OBJECTS);

@@ -18,8 +18,12 @@
 #include "xlate.h"
 
 struct bpf_object;
+struct ps_filter;
 
 #define PS_FILTER_FUNC "pktsample_filter"
+#define PS_FILTER_RAW_FUNC "pktsample_filter_raw" /* devices without a link-layer header */
+/* The XDP program opened multi-buffer aware (for native mode). */
+#define PS_XDP_FRAGS_PROG "pktsample_xdp"
 
 /*
  * Idempotent; the handlers stay for the life of the process. (libbpf 1.1
@@ -29,13 +33,14 @@ struct bpf_object;
 int ps_splice_register(void);
 
 /*
- * When obj is loaded, splice xdp_body into its XDP programs' placeholders
- * and tc_body into its TC programs' (NULL: leave that type alone). The
- * bodies must stay valid until then; ps_splice_forget() drops the entry
- * (call it once obj is loaded, and before destroying it).
+ * When obj is loaded, splice the filter's translations into its programs'
+ * placeholders: XDP's into XDP programs, TC's into TC programs; Ethernet's
+ * into pktsample_filter(), and raw IP's, if made, into
+ * pktsample_filter_raw(). The filter must stay valid until then;
+ * ps_splice_forget() drops the entry (call it once obj is loaded, and
+ * before destroying it).
  */
-int ps_splice_set(struct bpf_object *obj, const struct ps_ebpf *xdp_body,
-		  const struct ps_ebpf *tc_body);
+int ps_splice_set(struct bpf_object *obj, const struct ps_filter *filter);
 void ps_splice_forget(struct bpf_object *obj);
 
 /* The pure part, exposed for tests. Records are rec_size bytes each. */

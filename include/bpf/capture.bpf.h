@@ -28,7 +28,8 @@
 static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 {
 	__u32 slot;
-	int have_slot = ps_slot_of(p->ifindex, p->hook, &slot);
+	bool raw = false;
+	int have_slot = ps_slot_of(p->ifindex, p->hook, &slot, &raw);
 	struct ps_counters *cnt = have_slot ? bpf_map_lookup_elem(&counters, &slot) : NULL;
 	struct ps_meta meta = {};
 	__u32 zero = 0, cap, pool = 0;
@@ -48,8 +49,14 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 		if (p->flags & PS_F_VLAN_OOB)
 			vlan = PS_FILTER_VLAN_PRESENT |
 			       (__u64)bpf_ntohs(p->vlan_proto) << 16 | p->vlan_tci;
-		keep = pktsample_filter(ctx, ps_ctx_data(ctx), ps_ctx_data_end(ctx),
-					 p->len, vlan);
+		/* Each interface's packets meet the expression compiled for
+		 * its link type, as tcpdump's would. */
+		if (raw)
+			keep = pktsample_filter_raw(ctx, ps_ctx_data(ctx), ps_ctx_data_end(ctx),
+						     p->len, vlan);
+		else
+			keep = pktsample_filter(ctx, ps_ctx_data(ctx), ps_ctx_data_end(ctx),
+						 p->len, vlan);
 		if (!keep) {
 			if (cnt)
 				cnt->filtered++;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* The capture filter's placeholder, replaced at load time. */
+/* The capture filter's placeholders, replaced at load time. */
 #ifndef PS_FILTER_BPF_H
 #define PS_FILTER_BPF_H
 
@@ -19,6 +19,18 @@ static __noinline __u32 pktsample_filter(void *ctx, void *data, void *data_end,
 					 __u32 wire_len, __u64 vlan)
 {
 	__u32 keep = 0; /* never spliced: fail closed, capture nothing */
+
+	asm volatile("" : "+r"(keep)
+		     : "r"(ctx), "r"(data), "r"(data_end), "r"(wire_len), "r"(vlan));
+	return keep;
+}
+
+/* The same for devices without a link-layer header: the expression
+ * compiled for LINKTYPE_RAW (packets start at the IP header). */
+static __noinline __u32 pktsample_filter_raw(void *ctx, void *data, void *data_end,
+					     __u32 wire_len, __u64 vlan)
+{
+	__u32 keep = 0;
 
 	asm volatile("" : "+r"(keep)
 		     : "r"(ctx), "r"(data), "r"(data_end), "r"(wire_len), "r"(vlan));

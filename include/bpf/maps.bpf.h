@@ -9,6 +9,7 @@
 #ifndef PS_MAPS_BPF_H
 #define PS_MAPS_BPF_H
 
+#include <stdbool.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "pktsample.h"
@@ -29,6 +30,9 @@ const volatile __u64 ring_wakeup_bytes __weak = 0; /* ringbuf: wake the reader f
 const volatile __u32 pool_enabled __weak = 0; /* --sflow: number the candidates */
 const volatile __u32 iface_count __weak = 0;
 const volatile __u32 ifindexes[PS_MAX_IFACES] __weak = {};
+/* Bit i: ifindexes[i] has no link-layer header (its filter: the raw one). */
+const volatile __u32 raw_ifaces __weak = 0;
+_Static_assert(PS_MAX_IFACES <= 32, "raw_ifaces has a bit per interface");
 
 /* ---- maps ---- */
 struct {
@@ -83,24 +87,18 @@ struct {
 	__type(value, __u64);
 } pools SEC(".maps") __weak;
 
-/* The counter slot of (ifindex, hook): 0 for an interface we do not
- * capture on. */
-static __always_inline int ps_slot_of(__u32 ifindex, __u32 hook, __u32 *key)
+/* The counter slot of (ifindex, hook), and whether the interface has no
+ * link-layer header: 0 for an interface we do not capture on. */
+static __always_inline int ps_slot_of(__u32 ifindex, __u32 hook, __u32 *key, bool *raw)
 {
 	for (__u32 i = 0; i < PS_MAX_IFACES && i < iface_count; i++) {
 		if (ifindexes[i] == ifindex) {
 			*key = i * PS_HOOK_MAX + hook;
+			*raw = raw_ifaces & (1u << i);
 			return 1;
 		}
 	}
 	return 0;
-}
-
-static __always_inline struct ps_counters *ps_counters_of(__u32 ifindex, __u32 hook)
-{
-	__u32 key;
-
-	return ps_slot_of(ifindex, hook, &key) ? bpf_map_lookup_elem(&counters, &key) : NULL;
 }
 
 #endif /* PS_MAPS_BPF_H */

@@ -80,7 +80,7 @@ static void load_with(struct fixture *f, uint32_t snaplen, bool with_buffer,
 		.ifaces = &ifaces,
 		.transport = ring_bytes ? PS_TRANSPORT_RINGBUF : PS_TRANSPORT_PERF,
 		.ring_bytes = ring_bytes,
-		.xdp_frags = true, /* 9000-byte frames arrive in frags */
+		.xdp_native = true, /* 9000-byte frames arrive in frags */
 		.sflow_pool = f->sflow_pool,
 	};
 

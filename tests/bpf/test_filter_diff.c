@@ -334,7 +334,7 @@ static void differential(void **state)
 		 * the binary loads them. */
 		if (ps_loader_load(&loader, &(struct ps_load_opts){
 				.hooks = PS_HOOK_BIT(PS_HOOK_XDP) | PS_HOOK_BIT(PS_HOOK_TC_INGRESS),
-				.ifaces = &ifaces, .filter = &f, .xdp_frags = true }))
+				.ifaces = &ifaces, .filter = &f, .xdp_native = true }))
 			fail_msg("'%s' does not load (run with PS_VERBOSE=2 for the verifier log)",
 				 expressions[e]);
 		assert_int_equal(ps_fx_vlan_oob_open(&oob, ps_loader_prog_fd(&loader,

@@ -42,7 +42,7 @@ static void load(struct fixture *f, const struct ps_sampling *s)
 		.hooks = PS_HOOK_BIT(PS_HOOK_XDP) | PS_HOOKS_TC,
 		.ifaces = &ifaces,
 		.sampling = s,
-		.xdp_frags = true,
+		.xdp_native = true,
 	};
 
 	memset(f, 0, sizeof(*f));

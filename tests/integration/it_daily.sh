@@ -9,10 +9,13 @@ env_up
 gen() { in_peer "$PSGEN" -i "$PEERIF" --rate 20000 "$@" >/dev/null; }
 promiscuity() { in_cap ip -d link show dev "$CAPIF" | sed -n 's/.* promiscuity \([0-9]*\) .*/\1/p'; }
 
-# -D: the test veth, with its driver and how the hooks would attach.
+# -D: the test veth, with its driver, link type, default ingress hook and
+# why, and how the hooks would attach.
 list=$(in_cap "$PKTSAMPLE" -D)
-assert_match "[0-9]+\.$CAPIF \[Up, Running\] driver veth, xdp skb, tc tcx" "$list" "-D lists the veth"
-assert_match "1\.lo \[Up, Running, Loopback\] driver unknown, xdp skb, tc tcx" "$list" "-D lists lo"
+assert_match "[0-9]+\.$CAPIF \[Up, Running\] driver veth, link EN10MB, ingress tc-ingress \(native XDP on veth turns off the peer's TSO, generic XDP bypasses GRO\), xdp skb, tc tcx" \
+	"$list" "-D lists the veth"
+assert_match "1\.lo \[Up, Running, Loopback\] driver unknown, link EN10MB, ingress none \(every packet on lo passes tc-egress, once\), xdp skb, tc tcx" \
+	"$list" "-D lists lo"
 
 # -Q in: the ingress hook only; -Q out: tc egress only.
 for dir in in out; do
@@ -21,7 +24,7 @@ for dir in in out; do
 	stop_capture INT
 	assert_eq 0 "$PS_RC" "-Q $dir: exit 0"
 	descr=$(fields "$WORK/q-$dir.pcapng" icmp frame.interface_description | sort -u)
-	want=$([ "$dir" = in ] && echo "xdp ingress" || echo "tc egress")
+	want=$([ "$dir" = in ] && echo "tc ingress" || echo "tc egress")
 	assert_eq "$want" "$descr" "-Q $dir: only $want"
 	assert_eq 3 "$(count "$WORK/q-$dir.pcapng" icmp)" "-Q $dir: each ping once"
 done

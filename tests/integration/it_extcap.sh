@@ -100,13 +100,13 @@ assert_eq "" "$(ts_complaints)" "tshark: no complaint"
 n=$(count "$WORK/ext.pcapng" icmp)
 [ "$n" -eq 20 ] || fail "only $n ICMP packets captured through tshark"
 ok "tshark captured the 10 pings, each way"
-assert_eq "tc egress|xdp ingress" \
+assert_eq "tc egress|tc ingress" \
 	"$(fields "$WORK/ext.pcapng" icmp frame.interface_description | sort -u | paste -sd'|')" \
 	"one interface per hook, described"
-assert_match "^hook=(xdp|tc-egress) cpu=[0-9]+ queue=[0-9]+" \
+assert_match "^hook=(tc-ingress|tc-egress) cpu=[0-9]+ queue=[0-9]+" \
 	"$(fields "$WORK/ext.pcapng" icmp frame.comment | head -1)" "packet comments"
 assert_eq "0x00000001|0x00000002" "$(fields "$WORK/ext.pcapng" icmp frame.packet_flags_direction | sort -u | paste -sd'|')" \
-	"directions: inbound at XDP, outbound at TC egress"
+	"directions: inbound at TC ingress, outbound at TC egress"
 no_pktsample_left "after tshark -a duration"
 assert_nothing_attached
 # What tshark wrote, Wireshark 4.0's own tools can rewrite and read back.

@@ -30,11 +30,14 @@ assert_eq 5 "$(count "$WORK/skb.pcapng" "$GEN")" "skb-mode XDP captures"
 assert_nothing_attached
 
 # --xdp-mode auto (the default) picks skb mode on veth, where it measured
-# cheaper, and loads the program without multi-buffer support (the generic
-# hook linearizes for it); --xdp-mode native still gets native.
+# cheaper, with the program that has no multi-buffer support (for one that
+# has, the generic hook copies every skb); --xdp-mode native still gets
+# native, and the multi-buffer program. Each says once what it costs.
 for mode in auto native; do
 	start_capture -i "$CAPIF" --hook xdp --xdp-mode "$mode" -v -c 3 -w "$WORK/$mode.pcapng" "udp port 9"
 	linkinfo=$("$TESTENV" exec "$ENV" cap -- ip -d link show dev "$CAPIF")
+	id=$(sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p' <<<"$linkinfo" | head -1)
+	proginfo=$(bpftool prog show id "${id:-0}" 2>&1 || true)
 	gen -n 3
 	wait_capture
 	assert_eq 0 "$PS_RC" "--xdp-mode $mode capture exits 0"
@@ -42,12 +45,17 @@ for mode in auto native; do
 	if [ "$mode" = auto ]; then
 		assert_match "xdp: attached to $CAPIF \(skb mode, BPF link\)" "$(cat "$WORK/ps.err")" "auto on veth: skb mode"
 		assert_match "xdpgeneric" "$linkinfo" "auto on veth: the link shows generic XDP"
-		assert_match "xdp: loading without multi-buffer support" "$(cat "$WORK/ps.err")" \
-			"auto on veth: loaded without BPF_F_XDP_HAS_FRAGS"
+		assert_match "name pktsample_xdp_s" "$proginfo" \
+			"auto on veth: the program without multi-buffer support"
+		assert_match "xdp: skb mode on $CAPIF bypasses GRO there" "$(cat "$WORK/ps.err")" \
+			"skb mode: the warning says what it costs"
 	else
 		assert_match "xdp: attached to $CAPIF \(native mode, BPF link\)" "$(cat "$WORK/ps.err")" "native asked: native mode"
 		assert_match " xdp qdisc" "$linkinfo" "native asked: the link shows driver XDP"
-		assert_no_match "multi-buffer" "$(cat "$WORK/ps.err")" "native: loaded with BPF_F_XDP_HAS_FRAGS"
+		assert_match "name pktsample_xdp " "$proginfo" \
+			"native: the multi-buffer program"
+		assert_match "xdp: native mode on $CAPIF turns off TSO on the peer" \
+			"$(cat "$WORK/ps.err")" "native on veth: the warning says what it costs"
 	fi
 	assert_nothing_attached
 done
@@ -115,7 +123,8 @@ first_pid=$PS_PID
 rc=0
 in_cap "$PKTSAMPLE" -i "$CAPIF" --hook xdp,tc-egress -w "$WORK/second.pcapng" 2>"$WORK/second.err" || rc=$?
 assert_eq 1 "$rc" "second XDP capture on the same interface exits 1"
-assert_match "another XDP program is attached" "$(cat "$WORK/second.err")" "and says why"
+assert_match "cannot attach XDP to $CAPIF: XDP program [0-9]+ \(pktsample_xdp_s\) is attached there; capture with --hook tc-ingress instead" \
+	"$(cat "$WORK/second.err")" "and says which program is there, and what to use instead"
 xdp_now=$(in_cap ip link show dev "$CAPIF" | grep -c 'prog/xdp' || true)
 assert_eq 1 "$xdp_now" "the first capture's program is still attached"
 gen -n 10

@@ -44,7 +44,7 @@ tcpdump -n -r "$WORK/live.pcapng" >"$WORK/tcpdump.txt" 2>/dev/null
 lines=$(grep -c . "$WORK/live.txt")
 assert_eq "$(grep -c . "$WORK/tcpdump.txt")" "$lines" "one line per packet written"
 [ "$lines" -ge 20 ] || fail "only $lines packets of mixed traffic"
-bad=$(grep -vcE "^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} $CAPIF (xdp In|tc-egress Out) " \
+bad=$(grep -vcE "^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} $CAPIF (tc-ingress In|tc-egress Out) " \
 	"$WORK/live.txt" || true)
 assert_eq 0 "$bad" "every line: time, interface, hook, direction"
 if ! diff <(strip_prefix <"$WORK/live.txt") "$WORK/tcpdump.txt" >"$WORK/diff"; then
@@ -77,9 +77,9 @@ assert_eq "" "$(cat "$WORK/r.err")" "-r -w: nothing on stderr"
 assert_eq "$(tcpdump -n -r "$WORK/live.pcapng" tcp 2>/dev/null | grep -c .)" \
 	"$(count "$WORK/sel.pcapng" tcp)" "-r -w: the TCP packets, read back by tshark"
 assert_eq 0 "$(count "$WORK/sel.pcapng" '!tcp')" "-r -w: nothing else"
-assert_match "hook=(xdp|tc-egress) cpu=[0-9]+ queue=[0-9]+" \
+assert_match "hook=(tc-ingress|tc-egress) cpu=[0-9]+ queue=[0-9]+" \
 	"$(fields "$WORK/sel.pcapng" tcp frame.comment | head -1)" "-r -w: packet comments kept"
-assert_eq "tc egress|xdp ingress" \
+assert_eq "tc egress|tc ingress" \
 	"$(fields "$WORK/sel.pcapng" tcp frame.interface_description | sort -u | paste -sd'|')" \
 	"-r -w: interfaces and hooks kept"
 
@@ -97,7 +97,7 @@ in_cap ping -q -c 4 -i 0.2 192.0.2.2 >/dev/null
 wait_capture
 assert_eq 0 "$PS_RC" "printing: -c 4 ends the capture, exit 0"
 assert_eq 4 "$(grep -c . "$WORK/ev.txt")" "-c counts printed packets"
-assert_match "^[0-9:.]+ $CAPIF (xdp In|tc-egress Out) \[hook=(xdp|tc-egress) cpu=[0-9]+ queue=[0-9]+ id=[0-9]+ drops=0\] [0-9a-f:]{17} > [0-9a-f:]{17}, ethertype IPv4 \(0x0800\), length 98: 192\.0\.2\.[12] > 192\.0\.2\.[12]: ICMP echo (request|reply)" \
+assert_match "^[0-9:.]+ $CAPIF (tc-ingress In|tc-egress Out) \[hook=(tc-ingress|tc-egress) cpu=[0-9]+ queue=[0-9]+ id=[0-9]+ drops=0\] [0-9a-f:]{17} > [0-9a-f:]{17}, ethertype IPv4 \(0x0800\), length 98: 192\.0\.2\.[12] > 192\.0\.2\.[12]: ICMP echo (request|reply)" \
 	"$(head -1 "$WORK/ev.txt")" "-e -v: link header and our annotations"
 assert_match "4 packets captured" "$(cat "$WORK/ps.err")" "the summary goes to stderr"
 

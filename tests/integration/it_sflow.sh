@@ -68,15 +68,16 @@ assert_eq 0 "$(count "$WORK/sflow.pcap" '_ws.malformed || _ws.expert.severity >=
 	"tshark: $n datagrams, none malformed"
 assert_eq "$RATE" "$(fields "$WORK/sflow.pcap" sflow sflow.flow_sample.sampling_rate |
 	tr ',' '\n' | grep . | sort -u | paste -sd' ')" "every flow sample says 1 in $RATE"
-assert_eq "$IFINDEX" "$(fields "$WORK/sflow.pcap" 'sflow_245.sub_agent_id == 0' \
+assert_eq "$IFINDEX" "$(fields "$WORK/sflow.pcap" 'sflow_245.sub_agent_id == 1' \
 	sflow.flow_sample.input_interface | tr ',' '\n' | grep . | sort -u | paste -sd' ')" \
-	"XDP samples: input is the capture interface"
-assert_eq 0 "$(fields "$WORK/sflow.pcap" 'sflow_245.sub_agent_id == 0' \
+	"ingress (tc-ingress) samples: input is the capture interface"
+assert_eq 0 "$(fields "$WORK/sflow.pcap" 'sflow_245.sub_agent_id == 1' \
 	sflow.flow_sample.output_interface_value | tr ',' '\n' | grep . | sort -u | paste -sd' ')" \
-	"XDP samples: output unknown (0)"
+	"ingress (tc-ingress) samples: output unknown (0)"
 
 # sample_pool per sampler (sub-agent = hook, source = ifIndex): never
-# decreasing, and at XDP at least the frames sent.
+# decreasing, and at the ingress hook (tc-ingress, sub-agent 1) at least
+# the frames sent.
 fields "$WORK/sflow.pcap" 'sflow.flow_sample.sample_pool' sflow_245.sub_agent_id \
 	sflow.flow_sample.index sflow.flow_sample.sample_pool >"$WORK/pools"
 python3 - "$WORK/pools" "$FRAMES" <<'EOF' || fail "sample_pool went backwards or ended short"
@@ -90,8 +91,8 @@ for line in open(sys.argv[1]):
         k = (sub, src)
         assert int(pool) >= last.get(k, 0), "pool of %s went from %d to %s" % (k, last[k], pool)
         last[k] = int(pool)
-xdp = [p for (sub, _), p in last.items() if sub == "0"]
-assert xdp and max(xdp) >= int(sys.argv[2]), "XDP pool ends at %s" % xdp
+ingress = [p for (sub, _), p in last.items() if sub == "1"]
+assert ingress and max(ingress) >= int(sys.argv[2]), "tc-ingress pool ends at %s" % ingress
 EOF
 ok "sample_pool never decreases and ends at least at the frames sent"
 

@@ -26,7 +26,7 @@ static void defaults(void **state)
 	assert_int_equal(o.n_ifaces, 1);
 	assert_string_equal(o.ifaces[0], "eth0");
 	assert_string_equal(o.output, "out.pcapng");
-	assert_int_equal(o.hooks, (1u << PS_HOOK_XDP) | (1u << PS_HOOK_TC_EGRESS));
+	assert_int_equal(o.hooks, (1u << PS_HOOK_TC_INGRESS) | (1u << PS_HOOK_TC_EGRESS));
 	assert_int_equal(o.snaplen, PS_SNAPLEN_MAX);
 	assert_int_equal(o.count, 0);
 	assert_int_equal(o.duration_ms, 0);
@@ -112,7 +112,7 @@ static void tcpdump_direction_and_listing(void **state)
 	assert_false(o.hooks_given);
 	assert_false(o.no_promisc);
 	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "-Q", "in", "-p"), 0);
-	assert_int_equal(o.hooks, PS_HOOK_BIT(PS_HOOK_XDP));
+	assert_int_equal(o.hooks, PS_HOOK_BIT(PS_HOOK_TC_INGRESS));
 	assert_true(o.hooks_given);
 	assert_true(o.no_promisc);
 	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "-Q", "out"), 0);
@@ -490,27 +490,6 @@ static void usage_lists_every_option(void **state)
 			fail_msg("usage lacks %s", names[i]);
 }
 
-/* --xdp-mode auto: skb on veth (measured cheaper), libxdp's choice elsewhere;
- * an explicit mode is never second-guessed. */
-static void xdp_default_mode_per_driver(void **state)
-{
-	char driver[32];
-
-	(void)state;
-	assert_int_equal(PS_XDP_SKB, ps_xdp_default_mode("veth"));
-	assert_int_equal(PS_XDP_AUTO, ps_xdp_default_mode("mlx5_core"));
-	assert_int_equal(PS_XDP_AUTO, ps_xdp_default_mode("ixgbe"));
-	assert_int_equal(PS_XDP_AUTO, ps_xdp_default_mode(""));
-	assert_int_equal(PS_XDP_AUTO, ps_xdp_default_mode(NULL));
-	assert_int_equal(PS_XDP_NATIVE, ps_xdp_resolve_mode(PS_XDP_NATIVE, "no-such-if0"));
-	assert_int_equal(PS_XDP_SKB, ps_xdp_resolve_mode(PS_XDP_SKB, "no-such-if0"));
-	/* An interface with no driver name leaves the choice to libxdp. */
-	assert_int_equal(PS_XDP_AUTO, ps_xdp_resolve_mode(PS_XDP_AUTO, "no-such-if0"));
-	assert_int_not_equal(0, ps_iface_driver("no-such-if0", driver, sizeof(driver)));
-	assert_string_equal("skb", ps_xdp_mode_name(PS_XDP_SKB));
-	assert_string_equal("auto", ps_xdp_mode_name(PS_XDP_AUTO));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -530,7 +509,6 @@ int main(void)
 		cmocka_unit_test(hook_lists),
 		cmocka_unit_test(durations),
 		cmocka_unit_test(usage_lists_every_option),
-		cmocka_unit_test(xdp_default_mode_per_driver),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* What a device means for a capture: link type, default ingress hook, XDP
+ * mode and its cost (user/device.h). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <errno.h>
+#include <net/if_arp.h>
+#include <cmocka.h>
+#include "device.h"
+
+static const struct ps_device veth = { .ifindex = 7, .name = "v0", .flags = IFF_UP,
+	.arphrd = ARPHRD_ETHER, .driver = "veth", .xdp_native = 1, .rx_vlan_offload = 1 };
+static const struct ps_device nic = { .ifindex = 2, .name = "eth0", .flags = IFF_UP,
+	.arphrd = ARPHRD_ETHER, .driver = "ixgbe", .xdp_native = 1, .rx_vlan_offload = 0 };
+static const struct ps_device bridge = { .ifindex = 3, .name = "br0", .flags = IFF_UP,
+	.arphrd = ARPHRD_ETHER, .driver = "bridge", .xdp_native = 0 };
+static const struct ps_device tun = { .ifindex = 4, .name = "tun0", .flags = IFF_UP,
+	.arphrd = ARPHRD_NONE, .driver = "tun", .xdp_native = -1 };
+static const struct ps_device lo = { .ifindex = 1, .name = "lo",
+	.flags = IFF_UP | IFF_LOOPBACK, .arphrd = ARPHRD_LOOPBACK, .xdp_native = 0 };
+
+/* As libpcap: Ethernet and lo as Ethernet, header-less devices as RAW. */
+static void link_types(void **state)
+{
+	(void)state;
+	assert_int_equal(PS_LINKTYPE_ETHERNET, ps_linktype_of(ARPHRD_ETHER));
+	assert_int_equal(PS_LINKTYPE_ETHERNET, ps_linktype_of(ARPHRD_LOOPBACK));
+	assert_int_equal(PS_LINKTYPE_RAW, ps_linktype_of(ARPHRD_NONE)); /* tun, wireguard */
+	assert_int_equal(PS_LINKTYPE_RAW, ps_linktype_of(ARPHRD_TUNNEL)); /* ipip */
+	assert_int_equal(PS_LINKTYPE_RAW, ps_linktype_of(ARPHRD_TUNNEL6));
+	assert_int_equal(PS_LINKTYPE_RAW, ps_linktype_of(ARPHRD_SIT));
+	assert_int_equal(PS_LINKTYPE_RAW, ps_linktype_of(ARPHRD_IPGRE));
+	assert_int_equal(PS_LINKTYPE_RAW, ps_linktype_of(519)); /* ARPHRD_RAWIP */
+	assert_int_equal(-1, ps_linktype_of(ARPHRD_IEEE80211_RADIOTAP));
+	assert_int_equal(-1, ps_linktype_of(ARPHRD_INFINIBAND));
+	assert_int_equal(-1, ps_linktype_of(-1));
+	assert_string_equal("EN10MB", ps_linktype_name(PS_LINKTYPE_ETHERNET));
+	assert_string_equal("RAW", ps_linktype_name(PS_LINKTYPE_RAW));
+}
+
+/* No device kind gets XDP by default, each with its reason; lo none. */
+static void default_ingress(void **state)
+{
+	const char *why;
+
+	(void)state;
+	assert_int_equal(PS_HOOK_TC_INGRESS, ps_device_default_ingress(&veth, &why));
+	assert_non_null(strstr(why, "peer's TSO"));
+	assert_int_equal(PS_HOOK_TC_INGRESS, ps_device_default_ingress(&nic, &why));
+	assert_non_null(strstr(why, "resets the rings"));
+	assert_int_equal(PS_HOOK_TC_INGRESS, ps_device_default_ingress(&bridge, &why));
+	assert_non_null(strstr(why, "no native XDP"));
+	assert_int_equal(PS_HOOK_TC_INGRESS, ps_device_default_ingress(&tun, &why));
+	assert_int_equal(PS_HOOK_MAX, ps_device_default_ingress(&lo, &why));
+	assert_non_null(strstr(why, "tc-egress"));
+}
+
+/* --xdp-mode auto with --hook xdp: skb on veth (measured cheaper), native
+ * where the driver has XDP, skb where it has none, auto if unknown. */
+static void xdp_modes_and_costs(void **state)
+{
+	(void)state;
+	assert_int_equal(PS_XDP_SKB, ps_device_xdp_mode(&veth));
+	assert_int_equal(PS_XDP_NATIVE, ps_device_xdp_mode(&nic));
+	assert_int_equal(PS_XDP_SKB, ps_device_xdp_mode(&bridge));
+	assert_int_equal(PS_XDP_AUTO, ps_device_xdp_mode(&tun));
+	assert_non_null(strstr(ps_device_xdp_cost(&bridge, PS_XDP_SKB), "bypasses GRO"));
+	assert_non_null(strstr(ps_device_xdp_cost(&veth, PS_XDP_NATIVE), "TSO on the peer"));
+	assert_non_null(strstr(ps_device_xdp_cost(&nic, PS_XDP_NATIVE), "resets the rings"));
+}
+
+/* The probe on a real device, and on none. */
+static void probe(void **state)
+{
+	struct ps_device d;
+
+	(void)state;
+	assert_int_equal(-ENODEV, ps_device_probe(&d, 0x7fffff00, NULL));
+	assert_int_equal(0, ps_device_probe(&d, 1, NULL)); /* lo is ifindex 1 */
+	assert_string_equal("lo", d.name);
+	assert_int_equal(ARPHRD_LOOPBACK, d.arphrd);
+	assert_true(d.flags & IFF_LOOPBACK);
+	assert_int_equal(-1, d.xdp_native); /* no netlink asked */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(link_types),
+		cmocka_unit_test(default_ingress),
+		cmocka_unit_test(xdp_modes_and_costs),
+		cmocka_unit_test(probe),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/ethtool.h>
+#include <linux/genetlink.h>
+#include <net/if_arp.h>
+#include <linux/netlink.h>
+#include <linux/sockios.h>
+#include "device.h"
+#include "linkwatch.h"
+
+/* Hardware types newer than some uapi headers. */
+#ifndef ARPHRD_RAWIP
+#define ARPHRD_RAWIP 519
+#endif
+#ifndef ARPHRD_IP6GRE
+#define ARPHRD_IP6GRE 823
+#endif
+
+int ps_linktype_of(int arphrd)
+{
+	switch (arphrd) {
+	case ARPHRD_ETHER:
+	case ARPHRD_LOOPBACK: /* lo carries a zeroed Ethernet header */
+		return PS_LINKTYPE_ETHERNET;
+	/* No link-layer header: the hooks see the packet from its IP header
+	 * on, at ingress and at egress (the tunnel's own encapsulation is
+	 * added below TC). */
+	case ARPHRD_NONE:    /* tun, wireguard */
+	case ARPHRD_RAWIP:   /* rmnet and other WWAN devices */
+	case ARPHRD_TUNNEL:  /* ipip */
+	case ARPHRD_TUNNEL6: /* ip6tnl */
+	case ARPHRD_SIT:
+	case ARPHRD_IPGRE:
+	case ARPHRD_IP6GRE:
+	case ARPHRD_PPP:
+		return PS_LINKTYPE_RAW;
+	default:
+		return -1;
+	}
+}
+
+const char *ps_linktype_name(int linktype)
+{
+	switch (linktype) {
+	case PS_LINKTYPE_ETHERNET: return "EN10MB";
+	case PS_LINKTYPE_RAW: return "RAW";
+	default: return "?";
+	}
+}
+
+static bool is_veth(const struct ps_device *d)
+{
+	return !strcmp(d->driver, "veth");
+}
+
+/*
+ * No device kind we know attaches XDP without changing what others see
+ * (bench/e2e.sh and the README's "Which ingress hook" have the numbers):
+ * TC ingress sees the same packets, after the stack built the skb, and
+ * leaves them and the device as they were.
+ */
+unsigned int ps_device_default_ingress(const struct ps_device *d, const char **why)
+{
+	if (d->flags & IFF_LOOPBACK) {
+		*why = "every packet on lo passes tc-egress, once";
+		return PS_HOOK_MAX;
+	}
+	if (is_veth(d))
+		*why = "native XDP on veth turns off the peer's TSO, generic XDP bypasses GRO";
+	else if (d->xdp_native == 1)
+		*why = "a native XDP attach resets the rings of many NICs";
+	else
+		*why = "no native XDP; generic XDP bypasses GRO and turns off LRO";
+	return PS_HOOK_TC_INGRESS;
+}
+
+enum ps_xdp_mode ps_device_xdp_mode(const struct ps_device *d)
+{
+	/*
+	 * Measured with bench/e2e.sh on a veth flood: bare XDP_PASS ran at
+	 * ~487k pps in skb mode against ~415k native, because veth's native
+	 * path copies each skb into page-pool pages (skb_pp_cow_data).
+	 */
+	if (is_veth(d))
+		return PS_XDP_SKB;
+	if (d->xdp_native == 1)
+		return PS_XDP_NATIVE;
+	if (d->xdp_native == 0)
+		return PS_XDP_SKB;
+	return PS_XDP_AUTO;
+}
+
+const char *ps_device_xdp_cost(const struct ps_device *d, enum ps_xdp_mode mode)
+{
+	if (mode == PS_XDP_SKB)
+		return "bypasses GRO there while attached, turns its LRO and hardware GRO off for "
+		       "good, and misses VLAN tags held out of band";
+	if (is_veth(d))
+		return "turns off TSO on the peer while attached (it then sends segments, not "
+		       "super-packets) and misses VLAN tags the peer sends out of band";
+	return "resets the rings of many drivers as it attaches (a short link outage)";
+}
+
+/* ---- looking the facts up ---- */
+
+/* The kernel's "netdev" generic netlink family (uapi linux/netdev.h, 6.3+;
+ * Debian 12's headers predate it). */
+#define NETDEV_CMD_DEV_GET 1
+#define NETDEV_A_DEV_IFINDEX 1
+#define NETDEV_A_DEV_XDP_FEATURES 3
+#define NETDEV_XDP_ACT_BASIC 1
+
+struct nl_req {
+	struct nlmsghdr nh;
+	struct genlmsghdr g;
+	char attrs[64];
+};
+
+static void put_attr(struct nl_req *r, unsigned short type, const void *data, size_t n)
+{
+	struct nlattr *a = (void *)((char *)r + NLMSG_ALIGN(r->nh.nlmsg_len));
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + n;
+	memcpy((char *)a + NLA_HDRLEN, data, n);
+	r->nh.nlmsg_len = NLMSG_ALIGN(r->nh.nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+/* One request, the first answer's attribute `want` into out (n bytes). */
+static int genl_ask(int fd, struct nl_req *r, unsigned short want, void *out, size_t n)
+{
+	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+	struct nlmsghdr *nh = (void *)buf;
+	ssize_t len;
+
+	if (send(fd, r, r->nh.nlmsg_len, 0) < 0)
+		return -errno;
+	len = recv(fd, buf, sizeof(buf), 0);
+	if (len < 0)
+		return -errno;
+	if (!NLMSG_OK(nh, (size_t)len))
+		return -EPROTO;
+	if (nh->nlmsg_type == NLMSG_ERROR)
+		return ((struct nlmsgerr *)NLMSG_DATA(nh))->error ?: -EPROTO;
+	len = nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+	for (struct nlattr *a = (void *)((char *)NLMSG_DATA(nh) + GENL_HDRLEN);
+	     len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len;
+	     len -= NLA_ALIGN(a->nla_len), a = (void *)((char *)a + NLA_ALIGN(a->nla_len)))
+		if ((a->nla_type & NLA_TYPE_MASK) == want && (size_t)(a->nla_len - NLA_HDRLEN) >= n) {
+			memcpy(out, (char *)a + NLA_HDRLEN, n);
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static void init_req(struct nl_req *r, unsigned short type, unsigned char cmd)
+{
+	memset(r, 0, sizeof(*r));
+	r->nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	r->nh.nlmsg_type = type;
+	r->nh.nlmsg_flags = NLM_F_REQUEST;
+	r->g.cmd = cmd;
+	r->g.version = 1;
+}
+
+void ps_netdev_nl_open(struct ps_netdev_nl *nl)
+{
+	struct nl_req r;
+	uint16_t id = 0;
+
+	nl->family = 0;
+	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (nl->fd < 0)
+		return;
+	init_req(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY);
+	put_attr(&r, CTRL_ATTR_FAMILY_NAME, "netdev", sizeof("netdev"));
+	if (!genl_ask(nl->fd, &r, CTRL_ATTR_FAMILY_ID, &id, sizeof(id)))
+		nl->family = id;
+}
+
+void ps_netdev_nl_close(struct ps_netdev_nl *nl)
+{
+	if (nl->fd >= 0)
+		close(nl->fd);
+	nl->fd = -1;
+	nl->family = 0;
+}
+
+/* Whether the driver has native XDP, from the netdev family: 1, 0, -1. */
+static int xdp_native(const struct ps_netdev_nl *nl, int ifindex)
+{
+	struct nl_req r;
+	uint64_t features;
+	uint32_t idx = (uint32_t)ifindex;
+
+	if (!nl || nl->fd < 0 || !nl->family)
+		return -1;
+	init_req(&r, nl->family, NETDEV_CMD_DEV_GET);
+	put_attr(&r, NETDEV_A_DEV_IFINDEX, &idx, sizeof(idx));
+	if (genl_ask(nl->fd, &r, NETDEV_A_DEV_XDP_FEATURES, &features, sizeof(features)))
+		return -1;
+	return !!(features & NETDEV_XDP_ACT_BASIC);
+}
+
+/* The ioctls below, on one socket. */
+static int dev_ioctl(int fd, const char *name, unsigned long req, struct ifreq *ifr)
+{
+	snprintf(ifr->ifr_name, sizeof(ifr->ifr_name), "%s", name);
+	return ioctl(fd, req, ifr) ? -errno : 0;
+}
+
+int ps_device_probe(struct ps_device *d, int ifindex, const struct ps_netdev_nl *nl)
+{
+	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+	struct ethtool_value flags = { .cmd = ETHTOOL_GFLAGS };
+	struct ifreq ifr = { 0 };
+	int fd, f;
+
+	memset(d, 0, sizeof(*d));
+	d->ifindex = ifindex;
+	d->arphrd = d->xdp_native = d->rx_vlan_offload = -1;
+	if (!if_indextoname((unsigned int)ifindex, d->name))
+		return -ENODEV;
+	f = ps_link_flags(ifindex);
+	if (f < 0)
+		return f;
+	d->flags = (unsigned int)f;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (!dev_ioctl(fd, d->name, SIOCGIFHWADDR, &ifr))
+		d->arphrd = ifr.ifr_hwaddr.sa_family;
+	ifr.ifr_data = (void *)&info;
+	if (!dev_ioctl(fd, d->name, SIOCETHTOOL, &ifr))
+		snprintf(d->driver, sizeof(d->driver), "%.*s", (int)sizeof(d->driver) - 1,
+			 info.driver);
+	/* The legacy flags word still mirrors rx-vlan-offload (ETH_FLAG_RXVLAN). */
+	ifr.ifr_data = (void *)&flags;
+	if (!dev_ioctl(fd, d->name, SIOCETHTOOL, &ifr))
+		d->rx_vlan_offload = !!(flags.data & ETH_FLAG_RXVLAN);
+	close(fd);
+	d->xdp_native = xdp_native(nl, ifindex);
+	return 0;
+}
+
+int ps_device_uppers(const char *name, int *out, int max)
+{
+	char path[64 + IF_NAMESIZE];
+	struct dirent *e;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s", name);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((e = readdir(dir)) && n < max) {
+		unsigned int idx;
+
+		if (strncmp(e->d_name, "upper_", 6))
+			continue;
+		idx = if_nametoindex(e->d_name + 6);
+		if (idx)
+			out[n++] = (int)idx;
+	}
+	closedir(dir);
+	return n;
+}
