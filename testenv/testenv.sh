@@ -13,6 +13,30 @@
 #   testenv.sh exec NAME [cap|peer] -- CMD...  run CMD in a namespace
 #   testenv.sh ping NAME [-6] [COUNT]          ping the peer from cap
 #   testenv.sh status [NAME]                   show environments / one env
+#   testenv.sh device NAME KIND                build a device on the pair
+#
+# The device matrix (device): on top of the veth pair, one device of KIND
+# in the capture namespace, with an address its peer reaches through it.
+# Prints "DEV LOWER ADDR": the device, the device under it (or -), and the
+# address at the far end, reached through DEV. Exit 3 if this kernel lacks
+# KIND.
+#   bridge   NAMEbr, created first and NAME0 then made anew as its port
+#            (docker's order); 192.0.2.1 moves to the bridge
+#   vlanbr   the same with vlan_filtering and VLAN 100 on port and bridge:
+#            tagged frames reach NAMEbr with the tag held out of band
+#   vlanoob  NAME0 itself; the peer's TC egress tags each IPv4 packet with
+#            VLAN 100 out of band ($VLAN_PUSH_OBJ, built from
+#            tests/bpf/tc_vlan_push.bpf.c), as a VLAN device with
+#            tx-vlan-offload would: it reaches NAME0 out of band
+#   vxlan    NAMEvx (VNI 42) over NAME0 on both sides; 198.51.100.1 -> .2
+#   macvlan  NAMEmv on NAME0 (bridge mode), 192.0.2.3 (NAME0 loses its
+#            address)
+#   tun      NAMEtn, served by tests/integration/tun_peer.py (echo replies,
+#            a fixed UDP answer to port 9); 203.0.113.1 -> .2
+#   vlan     NAME0.100 / NAME1.100 (8021q); 198.51.100.1 -> .2
+#   bond     NAMEbd with NAME0 as its slave; 192.0.2.1 moves to the bond
+#   gre      NAMEgr over the pair; 198.51.100.1 -> .2
+#   ipip     NAMEip over the pair; 198.51.100.1 -> .2
 set -euo pipefail
 
 die() { echo "testenv: $*" >&2; exit 2; }
@@ -32,6 +56,19 @@ quiet_sysctls() {
 		net.ipv6.conf.all.router_solicitations=0 \
 		net.ipv6.conf.default.router_solicitations=0 \
 		net.ipv6.conf.default.addr_gen_mode=1 >/dev/null
+}
+
+# make_pair NAME MTU: the veth pair, up, the peer's end addressed.
+make_pair() {
+	local name=$1 mtu=$2 cap peer
+	cap=$(ns_cap "$name")
+	peer=$(ns_peer "$name")
+	ip link add "${name}0" netns "$cap" mtu "$mtu" type veth \
+		peer name "${name}1" netns "$peer" mtu "$mtu" &&
+	ip -n "$peer" addr add 192.0.2.2/24 dev "${name}1" &&
+	ip -n "$peer" addr add 2001:db8::2/64 dev "${name}1" nodad &&
+	ip -n "$cap" link set "${name}0" up &&
+	ip -n "$peer" link set "${name}1" up
 }
 
 setup() {
@@ -54,15 +91,10 @@ setup() {
 	if ! {
 		ip netns add "$peer" &&
 		quiet_sysctls "$cap" && quiet_sysctls "$peer" &&
-		ip link add "${name}0" netns "$cap" mtu "$mtu" type veth \
-			peer name "${name}1" netns "$peer" mtu "$mtu" &&
-		ip -n "$cap" addr add 192.0.2.1/24 dev "${name}0" &&
-		ip -n "$cap" addr add 2001:db8::1/64 dev "${name}0" nodad &&
-		ip -n "$peer" addr add 192.0.2.2/24 dev "${name}1" &&
-		ip -n "$peer" addr add 2001:db8::2/64 dev "${name}1" nodad &&
 		ip -n "$cap" link set lo up && ip -n "$peer" link set lo up &&
-		ip -n "$cap" link set "${name}0" up &&
-		ip -n "$peer" link set "${name}1" up
+		make_pair "$name" "$mtu" &&
+		ip -n "$cap" addr add 192.0.2.1/24 dev "${name}0" &&
+		ip -n "$cap" addr add 2001:db8::1/64 dev "${name}0" nodad
 	}; then
 		teardown "$name"
 		die "setup of $name failed"
@@ -71,11 +103,104 @@ setup() {
 }
 
 teardown() {
-	local name=${1:?teardown NAME}
-	# Deleting a namespace removes its veth end, which takes the pair and
-	# any XDP/TC programs attached to it along.
-	ip netns del "$(ns_cap "$name")" 2>/dev/null || true
-	ip netns del "$(ns_peer "$name")" 2>/dev/null || true
+	local name=${1:?teardown NAME} ns pid
+	# What still runs in the namespaces (a tun's peer) would keep them and
+	# their devices alive. Deleting a namespace removes its veth end, which
+	# takes the pair and any XDP/TC programs attached to it along.
+	for ns in "$(ns_cap "$name")" "$(ns_peer "$name")"; do
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
+		ip netns del "$ns" 2>/dev/null || true
+	done
+}
+
+# device NAME KIND: see the usage above.
+device() {
+	local name=${1:?device NAME KIND} kind=${2:?device NAME KIND} cap peer
+	exists "$name" || die "no environment $name"
+	cap=$(ns_cap "$name")
+	peer=$(ns_peer "$name")
+	local c="ip -n $cap" p="ip -n $peer" if0=${name}0 if1=${name}1
+	lacks() { echo "testenv: this kernel has no $kind devices" >&2; exit 3; }
+	case $kind in
+	bridge|vlanbr)
+		# The bridge first, then its port: the pair is made anew.
+		$c link add "${name}br" type bridge || lacks
+		if [ "$kind" = vlanbr ] &&
+		   ! $c link set "${name}br" type bridge vlan_filtering 1 2>/dev/null; then
+			kind="VLAN-filtering bridge"
+			lacks
+		fi
+		$c link del "$if0"
+		make_pair "$name" 1500
+		$c link set "$if0" master "${name}br"
+		$c addr add 192.0.2.1/24 dev "${name}br"
+		$c addr add 2001:db8::1/64 dev "${name}br" nodad
+		$c link set "${name}br" up
+		if [ "$kind" = vlanbr ]; then
+			ip netns exec "$cap" bridge vlan add dev "$if0" vid 100
+			ip netns exec "$cap" bridge vlan add dev "${name}br" vid 100 self
+		fi
+		echo "${name}br $if0 192.0.2.2" ;;
+	vlanoob)
+		local obj=${VLAN_PUSH_OBJ:-$(dirname "$0")/../build/bpf/tc_vlan_push.bpf.o}
+		[ -r "$obj" ] || die "device vlanoob: no $obj (build the tree, or set VLAN_PUSH_OBJ)"
+		ip netns exec "$peer" tc qdisc add dev "$if1" clsact
+		ip netns exec "$peer" tc filter add dev "$if1" egress bpf da obj "$obj" sec tc
+		echo "$if0 - 192.0.2.2" ;;
+	vxlan)
+		$c link add "${name}vx" type vxlan id 42 local 192.0.2.1 remote 192.0.2.2 \
+			dev "$if0" dstport 4789 || lacks
+		$p link add "${name}vx" type vxlan id 42 local 192.0.2.2 remote 192.0.2.1 \
+			dev "$if1" dstport 4789
+		$c addr add 198.51.100.1/24 dev "${name}vx"
+		$p addr add 198.51.100.2/24 dev "${name}vx"
+		$c link set "${name}vx" up
+		$p link set "${name}vx" up
+		echo "${name}vx $if0 198.51.100.2" ;;
+	macvlan)
+		$c link add "${name}mv" link "$if0" type macvlan mode bridge || lacks
+		$c addr flush dev "$if0"
+		$c addr add 192.0.2.3/24 dev "${name}mv"
+		$c addr add 2001:db8::3/64 dev "${name}mv" nodad
+		$c link set "${name}mv" up
+		echo "${name}mv $if0 192.0.2.2" ;;
+	tun)
+		[ -c /dev/net/tun ] || lacks
+		ip netns exec "$cap" python3 "$(dirname "$0")/../tests/integration/tun_peer.py" \
+			"${name}tn" >/dev/null 2>&1 &
+		for _ in $(seq 50); do $c link show "${name}tn" >/dev/null 2>&1 && break; sleep 0.1; done
+		$c link show "${name}tn" >/dev/null 2>&1 || lacks
+		$c addr add 203.0.113.1 peer 203.0.113.2 dev "${name}tn"
+		$c link set "${name}tn" up
+		echo "${name}tn - 203.0.113.2" ;;
+	vlan)
+		$c link add link "$if0" name "$if0.100" type vlan id 100 2>/dev/null || lacks
+		$p link add link "$if1" name "$if1.100" type vlan id 100
+		$c addr add 198.51.100.1/24 dev "$if0.100"
+		$p addr add 198.51.100.2/24 dev "$if1.100"
+		$c link set "$if0.100" up
+		$p link set "$if1.100" up
+		echo "$if0.100 $if0 198.51.100.2" ;;
+	bond)
+		$c link add "${name}bd" type bond mode active-backup 2>/dev/null || lacks
+		$c link set "$if0" down
+		$c link set "$if0" master "${name}bd"
+		$c addr add 192.0.2.1/24 dev "${name}bd"
+		$c link set "${name}bd" up
+		$c link set "$if0" up
+		echo "${name}bd $if0 192.0.2.2" ;;
+	gre|ipip)
+		local t=${name}gr
+		[ "$kind" = ipip ] && t=${name}ip
+		$c link add "$t" type "$kind" local 192.0.2.1 remote 192.0.2.2 2>/dev/null || lacks
+		$p link add "$t" type "$kind" local 192.0.2.2 remote 192.0.2.1
+		$c addr add 198.51.100.1/24 dev "$t"
+		$p addr add 198.51.100.2/24 dev "$t"
+		$c link set "$t" up
+		$p link set "$t" up
+		echo "$t $if0 198.51.100.2" ;;
+	*) die "device: unknown kind $kind" ;;
+	esac
 }
 
 run_in() {
@@ -120,5 +245,6 @@ teardown) teardown "$@" ;;
 exec) run_in "$@" ;;
 ping) do_ping "$@" ;;
 status) status "$@" ;;
-*) sed -n '4,17p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
+device) device "$@" ;;
+*) sed -n '4,34p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
 esac

@@ -54,7 +54,7 @@ cleanup() {
 		echo "--- last pktsample stderr:" >&2
 		cat "$WORK/ps.err" >&2
 	fi
-	rm -rf "$WORK"
+	[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
 	if [ $rc -eq 0 ]; then
 		echo "$PASSED passed, 0 failed"
 	else

@@ -10,6 +10,13 @@
  *   pcapcheck order FILE              packets stamped before the one ahead of them
  *   pcapcheck blocks FILE             packet blocks, if every block is whole to
  *                                     the end (a strict reader; exit 1 if not)
+ *   pcapcheck extract FILE IFNAME DESCR OUT
+ *                                     the packets of the pcapng interface named
+ *                                     IFNAME and described DESCR (pktsample's
+ *                                     hook), as a pcap of that interface's
+ *                                     link type: where a file mixes link types,
+ *                                     libpcap 1.10 and tshark's pcap writer
+ *                                     cannot
  */
 #include <pcap/pcap.h>
 #include <stdio.h>
@@ -242,6 +249,73 @@ static int cmd_order(const char *path)
 	return 0;
 }
 
+/* Does option code of block b hold exactly the string want? */
+static int opt_is(const struct pn_block *b, uint16_t code, const char *want)
+{
+	const uint8_t *v;
+	int n = pn_opt(b, code, 0, &v);
+
+	return n >= 0 && (size_t)n == strlen(want) && !memcmp(v, want, n);
+}
+
+static int cmd_extract(const char *path, const char *ifname, const char *descr,
+		       const char *out)
+{
+	struct pn_block b;
+	size_t size, off = 0;
+	uint8_t *buf = read_whole(path, &size);
+	uint32_t n_if = 0, want = UINT32_MAX, n = 0;
+	pcap_dumper_t *d = NULL;
+	pcap_t *dead = NULL;
+	int r;
+
+	if (!buf)
+		return 1;
+	while ((r = pn_next(buf, size, &off, &b)) == 1) {
+		if (b.type == 1) { /* IDB */
+			uint16_t lt;
+
+			memcpy(&lt, b.data + 8, 2);
+			if (want == UINT32_MAX && opt_is(&b, 2, ifname) && opt_is(&b, 3, descr)) {
+				want = n_if;
+				dead = pcap_open_dead(lt == 101 ? DLT_RAW : lt, 262144);
+				d = dead ? pcap_dump_open(dead, out) : NULL;
+				if (!d) {
+					fprintf(stderr, "pcapcheck: cannot write %s\n", out);
+					return 1;
+				}
+			}
+			n_if++;
+		} else if (b.type == 6 && d) { /* EPB */
+			struct pcap_pkthdr h = { 0 };
+			uint32_t id, hi, lo;
+			uint64_t ts;
+
+			memcpy(&id, b.data + 8, 4);
+			if (id != want)
+				continue;
+			memcpy(&hi, b.data + 12, 4);
+			memcpy(&lo, b.data + 16, 4);
+			memcpy(&h.caplen, b.data + 20, 4);
+			memcpy(&h.len, b.data + 24, 4);
+			ts = (uint64_t)hi << 32 | lo; /* ours: nanoseconds */
+			h.ts.tv_sec = ts / 1000000000u;
+			h.ts.tv_usec = ts % 1000000000u / 1000;
+			pcap_dump((u_char *)d, &h, b.data + 28);
+			n++;
+		}
+	}
+	free(buf);
+	if (!d) {
+		fprintf(stderr, "pcapcheck: %s: no interface %s (%s)\n", path, ifname, descr);
+		return 1;
+	}
+	pcap_dump_close(d);
+	pcap_close(dead);
+	printf("%u\n", n);
+	return r < 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "count")) {
@@ -263,6 +337,9 @@ int main(int argc, char **argv)
 		return cmd_blocks(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "order"))
 		return cmd_order(argv[2]);
-	fprintf(stderr, "usage: pcapcheck count|times|isb|order|blocks FILE | same SENT CAPTURED\n");
+	if (argc == 6 && !strcmp(argv[1], "extract"))
+		return cmd_extract(argv[2], argv[3], argv[4], argv[5]);
+	fprintf(stderr, "usage: pcapcheck count|times|isb|order|blocks FILE | same SENT CAPTURED | "
+			"extract FILE IFNAME DESCR OUT\n");
 	return 2;
 }

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Devices stacked on devices: -i any on a namespace holding a bridge with a
+# port, a vxlan over a veth and a macvlan on it, created in two orders,
+# starts, captures on all of them and exits cleanly, with the default hooks
+# and with --hook xdp (the kernel takes no XDP below a device that has it:
+# pktsample attaches lower devices first). A foreign XDP program, on the
+# interface or on its upper device, is named in the one line of refusal.
+source "$(dirname "$0")/lib.sh"
+need_tools capinfos
+: "${BARE_XDP_OBJ:=$top/build/bpf/bare_xdp.bpf.o}"
+[ -r "$BARE_XDP_OBJ" ] || skip "no $BARE_XDP_OBJ (build the tree)"
+
+env_up
+c() { in_cap ip "$@"; }
+
+# Order A: the bridge before its port (docker's order), vxlan, macvlan.
+build_a() {
+	c link add "${ENV}br" type bridge
+	c link add "${ENV}pa" type veth peer name "${ENV}pb"
+	c link set "${ENV}pa" master "${ENV}br"
+	c link add "${ENV}vx" type vxlan id 7 remote 192.0.2.2 dev "$CAPIF" dstport 4789
+	c link add "${ENV}mv" link "$CAPIF" type macvlan mode bridge
+	for d in br pa pb vx mv; do c link set "${ENV}$d" up; done
+}
+# Order B: macvlan, vxlan, then a port older than its bridge.
+build_b() {
+	for d in br pa vx mv; do c link del "${ENV}$d" 2>/dev/null || true; done
+	c link add "${ENV}mv" link "$CAPIF" type macvlan mode bridge
+	c link add "${ENV}vx" type vxlan id 7 remote 192.0.2.2 dev "$CAPIF" dstport 4789
+	c link add "${ENV}pa" type veth peer name "${ENV}pb"
+	c link add "${ENV}br" type bridge
+	c link set "${ENV}pa" master "${ENV}br"
+	for d in br pa pb vx mv; do c link set "${ENV}$d" up; done
+}
+
+# settle: until the new devices are up (a bridge forwards once its
+# carrier is, which the kernel's link watch says within a second or so).
+settle() {
+	for _ in $(seq 50); do
+		in_cap ip -br link show "${ENV}br" | grep -q ' UP ' &&
+			in_cap ip -br link show "${ENV}pa" | grep -q ' UP ' && return 0
+		sleep 0.1
+	done
+	fail "the bridge did not come up"
+}
+
+# any_capture ORDER [ARGS...]: -i any with ARGS, traffic on each device.
+any_capture() {
+	local order=$1 f d; shift
+	f=$WORK/any-$order${1:+-xdp}.pcapng
+	start_capture -i any "$@" -w "$f"
+	in_peer "$PSGEN" -i "$PEERIF" -n 10 --rate 1000 >/dev/null  # NAME0, and mv (broadcast)
+	in_cap "$PSGEN" -i "${ENV}pb" -n 10 --rate 1000 >/dev/null  # pa, and the bridge
+	in_cap ping -q -c 2 -i 0.2 192.0.2.2 >/dev/null
+	sleep 0.3
+	stop_capture INT
+	assert_eq 0 "$PS_RC" "-i any $* (order $order): starts and exits 0"
+	assert_eq 0 "$(grep -c 'cannot' "$WORK/ps.err" || true)" "-i any $* (order $order): no refusal"
+	for d in "$CAPIF" "${ENV}mv" "${ENV}pa" "${ENV}br"; do
+		[ "$(count "$f" "frame.interface_name == \"$d\" && udp.dstport == 9")" -ge 10 ] ||
+			fail "-i any $* (order $order): too few packets on $d"
+	done
+	ok "-i any $* (order $order): the test's packets on the veth, the macvlan, the port and the bridge"
+	assert_match "${ENV}vx" "$(capinfos -I "$f" 2>/dev/null || capinfos "$f")" \
+		"-i any $* (order $order): the vxlan has its interface blocks too"
+	for d in "$CAPIF" "${ENV}br" "${ENV}pa" "${ENV}mv" "${ENV}vx"; do
+		assert_nothing_attached "$d"
+	done
+}
+
+build_a
+settle
+any_capture a
+any_capture a --hook xdp -v
+assert_match "xdp: attached to ${ENV}pa .*xdp: attached to ${ENV}br " \
+	"$(tr '\n' ' ' <"$WORK/ps.err")" "--hook xdp: the port before its bridge"
+build_b
+settle
+any_capture b
+any_capture b --hook xdp
+
+# A foreign XDP program on the interface: named, with what to use instead;
+# the default capture (TC) runs beside it.
+in_cap ip link set dev "$CAPIF" xdpgeneric obj "$BARE_XDP_OBJ" sec xdp
+rc=0
+in_cap "$PKTSAMPLE" -i "$CAPIF" --hook xdp -w "$WORK/never.pcapng" 2>"$WORK/f.err" || rc=$?
+assert_eq "1 1" "$rc $(grep -c . "$WORK/f.err")" "a foreign XDP program: exit 1, one line"
+assert_match "cannot attach XDP to $CAPIF: XDP program [0-9]+ \(bare_xdp_pass\) is attached there; capture with --hook tc-ingress instead" \
+	"$(cat "$WORK/f.err")" "the line names the program and the way out"
+[ ! -e "$WORK/never.pcapng" ] || fail "the refused start left its file"
+start_capture -i "$CAPIF" -w "$WORK/beside.pcapng"
+in_cap ping -q -c 2 -i 0.2 192.0.2.2 >/dev/null
+stop_capture INT
+assert_eq "0 4" "$PS_RC $(count "$WORK/beside.pcapng" icmp)" "the default capture runs beside it"
+in_cap ip link set dev "$CAPIF" xdpgeneric off
+
+# On the upper device: the bridge's program keeps XDP off its port.
+in_cap ip link set dev "${ENV}br" xdpgeneric obj "$BARE_XDP_OBJ" sec xdp
+rc=0
+in_cap "$PKTSAMPLE" -i "${ENV}pa" --hook xdp -w "$WORK/never.pcapng" 2>"$WORK/u.err" || rc=$?
+assert_eq "1 1" "$rc $(grep -c . "$WORK/u.err")" "XDP on the upper device: exit 1, one line"
+assert_match "cannot attach XDP to ${ENV}pa: its upper device ${ENV}br has XDP program [0-9]+ \(bare_xdp_pass\)" \
+	"$(cat "$WORK/u.err")" "the line names the upper device and its program"
+in_cap ip link set dev "${ENV}br" xdpgeneric off
+assert_nothing_attached "${ENV}pa"
