@@ -6,11 +6,13 @@
 #   xdp-pass-drv   a bare XDP_PASS program, native mode
 #   xdp-pass-skb   a bare XDP_PASS program, skb (generic) mode
 #   tcpdump        tcpdump -w (AF_PACKET, TPACKET_V3), same snap length and -B
-#   pktsample      pktsample -w, default configuration (skb mode on veth)
-#   pktsample-drv  pktsample -w --xdp-mode native
+#   pktsample      pktsample -w, default configuration (tc-ingress and
+#                  tc-egress: the ingress hook the default chooses on veth)
+#   pktsample-drv  pktsample -w --hook xdp --xdp-mode native (the candidate
+#                  that turns off the peer's TSO while attached)
+#   pktsample-skb  pktsample -w --hook xdp --xdp-mode skb (generic XDP)
 #   pktsample-ring pktsample -w --transport ringbuf (BPF ring buffer)
-#   pktsample-tc   pktsample -w --hook tc-ingress (the skb as tcpdump sees it:
-#                  no XDP, so none of XDP's copy of a veth skb)
+#   pktsample-tc   pktsample -w --hook tc-ingress (the ingress hook alone)
 #   pktsample-tc-ring  the same through the BPF ring buffer
 #   pktsample-s100 pktsample --sample 100 -w
 #   pktsample-sflow pktsample --sample 100 --sflow 127.0.0.1 (no file; a UDP
@@ -28,7 +30,7 @@ build=${1:-$top/build}
 ROUNDS=${ROUNDS:-3}
 N=${N:-1000000}
 SIZES=${SIZES:-64 1500}
-CONTENDERS=${CONTENDERS:-none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-ring pktsample-tc pktsample-tc-ring pktsample-s100 pktsample-sflow}
+CONTENDERS=${CONTENDERS:-none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-skb pktsample-ring pktsample-tc pktsample-tc-ring pktsample-s100 pktsample-sflow}
 TESTENV=$top/testenv/testenv.sh
 out=${OUT:-$top/bench/out}
 csv=$out/e2e.csv
@@ -91,8 +93,8 @@ run_one() {
 		case $c in
 		pktsample-s100) extra+=(--sample 100) ;;
 		pktsample-sflow) extra=(--sample 100 --sflow 127.0.0.1) ;;
-		pktsample-drv) extra+=(--xdp-mode native) ;;
-		pktsample-skb) extra+=(--xdp-mode skb) ;;
+		pktsample-drv) extra+=(--hook xdp --xdp-mode native) ;;
+		pktsample-skb) extra+=(--hook xdp --xdp-mode skb) ;;
 		pktsample-ring) extra+=(--transport ringbuf) ;;
 		pktsample-tc) extra+=(--hook tc-ingress) ;;
 		pktsample-tc-ring) extra+=(--hook tc-ingress --transport ringbuf) ;;

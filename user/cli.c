@@ -540,7 +540,7 @@ static const struct cli_opt cli_opts[] = {
 	{ "no-promiscuous-mode", 'p', no_argument, NULL,
 	  "do not put the interfaces into promiscuous mode", FLAG(no_promisc), LIVE },
 	{ "list-interfaces", 'D', no_argument, NULL,
-	  "list the interfaces, their state, driver and how each hook would attach",
+	  "list the interfaces: state, driver, link type, default ingress hook and why, attach modes",
 	  FLAG(list_interfaces) },
 	{ "snaplen", 's', required_argument, "BYTES",
 	  "bytes kept per packet (default and max 65460; 0 = max)", set_snaplen, LIVE },

@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 
 n=20000
 rounds=2
-contenders="none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-ring pktsample-tc pktsample-tc-ring pktsample-s100"
+contenders="none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-skb pktsample-ring pktsample-tc pktsample-tc-ring pktsample-s100"
 build=$(dirname "$PKTSAMPLE")
 ROUNDS=$rounds N=$n SIZES=64 CONTENDERS=$contenders OUT=$WORK \
 	"$top/bench/e2e.sh" "$build" >"$WORK/summary.md" 2>"$WORK/e2e.err" ||
