@@ -121,6 +121,13 @@ device() {
 	peer=$(ns_peer "$name")
 	local c="ip -n $cap" p="ip -n $peer" if0=${name}0 if1=${name}1
 	lacks() { echo "testenv: this kernel has no $kind devices" >&2; exit 3; }
+	# ends CDEV PDEV: a point-to-point device pair, 198.51.100.1 -> .2, up.
+	ends() {
+		$c addr add 198.51.100.1/24 dev "$1"
+		$p addr add 198.51.100.2/24 dev "$2"
+		$c link set "$1" up
+		$p link set "$2" up
+	}
 	case $kind in
 	bridge|vlanbr)
 		# The bridge first, then its port: the pair is made anew.
@@ -152,10 +159,7 @@ device() {
 			dev "$if0" dstport 4789 || lacks
 		$p link add "${name}vx" type vxlan id 42 local 192.0.2.2 remote 192.0.2.1 \
 			dev "$if1" dstport 4789
-		$c addr add 198.51.100.1/24 dev "${name}vx"
-		$p addr add 198.51.100.2/24 dev "${name}vx"
-		$c link set "${name}vx" up
-		$p link set "${name}vx" up
+		ends "${name}vx" "${name}vx"
 		echo "${name}vx $if0 198.51.100.2" ;;
 	macvlan)
 		$c link add "${name}mv" link "$if0" type macvlan mode bridge || lacks
@@ -176,10 +180,7 @@ device() {
 	vlan)
 		$c link add link "$if0" name "$if0.100" type vlan id 100 2>/dev/null || lacks
 		$p link add link "$if1" name "$if1.100" type vlan id 100
-		$c addr add 198.51.100.1/24 dev "$if0.100"
-		$p addr add 198.51.100.2/24 dev "$if1.100"
-		$c link set "$if0.100" up
-		$p link set "$if1.100" up
+		ends "$if0.100" "$if1.100"
 		echo "$if0.100 $if0 198.51.100.2" ;;
 	bond)
 		$c link add "${name}bd" type bond mode active-backup 2>/dev/null || lacks
@@ -194,10 +195,7 @@ device() {
 		[ "$kind" = ipip ] && t=${name}ip
 		$c link add "$t" type "$kind" local 192.0.2.1 remote 192.0.2.2 2>/dev/null || lacks
 		$p link add "$t" type "$kind" local 192.0.2.2 remote 192.0.2.1
-		$c addr add 198.51.100.1/24 dev "$t"
-		$p addr add 198.51.100.2/24 dev "$t"
-		$c link set "$t" up
-		$p link set "$t" up
+		ends "$t" "$t"
 		echo "$t $if0 198.51.100.2" ;;
 	*) die "device: unknown kind $kind" ;;
 	esac

@@ -4,11 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <linux/ethtool.h>
 #include <linux/if_link.h>
-#include <linux/sockios.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
@@ -202,7 +198,6 @@ static int xdp_prog_on(int ifindex, __u32 *id, char *name, size_t len)
  */
 static void explain_busy(const struct ps_device *d)
 {
-	int uppers[16], n = ps_device_uppers(d->name, uppers, 16);
 	char name[BPF_OBJ_NAME_LEN + 1], upper[IF_NAMESIZE];
 	__u32 id;
 
@@ -211,12 +206,12 @@ static void explain_busy(const struct ps_device *d)
 		       "capture with --hook tc-ingress instead\n", d->name, id, name);
 		return;
 	}
-	for (int i = 0; i < n; i++)
-		if (xdp_prog_on(uppers[i], &id, name, sizeof(name))) {
+	for (int i = 0; i < d->n_uppers; i++)
+		if (xdp_prog_on(d->uppers[i], &id, name, sizeof(name))) {
 			pr_err("cannot attach XDP to %s: its upper device %s has XDP program "
 			       "%u (%s), and the kernel takes no XDP below it; capture %s with "
 			       "--hook tc-ingress instead\n", d->name,
-			       if_indextoname((unsigned int)uppers[i], upper) ? upper : "?",
+			       if_indextoname((unsigned int)d->uppers[i], upper) ? upper : "?",
 			       id, name, d->name);
 			return;
 		}

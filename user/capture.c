@@ -278,22 +278,11 @@ static int slot_of(const struct ps_capture *cap, int ifindex)
 	return -1;
 }
 
-/* Is interface j directly below interface i (i is one of j's uppers)? */
-static bool is_below(const struct ps_capture *cap, int j, int i)
-{
-	int up[16], n = ps_device_uppers(cap->dev[j].name, up, 16);
-
-	for (int k = 0; k < n; k++)
-		if (up[k] == cap->ifindex[i])
-			return true;
-	return false;
-}
-
 /* Has every captured device below interface i got its XDP already? */
 static bool lowers_attached(const struct ps_capture *cap, const bool *done, int i)
 {
 	for (int j = 0; j < cap->n_ifaces; j++)
-		if (j != i && !done[j] && is_below(cap, j, i))
+		if (j != i && !done[j] && ps_device_is_below(&cap->dev[j], cap->ifindex[i]))
 			return false;
 	return true;
 }

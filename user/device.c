@@ -215,6 +215,30 @@ static int dev_ioctl(int fd, const char *name, unsigned long req, struct ifreq *
 	return ioctl(fd, req, ifr) ? -errno : 0;
 }
 
+/* The devices directly above d, from /sys/class/net/NAME/upper_*. */
+static void read_uppers(struct ps_device *d)
+{
+	char path[64 + IF_NAMESIZE];
+	struct dirent *e;
+	DIR *dir;
+
+	d->n_uppers = 0;
+	snprintf(path, sizeof(path), "/sys/class/net/%s", d->name);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((e = readdir(dir)) && d->n_uppers < (int)(sizeof(d->uppers) / sizeof(d->uppers[0]))) {
+		unsigned int idx;
+
+		if (strncmp(e->d_name, "upper_", 6))
+			continue;
+		idx = if_nametoindex(e->d_name + 6);
+		if (idx)
+			d->uppers[d->n_uppers++] = (int)idx;
+	}
+	closedir(dir);
+}
+
 int ps_device_probe(struct ps_device *d, int ifindex, const struct ps_netdev_nl *nl)
 {
 	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
@@ -246,29 +270,14 @@ int ps_device_probe(struct ps_device *d, int ifindex, const struct ps_netdev_nl 
 		d->rx_vlan_offload = !!(flags.data & ETH_FLAG_RXVLAN);
 	close(fd);
 	d->xdp_native = xdp_native(nl, ifindex);
+	read_uppers(d);
 	return 0;
 }
 
-int ps_device_uppers(const char *name, int *out, int max)
+bool ps_device_is_below(const struct ps_device *d, int upper)
 {
-	char path[64 + IF_NAMESIZE];
-	struct dirent *e;
-	DIR *dir;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s", name);
-	dir = opendir(path);
-	if (!dir)
-		return 0;
-	while ((e = readdir(dir)) && n < max) {
-		unsigned int idx;
-
-		if (strncmp(e->d_name, "upper_", 6))
-			continue;
-		idx = if_nametoindex(e->d_name + 6);
-		if (idx)
-			out[n++] = (int)idx;
-	}
-	closedir(dir);
-	return n;
+	for (int i = 0; i < d->n_uppers; i++)
+		if (d->uppers[i] == upper)
+			return true;
+	return false;
 }

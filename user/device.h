@@ -24,6 +24,10 @@ struct ps_device {
 	char driver[32];     /* as ethtool -i shows it; "" unknown */
 	int xdp_native;      /* driver XDP (netdev xdp-features): 1, 0, -1 unknown */
 	int rx_vlan_offload; /* tags held out of band on receive: 1, 0, -1 unknown */
+	/* The devices directly above it (bridge or bond master, macvlan,
+	 * VLAN: sysfs upper_*), by ifindex. */
+	int uppers[8];
+	int n_uppers;
 };
 
 /*
@@ -69,14 +73,12 @@ void ps_netdev_nl_close(struct ps_netdev_nl *nl);
 
 /*
  * Look up the facts of ifindex (name, flags, type, driver, XDP support,
- * VLAN offload); nl may be NULL (xdp_native stays unknown). 0, or -ENODEV.
+ * VLAN offload, upper devices); nl may be NULL (xdp_native stays unknown).
+ * 0, or -ENODEV.
  */
 int ps_device_probe(struct ps_device *d, int ifindex, const struct ps_netdev_nl *nl);
 
-/*
- * The devices directly above ifindex (bridge or bond master, macvlan, VLAN:
- * /sys/class/net/NAME/upper_*): up to max ifindexes into out; how many.
- */
-int ps_device_uppers(const char *name, int *out, int max);
+/* Is upper one of d's upper devices? */
+bool ps_device_is_below(const struct ps_device *d, int upper);
 
 #endif

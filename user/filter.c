@@ -120,29 +120,37 @@ static bool has_word(const char *expr, const char *word)
 	return false;
 }
 
-/* Compile for linktype and translate for both hook types, into the parts
- * of c; err says why not. */
-static int build_code(const char *expr, int linktype, uint32_t snaplen,
-		      struct ps_cbpf_insn **cbpf, size_t *n_cbpf, struct ps_ebpf *xdp,
-		      struct ps_ebpf *tc, char *err, size_t errlen)
+static void code_free(struct ps_filter_code *c)
+{
+	free(c->cbpf);
+	ps_ebpf_free(&c->xdp);
+	ps_ebpf_free(&c->tc);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Compile for linktype and translate for both hook types, into c (left
+ * empty on failure); err says why not. */
+static int build_code(struct ps_filter_code *c, const char *expr, int linktype,
+		      uint32_t snaplen, char *err, size_t errlen)
 {
 	char why[256];
 	int ret;
 
-	ret = ps_cbpf_compile(expr, linktype, snaplen, cbpf, n_cbpf, err, errlen);
-	if (ret)
-		return ret;
-	if (rejects_everything(*cbpf, *n_cbpf)) {
+	ret = ps_cbpf_compile(expr, linktype, snaplen, &c->cbpf, &c->n_cbpf, err, errlen);
+	if (!ret && rejects_everything(c->cbpf, c->n_cbpf)) {
 		snprintf(err, errlen, "bad filter expression: it rejects every packet");
-		return -EINVAL;
+		ret = -EINVAL;
+	} else if (!ret) {
+		ret = ps_xlate((const struct sock_filter *)c->cbpf, c->n_cbpf, PS_XLATE_XDP,
+			       &c->xdp, why, sizeof(why));
+		if (!ret)
+			ret = ps_xlate((const struct sock_filter *)c->cbpf, c->n_cbpf,
+				       PS_XLATE_TC, &c->tc, why, sizeof(why));
+		if (ret)
+			snprintf(err, errlen, "filter cannot run in the kernel: %s", why);
 	}
-	ret = ps_xlate((const struct sock_filter *)*cbpf, *n_cbpf, PS_XLATE_XDP, xdp,
-		       why, sizeof(why));
-	if (!ret)
-		ret = ps_xlate((const struct sock_filter *)*cbpf, *n_cbpf, PS_XLATE_TC, tc,
-			       why, sizeof(why));
 	if (ret)
-		snprintf(err, errlen, "filter cannot run in the kernel: %s", why);
+		code_free(c);
 	return ret;
 }
 
@@ -159,50 +167,33 @@ int ps_filter_build(struct ps_filter *f, char *expr, uint32_t snaplen,
 			 "supported; choose the direction with -Q in or -Q out");
 		return -EINVAL;
 	}
-	return build_code(expr, PS_LINKTYPE_ETHERNET, snaplen, &f->cbpf, &f->n_cbpf,
-			  &f->xdp, &f->tc, err, errlen);
+	return build_code(&f->eth, expr, PS_LINKTYPE_ETHERNET, snaplen, err, errlen);
 }
 
 int ps_filter_build_raw(struct ps_filter *f, char *err, size_t errlen)
 {
-	struct ps_filter_code *c = &f->raw;
-	int ret;
-
-	if (c->cbpf)
+	if (f->raw.cbpf)
 		return 0;
-	ret = build_code(f->expr, PS_LINKTYPE_RAW, f->snaplen, &c->cbpf, &c->n_cbpf,
-			 &c->xdp, &c->tc, err, errlen);
-	if (ret) {
-		free(c->cbpf);
-		ps_ebpf_free(&c->xdp);
-		ps_ebpf_free(&c->tc);
-		memset(c, 0, sizeof(*c));
-	}
-	return ret;
+	return build_code(&f->raw, f->expr, PS_LINKTYPE_RAW, f->snaplen, err, errlen);
 }
 
 void ps_filter_free(struct ps_filter *f)
 {
 	free(f->expr);
-	free(f->cbpf);
-	ps_ebpf_free(&f->xdp);
-	ps_ebpf_free(&f->tc);
-	free(f->raw.cbpf);
-	ps_ebpf_free(&f->raw.xdp);
-	ps_ebpf_free(&f->raw.tc);
+	code_free(&f->eth);
+	code_free(&f->raw);
 	memset(f, 0, sizeof(*f));
 }
 
-static void dump_code(FILE *out, const char *what, const struct ps_cbpf_insn *cbpf,
-		      size_t n_cbpf, const struct ps_ebpf *xdp, const struct ps_ebpf *tc)
+static void dump_code(FILE *out, const char *what, const struct ps_filter_code *c)
 {
-	fprintf(out, "; cBPF from libpcap%s, %zu instructions\n", what, n_cbpf);
-	ps_cbpf_dump(out, cbpf, n_cbpf);
-	fprintf(out, "\n; eBPF for the XDP hook%s, %zu instructions\n", what, xdp->n);
-	ps_ebpf_dump(out, xdp->insns, xdp->n);
+	fprintf(out, "; cBPF from libpcap%s, %zu instructions\n", what, c->n_cbpf);
+	ps_cbpf_dump(out, c->cbpf, c->n_cbpf);
+	fprintf(out, "\n; eBPF for the XDP hook%s, %zu instructions\n", what, c->xdp.n);
+	ps_ebpf_dump(out, c->xdp.insns, c->xdp.n);
 	fprintf(out, "\n; eBPF for the TC hooks%s, %zu instructions "
-		     "(second half: VLAN tag out of band)\n", what, tc->n);
-	ps_ebpf_dump(out, tc->insns, tc->n);
+		     "(second half: VLAN tag out of band)\n", what, c->tc.n);
+	ps_ebpf_dump(out, c->tc.insns, c->tc.n);
 }
 
 void ps_filter_dump(FILE *out, struct ps_filter *f)
@@ -210,10 +201,10 @@ void ps_filter_dump(FILE *out, struct ps_filter *f)
 	char err[256];
 
 	fprintf(out, "; filter: %s\n", f->expr);
-	dump_code(out, "", f->cbpf, f->n_cbpf, &f->xdp, &f->tc);
+	dump_code(out, "", &f->eth);
 	fprintf(out, "\n; devices without a link-layer header (link type RAW: tun, wireguard, ...)\n");
 	if (ps_filter_build_raw(f, err, sizeof(err)))
 		fprintf(out, "; %s\n", err);
 	else
-		dump_code(out, " (RAW)", f->raw.cbpf, f->raw.n_cbpf, &f->raw.xdp, &f->raw.tc);
+		dump_code(out, " (RAW)", &f->raw);
 }

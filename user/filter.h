@@ -24,13 +24,9 @@ struct ps_filter_code {
 struct ps_filter {
 	char *expr;
 	uint32_t snaplen;
-	/* For Ethernet (and lo): what ps_filter_build makes. */
-	struct ps_cbpf_insn *cbpf;
-	size_t n_cbpf;
-	struct ps_ebpf xdp;
-	struct ps_ebpf tc;
-	/* For devices without a link-layer header (LINKTYPE_RAW), made by
-	 * ps_filter_build_raw only when such a device is captured. */
+	struct ps_filter_code eth; /* Ethernet (and lo): ps_filter_build makes it */
+	/* Devices without a link-layer header (LINKTYPE_RAW): made by
+	 * ps_filter_build_raw, only when such a device is captured. */
 	struct ps_filter_code raw;
 };
 

@@ -86,10 +86,3 @@ int ps_link_state(int ifindex)
 
 	return flags < 0 ? flags : !!(flags & IFF_UP);
 }
-
-int ps_link_is_loopback(int ifindex)
-{
-	int flags = ps_link_flags(ifindex);
-
-	return flags < 0 ? flags : !!(flags & IFF_LOOPBACK);
-}

@@ -31,7 +31,5 @@ int ps_linkwatch_read(int fd, struct ps_link_event *ev, int max);
 int ps_link_flags(int ifindex);
 /* Is ifindex up? 1 up, 0 down, -ENODEV gone. */
 int ps_link_state(int ifindex);
-/* Is ifindex a loopback (IFF_LOOPBACK)? 1, 0, or -errno. */
-int ps_link_is_loopback(int ifindex);
 
 #endif

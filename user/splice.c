@@ -211,7 +211,7 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 	e = find_entry(prog);
 	if (!e)
 		return 0;
-	eth = xdp ? &e->filter->xdp : &e->filter->tc;
+	eth = xdp ? &e->filter->eth.xdp : &e->filter->eth.tc;
 	raw = xdp ? &e->filter->raw.xdp : &e->filter->raw.tc;
 	btf = bpf_object__btf(e->obj);
 	if (!btf || !opts->func_info || !opts->func_info_cnt) {

@@ -347,7 +347,7 @@ static void differential(void **state)
 
 		for (size_t i = 0; i < n_corpus; i++) {
 			const struct pkt *p = &corpus[i];
-			uint32_t want = ps_cbpf_run(f.cbpf, f.n_cbpf, p->b, p->len);
+			uint32_t want = ps_cbpf_run(f.eth.cbpf, f.eth.n_cbpf, p->b, p->len);
 
 			if (p->len < 14)
 				continue; /* test_run wants an Ethernet header */

@@ -80,15 +80,21 @@ settle
 any_capture b
 any_capture b --hook xdp
 
+# refused_xdp IFACE WHY REGEX: with a foreign XDP program in the way (put there by the caller),
+# --hook xdp on IFACE exits 1 with one line matching REGEX, and leaves no file.
+refused_xdp() {
+	local rc=0
+	in_cap "$PKTSAMPLE" -i "$1" --hook xdp -w "$WORK/never.pcapng" 2>"$WORK/x.err" || rc=$?
+	assert_eq "1 1" "$rc $(grep -c . "$WORK/x.err")" "$2: exit 1, one line"
+	assert_match "$3" "$(cat "$WORK/x.err")" "$2: the line names the program and the way out"
+	[ ! -e "$WORK/never.pcapng" ] || fail "$2: the refused start left its file"
+}
+
 # A foreign XDP program on the interface: named, with what to use instead;
 # the default capture (TC) runs beside it.
 in_cap ip link set dev "$CAPIF" xdpgeneric obj "$BARE_XDP_OBJ" sec xdp
-rc=0
-in_cap "$PKTSAMPLE" -i "$CAPIF" --hook xdp -w "$WORK/never.pcapng" 2>"$WORK/f.err" || rc=$?
-assert_eq "1 1" "$rc $(grep -c . "$WORK/f.err")" "a foreign XDP program: exit 1, one line"
-assert_match "cannot attach XDP to $CAPIF: XDP program [0-9]+ \(bare_xdp_pass\) is attached there; capture with --hook tc-ingress instead" \
-	"$(cat "$WORK/f.err")" "the line names the program and the way out"
-[ ! -e "$WORK/never.pcapng" ] || fail "the refused start left its file"
+refused_xdp "$CAPIF" "a foreign XDP program" \
+	"cannot attach XDP to $CAPIF: XDP program [0-9]+ \(bare_xdp_pass\) is attached there; capture with --hook tc-ingress instead"
 start_capture -i "$CAPIF" -w "$WORK/beside.pcapng"
 in_cap ping -q -c 2 -i 0.2 192.0.2.2 >/dev/null
 stop_capture INT
@@ -97,10 +103,7 @@ in_cap ip link set dev "$CAPIF" xdpgeneric off
 
 # On the upper device: the bridge's program keeps XDP off its port.
 in_cap ip link set dev "${ENV}br" xdpgeneric obj "$BARE_XDP_OBJ" sec xdp
-rc=0
-in_cap "$PKTSAMPLE" -i "${ENV}pa" --hook xdp -w "$WORK/never.pcapng" 2>"$WORK/u.err" || rc=$?
-assert_eq "1 1" "$rc $(grep -c . "$WORK/u.err")" "XDP on the upper device: exit 1, one line"
-assert_match "cannot attach XDP to ${ENV}pa: its upper device ${ENV}br has XDP program [0-9]+ \(bare_xdp_pass\)" \
-	"$(cat "$WORK/u.err")" "the line names the upper device and its program"
+refused_xdp "${ENV}pa" "XDP on the upper device" \
+	"cannot attach XDP to ${ENV}pa: its upper device ${ENV}br has XDP program [0-9]+ \(bare_xdp_pass\), and the kernel takes no XDP below it; capture ${ENV}pa with --hook tc-ingress instead"
 in_cap ip link set dev "${ENV}br" xdpgeneric off
 assert_nothing_attached "${ENV}pa"

@@ -130,10 +130,10 @@ static void translations_are_well_formed(void **state)
 		char err[256];
 
 		assert_int_equal(build(exprs[i], &f, err, sizeof(err)), 0);
-		check_structure(&f.xdp);
-		check_structure(&f.tc);
+		check_structure(&f.eth.xdp);
+		check_structure(&f.eth.tc);
 		/* TC carries a second, tag-out-of-band translation */
-		assert_true(f.tc.n > f.xdp.n);
+		assert_true(f.eth.tc.n > f.eth.xdp.n);
 		ps_filter_free(&f);
 	}
 }
