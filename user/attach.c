@@ -145,12 +145,10 @@ static int attach_xdp_libxdp(struct ps_attachments *a, struct ps_attachment *att
  * kernel detaches it when the process ends however it ends, and detaching
  * needs no lookup and no privilege.
  */
-static int attach_xdp_link(struct ps_attachments *a, struct ps_attachment *att,
-			   enum ps_xdp_mode mode)
+static int xdp_link_create(struct ps_attachment *att, int prog_fd, enum ps_xdp_mode mode)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts,
 		    .flags = mode == PS_XDP_SKB ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE);
-	int prog_fd = a->xdp_prog_fd[prog_index(mode)];
 	int fd;
 
 	if (prog_fd < 0)
@@ -166,8 +164,9 @@ static int attach_xdp_link(struct ps_attachments *a, struct ps_attachment *att,
 static int attach_xdp_mode(struct ps_attachments *a, struct ps_attachment *att,
 			   enum ps_xdp_mode mode)
 {
-	return att->kind == PS_ATT_XDP_LINK ? attach_xdp_link(a, att, mode) :
-					      attach_xdp_libxdp(a, att, mode);
+	return att->kind == PS_ATT_XDP_LINK ?
+		       xdp_link_create(att, a->xdp_prog_fd[prog_index(mode)], mode) :
+		       attach_xdp_libxdp(a, att, mode);
 }
 
 /* The id and name of the XDP program on ifindex, if any: 1, else 0. */
@@ -221,29 +220,37 @@ static void explain_busy(const struct ps_device *d)
 
 void ps_attach_warn_xdp_cost(struct ps_attachments *a, const struct ps_device *d)
 {
-	enum ps_xdp_mode mode = PS_XDP_AUTO;
-	bool veth = !strcmp(d->driver, "veth");
+	const struct ps_attachment *att = NULL;
+	bool skb, veth = !strcmp(d->driver, "veth");
+	const char *vlan = "";
 	int kind;
 
 	for (int i = 0; i < a->n; i++)
 		if (a->list[i].hook == PS_HOOK_XDP && a->list[i].ifindex == d->ifindex)
-			mode = a->list[i].xdp_mode == XDP_MODE_SKB ? PS_XDP_SKB : PS_XDP_NATIVE;
-	if (mode == PS_XDP_AUTO)
-		return; /* not attached there */
-	kind = mode == PS_XDP_SKB ? 0 : veth ? 1 : 2;
+			att = &a->list[i];
+	if (!att)
+		return; /* no XDP there */
+	skb = att->xdp_mode == XDP_MODE_SKB;
+	kind = skb ? 0 : veth ? 1 : 2;
+	/* Out-of-band tags: generic XDP never sees them; native XDP sees
+	 * them only through the driver's metadata (att->vlan_meta). */
+	if (skb || (veth && !att->vlan_meta))
+		vlan = ", and it misses VLAN tags held out of band";
 	if (!a->cost_warned[kind])
-		pr_warn("xdp: %s mode on %s %s; --hook tc-ingress sees the same packets "
-			"without that\n", ps_xdp_mode_name(mode), d->name,
-			ps_device_xdp_cost(d, mode));
+		pr_warn("xdp: %s mode on %s %s%s; --hook tc-ingress sees the same packets "
+			"without that\n", skb ? "skb" : "native", d->name,
+			ps_device_xdp_cost(d, skb ? PS_XDP_SKB : PS_XDP_NATIVE), vlan);
 	a->cost_warned[kind] = true;
-	/* A NIC that strips tags before native XDP: say so for each. */
-	if (kind == 2 && d->rx_vlan_offload == 1)
+	/* A NIC that strips tags before native XDP and does not hand them
+	 * over: say so for each. */
+	if (kind == 2 && !att->vlan_meta && d->rx_vlan_offload == 1)
 		pr_warn("xdp: %s strips VLAN tags before XDP (rx-vlan-offload): tagged frames are "
 			"recorded untagged at xdp; 'ethtool -K %s rxvlan off' keeps them\n",
 			d->name, d->name);
 }
 
-int ps_attach_xdp(struct ps_attachments *a, const struct ps_device *d, enum ps_xdp_mode mode)
+int ps_attach_xdp(struct ps_attachments *a, const struct ps_device *d, enum ps_xdp_mode mode,
+		  int dev_prog_fd)
 {
 	struct ps_attachment *att = new_slot(a, d->ifindex, d->name, PS_HOOK_XDP);
 	char msg[256];
@@ -254,8 +261,15 @@ int ps_attach_xdp(struct ps_attachments *a, const struct ps_device *d, enum ps_x
 		return -E2BIG;
 	}
 	att->kind = a->xdp_via == PS_XDP_VIA_LINK ? PS_ATT_XDP_LINK : PS_ATT_XDP;
-	/* auto: native where the driver has it, else generic. */
-	err = attach_xdp_mode(a, att, mode == PS_XDP_SKB ? PS_XDP_SKB : PS_XDP_NATIVE);
+	if (dev_prog_fd >= 0) { /* bound to d: native, through a link */
+		err = xdp_link_create(att, dev_prog_fd, PS_XDP_NATIVE);
+		att->kind = PS_ATT_XDP_LINK;
+		att->vlan_meta = !err;
+		mode = PS_XDP_NATIVE;
+	} else {
+		/* auto: native where the driver has it, else generic. */
+		err = attach_xdp_mode(a, att, mode == PS_XDP_SKB ? PS_XDP_SKB : PS_XDP_NATIVE);
+	}
 	if (mode == PS_XDP_AUTO && err == -EOPNOTSUPP) {
 		mode = PS_XDP_SKB;
 		err = attach_xdp_mode(a, att, mode);
@@ -272,8 +286,9 @@ int ps_attach_xdp(struct ps_attachments *a, const struct ps_device *d, enum ps_x
 		return err;
 	}
 	a->n++;
-	pr_info("xdp: attached to %s (%s mode, %s)\n", d->name,
-		xdp_mode_name(att->xdp_mode), att->kind == PS_ATT_XDP_LINK ? "BPF link" : "libxdp");
+	pr_info("xdp: attached to %s (%s mode, %s%s)\n", d->name,
+		xdp_mode_name(att->xdp_mode), att->kind == PS_ATT_XDP_LINK ? "BPF link" : "libxdp",
+		att->vlan_meta ? ", VLAN tags from the driver" : "");
 	return 0;
 }
 

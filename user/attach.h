@@ -29,6 +29,8 @@ struct ps_attachment {
 	char ifname[IF_NAMESIZE];
 	int xdp_mode;         /* enum xdp_attach_mode actually used */
 	struct xdp_program *xdp_prog; /* libxdp: the one attached */
+	bool vlan_meta;       /* XDP: the program bound to the device, which
+			       * gets the VLAN tag the driver stripped */
 	int link_fd;          /* XDP and tcx links */
 	bool created_qdisc;   /* clsact */
 	bool gone;            /* the interface disappeared, and with it this */
@@ -55,11 +57,13 @@ const char *ps_xdp_mode_name(enum ps_xdp_mode mode);
 int ps_attach_prepare_xdp(struct ps_attachments *a, struct bpf_object *obj,
 			  const char *const names[2], const int fds[2], enum ps_xdp_attach via);
 /*
- * XDP on d in mode (auto: native where the driver has XDP, else skb). A
- * refusal is one line naming the program in the way, ours or an upper
- * device's.
+ * XDP on d in mode (auto: native where the driver has XDP, else skb), or,
+ * with dev_prog_fd >= 0, that program (bound to d: native, through a
+ * link). A refusal is one line naming the program in the way, ours or an
+ * upper device's.
  */
-int ps_attach_xdp(struct ps_attachments *a, const struct ps_device *d, enum ps_xdp_mode mode);
+int ps_attach_xdp(struct ps_attachments *a, const struct ps_device *d, enum ps_xdp_mode mode,
+		  int dev_prog_fd);
 /*
  * Once everything is attached: what XDP in the mode it got costs d, once
  * per kind of cost and run (the default never attaches XDP, so this is

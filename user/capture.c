@@ -231,6 +231,28 @@ static int plan_targets(struct ps_capture *cap, struct ps_iface_list *ifaces)
 	return 0;
 }
 
+/*
+ * Native XDP through a link on a device whose driver hands XDP the VLAN tag
+ * it strips, on a kernel that lets a program ask (6.8+): that device gets
+ * the program bound to it, which puts the tag in the record. Without it
+ * the shared program runs there, and the tags are missed (said at attach).
+ */
+static void load_dev_program(struct ps_capture *cap, const struct ps_load_opts *main, int i)
+{
+	struct ps_load_opts lo = *main;
+	const struct ps_device *d = &cap->dev[i];
+
+	if (!(cap->if_hooks[i] & PS_HOOK_BIT(PS_HOOK_XDP)) || cap->xdp_mode[i] == PS_XDP_SKB ||
+	    d->xdp_rx_vlan != 1 || cap->o->xdp_attach != PS_XDP_VIA_LINK ||
+	    !ps_loader_has_xdp_vlan_meta())
+		return;
+	lo.xdp_dev_ifindex = (uint32_t)d->ifindex;
+	lo.maps_from = &cap->loader;
+	if (ps_loader_load(&cap->dev_loader[i], &lo))
+		pr_warn("xdp: %s: the program that reads the driver's VLAN tags did not load; "
+			"capturing without them\n", d->name);
+}
+
 static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifaces)
 {
 	const struct ps_opts *o = cap->o;
@@ -265,8 +287,11 @@ static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifa
 		names[i] = p ? bpf_program__name(p) : NULL;
 		fds[i] = p ? bpf_program__fd(p) : -1;
 	}
-	return ps_attach_prepare_xdp(&cap->att, ps_loader_object(&cap->loader), names, fds,
-				     o->xdp_attach);
+	err = ps_attach_prepare_xdp(&cap->att, ps_loader_object(&cap->loader), names, fds,
+				    o->xdp_attach);
+	for (int i = 0; !err && i < cap->n_ifaces; i++)
+		load_dev_program(cap, &lo, i);
+	return err;
 }
 
 /* An interface's place in -i's list, or -1. */
@@ -306,7 +331,8 @@ static int attach_xdp_all(struct ps_capture *cap)
 				continue;
 			if (cap->stop->requested)
 				return -EINTR;
-			err = ps_attach_xdp(&cap->att, &cap->dev[i], cap->xdp_mode[i]);
+			err = ps_attach_xdp(&cap->att, &cap->dev[i], cap->xdp_mode[i],
+					    ps_loader_prog_fd(&cap->dev_loader[i], PS_PROG_XDP_DEV));
 			if (err)
 				return err;
 			done[i] = true;
@@ -968,6 +994,8 @@ void ps_capture_teardown(struct ps_capture *cap)
 		ps_printer_free(cap->printer);
 	free(cap->printer);
 	cap->printer = NULL;
+	for (int i = 0; i < cap->n_ifaces; i++)
+		ps_loader_close(&cap->dev_loader[i]);
 	ps_loader_close(&cap->loader);
 	ps_output_close(&cap->out);
 	if (cap->link_fd >= 0)

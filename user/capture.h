@@ -48,6 +48,10 @@ struct ps_capture {
 	struct ps_target targets[PS_MAX_IFACES * PS_HOOK_MAX];
 	int n_targets;
 	struct ps_loader loader;
+	/* Per interface, for native XDP where the driver hands XDP the VLAN
+	 * tag it strips: the program bound to that device (shares loader's
+	 * maps); skel NULL elsewhere. */
+	struct ps_loader dev_loader[PS_MAX_IFACES];
 	struct ps_attachments att;
 	struct ps_output out;
 	struct pcapng_writer *w;   /* NULL without -w */

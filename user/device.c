@@ -99,11 +99,11 @@ enum ps_xdp_mode ps_device_xdp_mode(const struct ps_device *d)
 const char *ps_device_xdp_cost(const struct ps_device *d, enum ps_xdp_mode mode)
 {
 	if (mode == PS_XDP_SKB)
-		return "bypasses GRO there while attached, turns its LRO and hardware GRO off for "
-		       "good, and misses VLAN tags held out of band";
+		return "bypasses GRO there while attached and turns its LRO and hardware GRO off "
+		       "for good";
 	if (is_veth(d))
 		return "turns off TSO on the peer while attached (it then sends segments, not "
-		       "super-packets) and misses VLAN tags the peer sends out of band";
+		       "super-packets)";
 	return "resets the rings of many drivers as it attaches (a short link outage)";
 }
 
@@ -114,7 +114,9 @@ const char *ps_device_xdp_cost(const struct ps_device *d, enum ps_xdp_mode mode)
 #define NETDEV_CMD_DEV_GET 1
 #define NETDEV_A_DEV_IFINDEX 1
 #define NETDEV_A_DEV_XDP_FEATURES 3
+#define NETDEV_A_DEV_XDP_RX_METADATA_FEATURES 5 /* 6.8+ */
 #define NETDEV_XDP_ACT_BASIC 1
+#define NETDEV_XDP_RX_METADATA_VLAN_TAG 4
 
 struct nl_req {
 	struct nlmsghdr nh;
@@ -132,28 +134,35 @@ static void put_attr(struct nl_req *r, unsigned short type, const void *data, si
 	r->nh.nlmsg_len = NLMSG_ALIGN(r->nh.nlmsg_len) + NLA_ALIGN(a->nla_len);
 }
 
-/* One request, the first answer's attribute `want` into out (n bytes). */
-static int genl_ask(int fd, struct nl_req *r, unsigned short want, void *out, size_t n)
+/* The attributes of the answer to one request: 0 with *attrs and *len set
+ * (into buf), or -errno. */
+static int genl_ask(int fd, struct nl_req *r, char *buf, size_t size, const struct nlattr **attrs,
+		    ssize_t *len)
 {
-	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
 	struct nlmsghdr *nh = (void *)buf;
-	ssize_t len;
+	ssize_t got;
 
 	if (send(fd, r, r->nh.nlmsg_len, 0) < 0)
 		return -errno;
-	len = recv(fd, buf, sizeof(buf), 0);
-	if (len < 0)
+	got = recv(fd, buf, size, 0);
+	if (got < 0)
 		return -errno;
-	if (!NLMSG_OK(nh, (size_t)len))
+	if (!NLMSG_OK(nh, (size_t)got))
 		return -EPROTO;
 	if (nh->nlmsg_type == NLMSG_ERROR)
 		return ((struct nlmsgerr *)NLMSG_DATA(nh))->error ?: -EPROTO;
-	len = nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-	for (struct nlattr *a = (void *)((char *)NLMSG_DATA(nh) + GENL_HDRLEN);
-	     len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len;
-	     len -= NLA_ALIGN(a->nla_len), a = (void *)((char *)a + NLA_ALIGN(a->nla_len)))
+	*len = nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+	*attrs = (const void *)((char *)NLMSG_DATA(nh) + GENL_HDRLEN);
+	return 0;
+}
+
+/* Attribute `want` of attrs into out (n bytes): 0, or -ENOENT. */
+static int nla_get(const struct nlattr *a, ssize_t len, unsigned short want, void *out, size_t n)
+{
+	for (; len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len;
+	     len -= NLA_ALIGN(a->nla_len), a = (const void *)((const char *)a + NLA_ALIGN(a->nla_len)))
 		if ((a->nla_type & NLA_TYPE_MASK) == want && (size_t)(a->nla_len - NLA_HDRLEN) >= n) {
-			memcpy(out, (char *)a + NLA_HDRLEN, n);
+			memcpy(out, (const char *)a + NLA_HDRLEN, n);
 			return 0;
 		}
 	return -ENOENT;
@@ -171,8 +180,11 @@ static void init_req(struct nl_req *r, unsigned short type, unsigned char cmd)
 
 void ps_netdev_nl_open(struct ps_netdev_nl *nl)
 {
+	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+	const struct nlattr *attrs;
 	struct nl_req r;
 	uint16_t id = 0;
+	ssize_t len;
 
 	nl->family = 0;
 	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
@@ -180,7 +192,8 @@ void ps_netdev_nl_open(struct ps_netdev_nl *nl)
 		return;
 	init_req(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY);
 	put_attr(&r, CTRL_ATTR_FAMILY_NAME, "netdev", sizeof("netdev"));
-	if (!genl_ask(nl->fd, &r, CTRL_ATTR_FAMILY_ID, &id, sizeof(id)))
+	if (!genl_ask(nl->fd, &r, buf, sizeof(buf), &attrs, &len) &&
+	    !nla_get(attrs, len, CTRL_ATTR_FAMILY_ID, &id, sizeof(id)))
 		nl->family = id;
 }
 
@@ -192,20 +205,28 @@ void ps_netdev_nl_close(struct ps_netdev_nl *nl)
 	nl->family = 0;
 }
 
-/* Whether the driver has native XDP, from the netdev family: 1, 0, -1. */
-static int xdp_native(const struct ps_netdev_nl *nl, int ifindex)
+/* What the driver offers XDP, from the netdev family: native XDP, and the
+ * VLAN tag it strips handed to XDP; each 1, 0, or -1 unknown. */
+static void xdp_features(const struct ps_netdev_nl *nl, struct ps_device *d)
 {
-	struct nl_req r;
+	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+	const struct nlattr *attrs;
+	uint32_t idx = (uint32_t)d->ifindex;
 	uint64_t features;
-	uint32_t idx = (uint32_t)ifindex;
+	struct nl_req r;
+	ssize_t len;
 
 	if (!nl || nl->fd < 0 || !nl->family)
-		return -1;
+		return;
 	init_req(&r, nl->family, NETDEV_CMD_DEV_GET);
 	put_attr(&r, NETDEV_A_DEV_IFINDEX, &idx, sizeof(idx));
-	if (genl_ask(nl->fd, &r, NETDEV_A_DEV_XDP_FEATURES, &features, sizeof(features)))
-		return -1;
-	return !!(features & NETDEV_XDP_ACT_BASIC);
+	if (genl_ask(nl->fd, &r, buf, sizeof(buf), &attrs, &len))
+		return;
+	if (!nla_get(attrs, len, NETDEV_A_DEV_XDP_FEATURES, &features, sizeof(features)))
+		d->xdp_native = !!(features & NETDEV_XDP_ACT_BASIC);
+	if (!nla_get(attrs, len, NETDEV_A_DEV_XDP_RX_METADATA_FEATURES, &features,
+		     sizeof(features)))
+		d->xdp_rx_vlan = !!(features & NETDEV_XDP_RX_METADATA_VLAN_TAG);
 }
 
 /* The ioctls below, on one socket. */
@@ -248,7 +269,7 @@ int ps_device_probe(struct ps_device *d, int ifindex, const struct ps_netdev_nl 
 
 	memset(d, 0, sizeof(*d));
 	d->ifindex = ifindex;
-	d->arphrd = d->xdp_native = d->rx_vlan_offload = -1;
+	d->arphrd = d->xdp_native = d->xdp_rx_vlan = d->rx_vlan_offload = -1;
 	if (!if_indextoname((unsigned int)ifindex, d->name))
 		return -ENODEV;
 	f = ps_link_flags(ifindex);
@@ -269,7 +290,7 @@ int ps_device_probe(struct ps_device *d, int ifindex, const struct ps_netdev_nl 
 	if (!dev_ioctl(fd, d->name, SIOCETHTOOL, &ifr))
 		d->rx_vlan_offload = !!(flags.data & ETH_FLAG_RXVLAN);
 	close(fd);
-	d->xdp_native = xdp_native(nl, ifindex);
+	xdp_features(nl, d);
 	read_uppers(d);
 	return 0;
 }

@@ -23,6 +23,9 @@ struct ps_device {
 	int arphrd;          /* ARPHRD_* (the device's hardware type); -1 unknown */
 	char driver[32];     /* as ethtool -i shows it; "" unknown */
 	int xdp_native;      /* driver XDP (netdev xdp-features): 1, 0, -1 unknown */
+	/* The driver hands native XDP the VLAN tag it strips (netdev
+	 * xdp-rx-metadata-features: vlan-tag, 6.8+): 1, 0, -1 unknown. */
+	int xdp_rx_vlan;
 	int rx_vlan_offload; /* tags held out of band on receive: 1, 0, -1 unknown */
 	/* The devices directly above it (bridge or bond master, macvlan,
 	 * VLAN: sysfs upper_*), by ifindex. */

@@ -125,10 +125,11 @@ static void code_free(struct ps_filter_code *c)
 	free(c->cbpf);
 	ps_ebpf_free(&c->xdp);
 	ps_ebpf_free(&c->tc);
+	ps_ebpf_free(&c->xdp_tag);
 	memset(c, 0, sizeof(*c));
 }
 
-/* Compile for linktype and translate for both hook types, into c (left
+/* Compile for linktype and translate for each program kind, into c (left
  * empty on failure); err says why not. */
 static int build_code(struct ps_filter_code *c, const char *expr, int linktype,
 		      uint32_t snaplen, char *err, size_t errlen)
@@ -146,6 +147,9 @@ static int build_code(struct ps_filter_code *c, const char *expr, int linktype,
 		if (!ret)
 			ret = ps_xlate((const struct sock_filter *)c->cbpf, c->n_cbpf,
 				       PS_XLATE_TC, &c->tc, why, sizeof(why));
+		if (!ret)
+			ret = ps_xlate((const struct sock_filter *)c->cbpf, c->n_cbpf,
+				       PS_XLATE_XDP_TAG, &c->xdp_tag, why, sizeof(why));
 		if (ret)
 			snprintf(err, errlen, "filter cannot run in the kernel: %s", why);
 	}

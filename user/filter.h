@@ -19,6 +19,7 @@ struct ps_filter_code {
 	size_t n_cbpf;
 	struct ps_ebpf xdp;
 	struct ps_ebpf tc;
+	struct ps_ebpf xdp_tag; /* XDP with the driver's VLAN tag (pktsample_xdp_dev) */
 };
 
 struct ps_filter {

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "counters.h"
 #include "filter.h"
@@ -55,6 +56,7 @@ struct bpf_program *ps_loader_prog(const struct ps_loader *l, enum ps_prog p)
 	case PS_PROG_TC_EGRESS: prog = l->skel->progs.pktsample_tc_egress; break;
 	case PS_PROG_TICK: prog = l->skel->progs.pktsample_tick; break;
 	case PS_PROG_XDP_SKB: prog = l->skel->progs.pktsample_xdp_skb; break;
+	case PS_PROG_XDP_DEV: prog = l->skel->progs.pktsample_xdp_dev; break;
 	default: return NULL;
 	}
 	return bpf_program__fd(prog) >= 0 ? prog : NULL;
@@ -119,10 +121,10 @@ static int share_maps(struct pktsample *skel, const struct pktsample *from)
 {
 	struct bpf_map *const mine[] = { skel->maps.events, skel->maps.ring,
 					  skel->maps.counters, skel->maps.emit_state,
-					  skel->maps.sampler };
+					  skel->maps.sampler, skel->maps.pools };
 	const struct bpf_map *const theirs[] = { from->maps.events, from->maps.ring,
 						  from->maps.counters, from->maps.emit_state,
-						  from->maps.sampler };
+						  from->maps.sampler, from->maps.pools };
 
 	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++) {
 		int err = bpf_map__reuse_fd(mine[i], bpf_map__fd(theirs[i]));
@@ -136,18 +138,45 @@ static int share_maps(struct pktsample *skel, const struct pktsample *from)
 	return 0;
 }
 
+/* Not in Debian 12's uapi headers (6.3+). */
+#define PS_BPF_F_XDP_DEV_BOUND_ONLY (1U << 6)
+
+bool ps_loader_has_xdp_vlan_meta(void)
+{
+	static int known = -1;
+
+	if (known < 0) {
+		struct btf *vmlinux = btf__load_vmlinux_btf();
+
+		known = !libbpf_get_error(vmlinux) &&
+			btf__find_by_name_kind(vmlinux, "bpf_xdp_metadata_rx_vlan_tag",
+					       BTF_KIND_FUNC) > 0;
+		if (!libbpf_get_error(vmlinux))
+			btf__free(vmlinux);
+	}
+	return known;
+}
+
 /* Only the programs the capture needs are verified and loaded. */
 static void pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
 {
-	bool clock = o->sampling && o->sampling->mode == PS_SAMPLE_CLOCK;
-	bool xdp = o->hooks & PS_HOOK_BIT(PS_HOOK_XDP);
+	bool dev = o->xdp_dev_ifindex != 0; /* that program alone, bound to its device */
+	bool clock = !dev && o->sampling && o->sampling->mode == PS_SAMPLE_CLOCK;
+	bool xdp = !dev && (o->hooks & PS_HOOK_BIT(PS_HOOK_XDP));
+	unsigned int hooks = dev ? 0 : o->hooks;
+	struct bpf_program *p = skel->progs.pktsample_xdp_dev;
 
+	bpf_program__set_autoload(p, dev);
+	if (dev) {
+		bpf_program__set_ifindex(p, o->xdp_dev_ifindex);
+		bpf_program__set_flags(p, bpf_program__flags(p) | PS_BPF_F_XDP_DEV_BOUND_ONLY);
+	}
 	bpf_program__set_autoload(skel->progs.pktsample_xdp, xdp && o->xdp_native);
 	bpf_program__set_autoload(skel->progs.pktsample_xdp_skb, xdp && o->xdp_skb);
 	bpf_program__set_autoload(skel->progs.pktsample_tc_ingress,
-				  o->hooks & PS_HOOK_BIT(PS_HOOK_TC_INGRESS));
+				  hooks & PS_HOOK_BIT(PS_HOOK_TC_INGRESS));
 	bpf_program__set_autoload(skel->progs.pktsample_tc_egress,
-				  o->hooks & PS_HOOK_BIT(PS_HOOK_TC_EGRESS));
+				  hooks & PS_HOOK_BIT(PS_HOOK_TC_EGRESS));
 	bpf_program__set_autoload(skel->progs.pktsample_tick, clock);
 }
 

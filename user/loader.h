@@ -42,6 +42,7 @@ enum ps_prog {
 	PS_PROG_TC_EGRESS = PS_HOOK_TC_EGRESS,
 	PS_PROG_TICK,  /* clock-driven sampling's tick (perf_event) */
 	PS_PROG_XDP_SKB, /* the XDP hook for generic (skb) mode: no frags */
+	PS_PROG_XDP_DEV, /* native, bound to one device: the driver's VLAN tag */
 	PS_PROG_MAX,
 };
 
@@ -58,6 +59,10 @@ struct ps_load_opts {
 	 * generic attach, where a multi-buffer program would make the kernel
 	 * copy every skb (and lose its MAC header for everyone after XDP). */
 	bool xdp_native, xdp_skb;
+	/* Non-zero: load PS_PROG_XDP_DEV alone, bound to this device, so that
+	 * it reads the VLAN tag the driver stripped (with maps_from: the main
+	 * loader's maps). See ps_loader_has_xdp_vlan_meta(). */
+	uint32_t xdp_dev_ifindex;
 	bool sflow_pool;          /* --sflow: number the candidates (ps_meta.pool) */
 	/* NULL: the object makes its own maps. Else share those of a loaded
 	 * loader (same output buffers, counters and sampler state): the bench
@@ -94,6 +99,10 @@ int ps_loader_read_counter(const struct ps_loader *l, uint32_t ifindex,
 			   unsigned int hook, struct ps_counters *sum);
 /* The sampler state of every possible CPU (per_cpu has ncpus entries). */
 int ps_loader_read_sampler(const struct ps_loader *l, struct ps_sampler *per_cpu);
+
+/* Does the running kernel give XDP the driver's VLAN tag
+ * (bpf_xdp_metadata_rx_vlan_tag, 6.8+)? Looked up once in its BTF. */
+bool ps_loader_has_xdp_vlan_meta(void);
 
 /*
  * The ring for --transport ringbuf: what the per-CPU perf buffers would

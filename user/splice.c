@@ -150,15 +150,17 @@ static int find_func(const struct btf *btf, const struct ps_prog_image *img, con
 }
 
 /*
- * At open: the native-mode XDP program is multi-buffer aware, because jumbo
- * frames on veth reach native XDP as multi-buffer packets. The generic-mode
- * one (pktsample_xdp_skb) must not be: see xdp/pktsample_xdp.bpf.c.
+ * At open: the native-mode XDP programs are multi-buffer aware, because
+ * jumbo frames on veth reach native XDP as multi-buffer packets. The
+ * generic-mode one (pktsample_xdp_skb) must not be: see
+ * xdp/pktsample_xdp.bpf.c.
  */
 static int setup_prog(struct bpf_program *prog, long cookie)
 {
 	(void)cookie;
 	if (bpf_program__type(prog) == BPF_PROG_TYPE_XDP &&
-	    !strcmp(bpf_program__name(prog), PS_XDP_FRAGS_PROG))
+	    (!strcmp(bpf_program__name(prog), PS_XDP_FRAGS_PROG) ||
+	     !strcmp(bpf_program__name(prog), PS_XDP_DEV_PROG)))
 		return bpf_program__set_flags(prog, bpf_program__flags(prog) |
 						    BPF_F_XDP_HAS_FRAGS);
 	return 0;
@@ -201,6 +203,8 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 			long cookie)
 {
 	bool xdp = bpf_program__type(prog) == BPF_PROG_TYPE_XDP;
+	/* The program that gets the driver's VLAN tag views the frame with it. */
+	bool tagged = !strcmp(bpf_program__name(prog), PS_XDP_DEV_PROG);
 	const struct ps_ebpf *eth, *raw;
 	struct ps_prog_image in, *out;
 	const struct btf *btf;
@@ -211,8 +215,8 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 	e = find_entry(prog);
 	if (!e)
 		return 0;
-	eth = xdp ? &e->filter->eth.xdp : &e->filter->eth.tc;
-	raw = xdp ? &e->filter->raw.xdp : &e->filter->raw.tc;
+	eth = !xdp ? &e->filter->eth.tc : tagged ? &e->filter->eth.xdp_tag : &e->filter->eth.xdp;
+	raw = !xdp ? &e->filter->raw.tc : tagged ? &e->filter->raw.xdp_tag : &e->filter->raw.xdp;
 	btf = bpf_object__btf(e->obj);
 	if (!btf || !opts->func_info || !opts->func_info_cnt) {
 		pr_err("cannot splice the filter into %s: the object has no BTF function info\n",

@@ -22,8 +22,10 @@ struct ps_filter;
 
 #define PS_FILTER_FUNC "pktsample_filter"
 #define PS_FILTER_RAW_FUNC "pktsample_filter_raw" /* devices without a link-layer header */
-/* The XDP program opened multi-buffer aware (for native mode). */
+/* The XDP programs for native mode, opened multi-buffer aware; the second,
+ * bound to one device, reads the driver's VLAN tag. */
 #define PS_XDP_FRAGS_PROG "pktsample_xdp"
+#define PS_XDP_DEV_PROG "pktsample_xdp_dev"
 
 /*
  * Idempotent; the handlers stay for the life of the process. (libbpf 1.1
@@ -34,9 +36,9 @@ int ps_splice_register(void);
 
 /*
  * When obj is loaded, splice the filter's translations into its programs'
- * placeholders: XDP's into XDP programs, TC's into TC programs; Ethernet's
- * into pktsample_filter(), and raw IP's, if made, into
- * pktsample_filter_raw(). The filter must stay valid until then;
+ * placeholders: XDP's into XDP programs (the tag-viewing XDP one into
+ * PS_XDP_DEV_PROG), TC's into TC programs; Ethernet's into
+ * pktsample_filter(), and raw IP's, if made, into pktsample_filter_raw(). The filter must stay valid until then;
  * ps_splice_forget() drops the entry (call it once obj is loaded, and
  * before destroying it).
  */

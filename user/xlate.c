@@ -184,8 +184,8 @@ static void emit_helper_load(struct xl *x, __u8 dst, unsigned int bytes)
 	emit(x, ALU64_IMM(BPF_ADD, BPF_REG_3, S_BUF));
 	emit(x, MOV32_IMM(BPF_REG_4, bytes));
 	emit(x, insn(BPF_JMP | BPF_CALL, 0, 0, 0,
-		     x->target == PS_XLATE_XDP ? BPF_FUNC_xdp_load_bytes :
-						 BPF_FUNC_skb_load_bytes));
+		     x->target == PS_XLATE_TC ? BPF_FUNC_skb_load_bytes :
+						BPF_FUNC_xdp_load_bytes));
 	emit_jmp(x, BPF_JMP | BPF_JNE | BPF_K, BPF_REG_0, 0, 0, x->ret0);
 	emit(x, LDX(size_code(bytes), dst, FP, S_BUF));
 }
@@ -620,11 +620,11 @@ int ps_xlate(const struct sock_filter *prog, size_t n,
 	emit(&x, MOV32_IMM(R_X, 0));
 	for (int i = 0; i < MEMWORDS / 2; i++)
 		emit(&x, ST(BPF_DW, FP, S_MEM + 8 * i, 0));
-	if (target == PS_XLATE_TC)
+	if (target != PS_XLATE_XDP) /* the tag view, for a tag out of band */
 		emit_jmp(&x, BPF_JMP | BPF_JNE | BPF_K, BPF_REG_5, 0, 0, tag_start);
 
 	ret = xlate_view(&x, false, err, errlen);
-	if (!ret && target == PS_XLATE_TC) {
+	if (!ret && target != PS_XLATE_XDP) {
 		bind(&x, tag_start);
 		ret = xlate_view(&x, true, err, errlen);
 	}
@@ -639,7 +639,7 @@ int ps_xlate(const struct sock_filter *prog, size_t n,
 			emit(&x, MOV32_IMM(BPF_REG_0, 0));
 			emit(&x, insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
 		}
-		if (target != PS_XLATE_TC)
+		if (target == PS_XLATE_XDP)
 			bind(&x, tag_start); /* unused */
 		if (x.oom)
 			ret = x.n >= MAX_EBPF_INSNS ?

@@ -34,6 +34,9 @@
 enum ps_xlate_target {
 	PS_XLATE_XDP, /* ctx is struct xdp_md, bpf_xdp_load_bytes */
 	PS_XLATE_TC,  /* ctx is struct __sk_buff, bpf_skb_load_bytes + tag view */
+	/* ctx is struct xdp_md + tag view: native XDP where the driver hands
+	 * over the VLAN tag it stripped (xdp/pktsample_xdp.bpf.c) */
+	PS_XLATE_XDP_TAG,
 };
 
 struct ps_ebpf {

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* XDP ingress hook: capture what the shared path chooses, always pass it on. */
 #include "bpf/ctx_xdp.bpf.h"
+#include <stdbool.h>
 #include "bpf/capture.bpf.h"
 
-static __always_inline int xdp_capture(struct xdp_md *ctx)
+/* The driver's RX VLAN metadata (6.8+); resolved only for the program
+ * that uses it, which is loaded only where the kernel has it. */
+extern int bpf_xdp_metadata_rx_vlan_tag(const struct xdp_md *ctx, __be16 *vlan_proto,
+					__u16 *vlan_tci) __ksym __weak;
+
+static __always_inline int xdp_capture(struct xdp_md *ctx, bool vlan_meta)
 {
 	struct ps_pkt p = {
 		.ifindex = ctx->ingress_ifindex,
@@ -12,7 +18,16 @@ static __always_inline int xdp_capture(struct xdp_md *ctx)
 		.verdict = PS_XDP_VERDICT,
 		.hook = PS_HOOK_XDP,
 	};
+	__be16 proto;
+	__u16 tci;
 
+	/* A tag the NIC (or, on veth, the peer) holds out of band: the
+	 * collector puts it back, as at TC. */
+	if (vlan_meta && !bpf_xdp_metadata_rx_vlan_tag(ctx, &proto, &tci)) {
+		p.flags |= PS_F_VLAN_OOB;
+		p.vlan_tci = tci;
+		p.vlan_proto = proto;
+	}
 	ps_capture(ctx, &p);
 	return PS_XDP_VERDICT;
 }
@@ -26,7 +41,7 @@ static __always_inline int xdp_capture(struct xdp_md *ctx)
 SEC(PS_SEC_XDP)
 int pktsample_xdp(struct xdp_md *ctx)
 {
-	return xdp_capture(ctx);
+	return xdp_capture(ctx, false);
 }
 
 /*
@@ -39,7 +54,20 @@ int pktsample_xdp(struct xdp_md *ctx)
 SEC(PS_SEC_XDP)
 int pktsample_xdp_skb(struct xdp_md *ctx)
 {
-	return xdp_capture(ctx);
+	return xdp_capture(ctx, false);
+}
+
+/*
+ * Native mode on a device whose driver gives XDP the VLAN tag it took out
+ * of the frame (netdev xdp-rx-metadata-features: vlan-tag; veth, mlx5, ice,
+ * ...): the same as pktsample_xdp, plus that tag. Loaded once per such
+ * device, bound to it (the kfunc becomes the driver's own), by a loader
+ * of its own that shares the maps (user/loader.h: xdp_dev_ifindex).
+ */
+SEC(PS_SEC_XDP)
+int pktsample_xdp_dev(struct xdp_md *ctx)
+{
+	return xdp_capture(ctx, true);
 }
 
 char LICENSE[] SEC("license") = "GPL";

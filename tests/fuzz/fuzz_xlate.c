@@ -50,7 +50,8 @@ static void check(const struct sock_filter *prog, size_t n, enum ps_xlate_target
 	got = (uint32_t)ebpf_run(&env, e.insns, e.n, wire, vlan);
 	if (got != want) {
 		fprintf(stderr, "%s%s: cBPF says %u, the translation %u\n",
-			t == PS_XLATE_XDP ? "xdp" : "tc", vlan ? " (tag out of band)" : "", want,
+			t == PS_XLATE_XDP ? "xdp" : t == PS_XLATE_TC ? "tc" : "xdp with the driver's tag",
+			vlan ? " (tag out of band)" : "", want,
 			got);
 		abort();
 	}
@@ -140,7 +141,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	want = ps_cbpf_filter((const struct ps_cbpf_insn *)prog, pkt, len, wire);
 	check(prog, n, PS_XLATE_XDP, pkt, len, wire, 0, want);
 	check(prog, n, PS_XLATE_TC, pkt, len, wire, 0, want);
-	/* An 802.1Q tag the skb holds out of band: the same answer. */
+	check(prog, n, PS_XLATE_XDP_TAG, pkt, len, wire, 0, want);
+	/* An 802.1Q tag the skb (or, for native XDP, the driver) holds out of
+	 * band: the same answer. */
 	if (len >= 18 && pkt[12] == 0x81 && pkt[13] == 0x00) {
 		uint64_t vlan = PS_FILTER_VLAN_PRESENT | 0x8100ull << 16 |
 				(uint64_t)(pkt[14] << 8 | pkt[15]);
@@ -150,6 +153,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* The hook passes the skb's length, without the tag: the
 		 * translation counts the tag itself. */
 		check(prog, n, PS_XLATE_TC, untagged, len - 4, wire - 4, vlan, want);
+		check(prog, n, PS_XLATE_XDP_TAG, untagged, len - 4, wire - 4, vlan, want);
 	}
 	return 0;
 }

@@ -159,6 +159,32 @@ assert_eq "20 0" "$(count "$WORK/oob.pcapng" 'frame.interface_description == "xd
 assert_match "xdp: skb mode on $CAPIF .*misses VLAN tags held out of band" "$(cat "$WORK/ps.err")" \
 	"VLAN out of band: the skb-mode warning says XDP misses them"
 
+# Native XDP where the driver hands over the tag it holds (veth since 6.8,
+# through the program bound to the device): in the record, as at TC, and
+# the filter sees it; on an older kernel the warning says XDP misses it.
+native_round() {
+	td_start native-in "$CAPIF" in
+	start_capture -i "$CAPIF" --hook xdp --xdp-mode native -v -w "$WORK/native.pcapng" \
+		vlan 100 and udp
+	in_peer "$PSGEN" -i "$PEERIF" -n 20 --rate 1000 >/dev/null
+	sleep 0.3
+	stop_all
+}
+env_up
+"$TESTENV" device "$ENV" vlanoob >/dev/null
+rounds native_round
+if bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -c "'bpf_xdp_metadata_rx_vlan_tag'" >/dev/null; then
+	assert_match "xdp: attached to $CAPIF \(native mode, BPF link, VLAN tags from the driver\)" \
+		"$(cat "$WORK/ps.err")" "native XDP on veth: the program bound to it, with the driver's tags"
+	same_as_tcpdump native-in "$WORK/native.pcapng" "$CAPIF" "xdp ingress" \
+		"VLAN out of band, native XDP with the driver's tag"
+	assert_eq 20 "$(count "$WORK/native.pcapng" 'vlan.id == 100 && udp')" \
+		"native XDP: the filter 'vlan 100 and udp' sees the driver's tag"
+else
+	assert_match "xdp: native mode on $CAPIF .*misses VLAN tags held out of band" "$(cat "$WORK/ps.err")" \
+		"native XDP on veth without the driver's tags (before 6.8): the warning says so"
+fi
+
 # In band on the wire: at XDP in the frame, at TC out of band; both as tcpdump.
 inband_round() {
 	td_start inband-in "$CAPIF" in

@@ -31,7 +31,7 @@ observe() {
 	OBS+=($!)
 	PIDS+=($!)
 	for _ in $(seq 100); do
-		grep -q listening "$WORK/$name.td.err" && grep -q "capturing on" "$WORK/$name.obs.err" &&
+		grep -q listening "$WORK/$name.td.err" && started "$WORK/$name.obs.err" &&
 			return 0
 		sleep 0.1
 	done
@@ -111,7 +111,7 @@ one_kind() {
 		PS_PID=$!
 		PIDS+=("$PS_PID")
 		for _ in $(seq 100); do
-			grep -q "capturing on" "$WORK/ps.err" && break
+			started "$WORK/ps.err" && break
 			kill -0 "$PS_PID" 2>/dev/null || break
 			sleep 0.1
 		done

@@ -104,11 +104,16 @@ start_capture() {
 	wait_started "$PS_PID"
 }
 
+# started FILE: has the pktsample logging to FILE attached everything? (Its
+# per-interface lines come once all is attached; -i any's line of names
+# comes before.)
+started() { grep -qE 'capturing on [^ ]+ \(.*\), snaplen' "$1"; }
+
 # wait_started PID: until pktsample (logging to $WORK/ps.err, which the
 # caller truncated before starting it) has attached.
 wait_started() {
 	for _ in $(seq 100); do
-		grep -q "capturing on" "$WORK/ps.err" && return 0
+		started "$WORK/ps.err" && return 0
 		kill -0 "$1" 2>/dev/null || break
 		sleep 0.1
 	done

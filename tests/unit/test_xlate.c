@@ -132,8 +132,17 @@ static void translations_are_well_formed(void **state)
 		assert_int_equal(build(exprs[i], &f, err, sizeof(err)), 0);
 		check_structure(&f.eth.xdp);
 		check_structure(&f.eth.tc);
-		/* TC carries a second, tag-out-of-band translation */
+		check_structure(&f.eth.xdp_tag);
+		/* TC, and XDP with the driver's tag, carry a second,
+		 * tag-out-of-band translation; XDP's helpers are XDP's */
 		assert_true(f.eth.tc.n > f.eth.xdp.n);
+		assert_int_equal(f.eth.xdp_tag.n, f.eth.tc.n);
+		for (size_t k = 0; k < f.eth.xdp_tag.n; k++) {
+			const struct bpf_insn *in = &f.eth.xdp_tag.insns[k];
+
+			if (in->code == (BPF_JMP | BPF_CALL))
+				assert_int_equal(in->imm, BPF_FUNC_xdp_load_bytes);
+		}
 		ps_filter_free(&f);
 	}
 }
