@@ -10,5 +10,5 @@ apt-get install -y -qq --no-install-recommends \
 	libbpf-dev libxdp-dev bpftool libelf-dev zlib1g-dev libpcap-dev \
 	libcmocka-dev tshark tcpdump iproute2 iputils-ping xdp-tools \
 	procps python3 python3-scapy bsdextrautils util-linux time \
-	man-db groff-base bash-completion libcap2-bin pmacct \
+	man-db groff-base bash-completion libcap2-bin pmacct ethtool wireguard-tools \
 	>/dev/null

@@ -37,6 +37,7 @@
 #   bond     NAMEbd with NAME0 as its slave; 192.0.2.1 moves to the bond
 #   gre      NAMEgr over the pair; 198.51.100.1 -> .2
 #   ipip     NAMEip over the pair; 198.51.100.1 -> .2
+#   wireguard NAMEwg over the pair (keys made by wg); 198.51.100.1 -> .2
 set -euo pipefail
 
 die() { echo "testenv: $*" >&2; exit 2; }
@@ -197,6 +198,19 @@ device() {
 		$p link add "$t" type "$kind" local 192.0.2.2 remote 192.0.2.1
 		ends "$t" "$t"
 		echo "$t $if0 198.51.100.2" ;;
+	wireguard)
+		$c link add "${name}wg" type wireguard 2>/dev/null || lacks
+		command -v wg >/dev/null || die "device wireguard: needs wg (wireguard-tools)"
+		$p link add "${name}wg" type wireguard
+		local kc kp
+		kc=$(wg genkey)
+		kp=$(wg genkey)
+		ip netns exec "$cap" wg set "${name}wg" listen-port 51820 private-key <(echo "$kc") \
+			peer "$(echo "$kp" | wg pubkey)" endpoint 192.0.2.2:51820 allowed-ips 198.51.100.0/24
+		ip netns exec "$peer" wg set "${name}wg" listen-port 51820 private-key <(echo "$kp") \
+			peer "$(echo "$kc" | wg pubkey)" endpoint 192.0.2.1:51820 allowed-ips 198.51.100.0/24
+		ends "${name}wg" "${name}wg"
+		echo "${name}wg $if0 198.51.100.2" ;;
 	*) die "device: unknown kind $kind" ;;
 	esac
 }

@@ -195,7 +195,7 @@ static int xdp_prog_on(int ifindex, __u32 *id, char *name, size_t len)
  * device above it (bridge, macvlan, VLAN, bond), which the kernel does not
  * allow below XDP: say which, and what to use instead.
  */
-static void explain_busy(const struct ps_device *d)
+static void explain_busy(const struct ps_device *d, int err)
 {
 	char name[BPF_OBJ_NAME_LEN + 1], upper[IF_NAMESIZE];
 	__u32 id;
@@ -214,8 +214,8 @@ static void explain_busy(const struct ps_device *d)
 			       id, name, d->name);
 			return;
 		}
-	pr_err("cannot attach XDP to %s: the kernel says it is busy (%s)\n", d->name,
-	       strerror(EBUSY));
+	pr_err("cannot attach XDP to %s: %s, with no XDP program there or above it\n", d->name,
+	       strerror(-err));
 }
 
 void ps_attach_warn_xdp_cost(struct ps_attachments *a, const struct ps_device *d)
@@ -279,7 +279,7 @@ int ps_attach_xdp(struct ps_attachments *a, const struct ps_device *d, enum ps_x
 	if (err) {
 		libxdp_strerror(err, msg, sizeof(msg));
 		if (err == -EEXIST || err == -EBUSY)
-			explain_busy(d);
+			explain_busy(d, err);
 		else
 			pr_err("cannot attach XDP to %s in %s mode: %s (-v for details)\n",
 			       d->name, ps_xdp_mode_name(mode), msg);

@@ -61,7 +61,7 @@ static bool is_veth(const struct ps_device *d)
 
 /*
  * No device kind we know attaches XDP without changing what others see
- * (bench/e2e.sh and the README's "Which ingress hook" have the numbers):
+ * (the README's "Devices" section has the reasons and bench/e2e.sh's numbers):
  * TC ingress sees the same packets, after the stack built the skb, and
  * leaves them and the device as they were.
  */
@@ -84,7 +84,7 @@ enum ps_xdp_mode ps_device_xdp_mode(const struct ps_device *d)
 {
 	/*
 	 * Measured with bench/e2e.sh on a veth flood: bare XDP_PASS ran at
-	 * ~487k pps in skb mode against ~415k native, because veth's native
+	 * 413k pps in skb mode against 323k native, because veth's native
 	 * path copies each skb into page-pool pages (skb_pp_cow_data).
 	 */
 	if (is_veth(d))

@@ -118,7 +118,7 @@ matrix() {
 }
 
 LACKING=()
-for kind in bridge vxlan macvlan tun vlanbr vlan bond gre ipip; do
+for kind in bridge vxlan macvlan tun vlanbr vlan bond gre ipip wireguard; do
 	matrix "$kind"
 done
 

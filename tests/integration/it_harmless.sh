@@ -11,7 +11,8 @@ source "$(dirname "$0")/lib.sh"
 need_tools tcpdump ethtool python3
 
 COMBOS=("" "--hook xdp" "--hook xdp --xdp-mode skb" "--hook xdp --xdp-mode native"
-	"--hook xdp,tc-ingress,tc-egress" "--tc-mode clsact" "--transport ringbuf")
+	"--hook xdp --xdp-attach libxdp" "--hook xdp,tc-ingress,tc-egress" "--tc-mode clsact"
+	"--transport ringbuf")
 IFB=
 
 # The frames the consumers must see: the test's UDP, to or from port 9.
@@ -44,12 +45,17 @@ unobserve() {
 }
 
 # seen NAME: what both consumers saw of the test's frames, as two pcaps.
-# (A tun's packets reach the ifb without a link-layer header, where
-# tcpdump reads them as Ethernet: there every frame is the test's.)
+# (The packets of a device without a link-layer header reach the ifb
+# without one, where tcpdump reads them as Ethernet: they are told apart
+# otherwise.)
 seen() {
 	local name=$1
-	extract "$WORK/$name.ifb.pcap" "$([ "$KIND" = tun ] && echo frame || echo "$OURS")" \
-		"$WORK/$name.mirror.pcap"
+	local mirrored=$OURS
+	case $KIND in
+	tun) mirrored=frame ;;
+	gre | ipip | wireguard) mirrored='frame.len == 46' ;; # the raw socket's packets
+	esac
+	extract "$WORK/$name.ifb.pcap" "$mirrored" "$WORK/$name.mirror.pcap"
 	"$PCAPCHECK" extract "$WORK/$name.obs.pcapng" "$DEV" "tc ingress" "$WORK/$name.obs1.pcap" >/dev/null
 	extract "$WORK/$name.obs1.pcap" "$OURS" "$WORK/$name.prog.pcap"
 }
@@ -62,6 +68,17 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for i in range(20): s.sendto(b"to the tun peer", ("203.0.113.2", 9))
 time.sleep(0.2)' ;;
 	vxlan) in_peer "$PSGEN" -i "$DEV" -n 20 --rate 1000 >/dev/null ;;
+	vlan) in_peer "$PSGEN" -i "$PEERIF.100" -n 20 --rate 1000 >/dev/null ;;
+	gre | ipip | wireguard)
+		# Through the peer's end of the tunnel, with a fixed IP id (a raw
+		# socket): the same bytes every run.
+		in_peer python3 -c 'import socket, struct
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+data = b"through the tunnel"
+udp = struct.pack("!HHHH", 9, 9, 8 + len(data), 0) + data
+ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0x4242, 0x4000, 64, 17, 0,
+                 socket.inet_aton("198.51.100.2"), socket.inet_aton("198.51.100.1"))
+for i in range(20): s.sendto(ip + udp, ("198.51.100.1", 0))' ;;
 	*) in_peer "$PSGEN" -i "$PEERIF" -n 20 --rate 1000 >/dev/null ;;
 	esac
 	sleep 0.3
@@ -144,6 +161,6 @@ one_kind() {
 	assert_nothing_attached "$DEV"
 }
 
-for kind in veth bridge vxlan macvlan tun vlan bond; do
+for kind in veth bridge vxlan macvlan tun vlan bond gre ipip wireguard; do
 	one_kind "$kind"
 done
