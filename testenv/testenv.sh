@@ -170,6 +170,9 @@ device() {
 		$c link set "${name}mv" up
 		echo "${name}mv $if0 192.0.2.2" ;;
 	tun)
+		# A fresh system (a kernel-vm guest) may have the module but not
+		# yet its device node: loading it makes the node.
+		[ -c /dev/net/tun ] || modprobe tun 2>/dev/null || true
 		[ -c /dev/net/tun ] || lacks
 		ip netns exec "$cap" python3 "$(dirname "$0")/../tests/integration/tun_peer.py" \
 			"${name}tn" >/dev/null 2>&1 &
@@ -184,8 +187,9 @@ device() {
 		ends "$if0.100" "$if1.100"
 		echo "$if0.100 $if0 198.51.100.2" ;;
 	bond)
-		$c link add "${name}bd" type bond mode active-backup 2>/dev/null || lacks
+		$c link add "${name}bd" type bond mode active-backup miimon 100 2>/dev/null || lacks
 		$c link set "$if0" down
+		$c addr flush dev "$if0"
 		$c link set "$if0" master "${name}bd"
 		$c addr add 192.0.2.1/24 dev "${name}bd"
 		$c link set "${name}bd" up

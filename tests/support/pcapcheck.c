@@ -5,6 +5,8 @@
  *
  *   pcapcheck count FILE              packets, as libpcap reads them
  *   pcapcheck same SENT CAPTURED      same frames, byte for byte, each once
+ *                                     (raw IP against Linux cooked: the same
+ *                                     packets after the cooked header)
  *   pcapcheck isb FILE                each ISB's counters and comment, a line each
  *   pcapcheck times FILE              first/last timestamp (ns)
  *   pcapcheck order FILE              packets stamped before the one ahead of them
@@ -42,9 +44,16 @@ static pcap_t *open_file(const char *path)
 	return p;
 }
 
-static size_t read_all(const char *path, struct frame **out)
+/*
+ * Every frame of a file. With raw_ip set, a Linux cooked (SLL) capture's
+ * frames lose their 16-byte cooked header: what libpcap writes for a
+ * device without a link-layer header that it does not map to raw IP (gre,
+ * ppp) is then comparable with a raw-IP capture of the same packets.
+ */
+static size_t read_frames(const char *path, struct frame **out, int raw_ip)
 {
 	pcap_t *p = open_file(path);
+	uint32_t strip = raw_ip && pcap_datalink(p) == DLT_LINUX_SLL ? 16 : 0;
 	struct pcap_pkthdr *h;
 	const u_char *d;
 	size_t n = 0, cap = 0;
@@ -52,14 +61,16 @@ static size_t read_all(const char *path, struct frame **out)
 
 	*out = NULL;
 	while ((r = pcap_next_ex(p, &h, &d)) == 1) {
+		uint32_t cut = h->caplen < strip ? h->caplen : strip;
+
 		if (n == cap) {
 			cap = cap ? cap * 2 : 1024;
 			*out = realloc(*out, cap * sizeof(**out));
 		}
-		(*out)[n].caplen = h->caplen;
-		(*out)[n].len = h->len;
-		(*out)[n].data = malloc(h->caplen ? h->caplen : 1);
-		memcpy((*out)[n].data, d, h->caplen);
+		(*out)[n].caplen = h->caplen - cut;
+		(*out)[n].len = h->len - cut;
+		(*out)[n].data = malloc(h->caplen - cut ? h->caplen - cut : 1);
+		memcpy((*out)[n].data, d + cut, h->caplen - cut);
 		n++;
 	}
 	if (r == -1) {
@@ -68,6 +79,21 @@ static size_t read_all(const char *path, struct frame **out)
 	}
 	pcap_close(p);
 	return n;
+}
+
+static size_t read_all(const char *path, struct frame **out)
+{
+	return read_frames(path, out, 0);
+}
+
+/* The link type of a capture file. */
+static int datalink_of(const char *path)
+{
+	pcap_t *p = open_file(path);
+	int dlt = pcap_datalink(p);
+
+	pcap_close(p);
+	return dlt;
 }
 
 static void free_all(struct frame *f, size_t n)
@@ -90,8 +116,10 @@ static int frame_cmp(const void *a, const void *b)
 
 static int cmd_same(const char *a, const char *b)
 {
+	/* One side raw IP, the other Linux cooked: compare the IP packets. */
+	int raw_ip = datalink_of(a) == DLT_RAW || datalink_of(b) == DLT_RAW;
 	struct frame *fa, *fb;
-	size_t na = read_all(a, &fa), nb = read_all(b, &fb);
+	size_t na = read_frames(a, &fa, raw_ip), nb = read_frames(b, &fb, raw_ip);
 
 	int ret = 0;
 
