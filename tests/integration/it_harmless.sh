@@ -7,6 +7,7 @@
 # running, for the default and every --hook/--xdp-mode combination
 # pktsample accepts on that device; and the default leaves the device's and
 # its peer's features as they were, during the capture and after.
+# KINDS="gre bond" limits the device kinds.
 source "$(dirname "$0")/lib.sh"
 need_tools tcpdump ethtool python3
 
@@ -161,6 +162,6 @@ one_kind() {
 	assert_nothing_attached "$DEV"
 }
 
-for kind in veth bridge vxlan macvlan tun vlan bond gre ipip wireguard; do
+for kind in ${KINDS:-veth bridge vxlan macvlan tun vlan bond gre ipip wireguard}; do
 	one_kind "$kind"
 done
