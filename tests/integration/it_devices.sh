@@ -149,16 +149,20 @@ same_as_tcpdump lo "$WORK/lo.pcapng" lo "tc egress" "lo"
 # --- VLAN tags out of band before XDP (the peer's tc pushes them) ----------------
 # At tc-ingress (the default) they are in every frame, as tcpdump shows
 # them; generic XDP cannot see them, and says so when it attaches.
-oob_round() {
-	td_start oob-in "$CAPIF" in
-	start_capture -i "$CAPIF" --hook xdp,tc-ingress --xdp-mode skb -w "$WORK/oob.pcapng"
-	in_peer "$PSGEN" -i "$PEERIF" -n 20 --rate 1000 >/dev/null
+# peer_round NAME "PSGEN ARGS" ARGS...: tcpdump -Q in (NAME-in), pktsample
+# with ARGS into $WORK/NAME.pcapng, 20 frames from the peer, stop.
+peer_round() {
+	local name=$1 gen=$2; shift 2
+	td_start "$name-in" "$CAPIF" in
+	start_capture -i "$CAPIF" -w "$WORK/$name.pcapng" "$@"
+	# shellcheck disable=SC2086 # gen is words
+	in_peer "$PSGEN" -i "$PEERIF" -n 20 --rate 1000 $gen >/dev/null
 	sleep 0.3
 	stop_all
 }
 env_up
 "$TESTENV" device "$ENV" vlanoob >/dev/null
-rounds oob_round
+rounds peer_round oob "" --hook xdp,tc-ingress --xdp-mode skb
 same_as_tcpdump oob-in "$WORK/oob.pcapng" "$CAPIF" "tc ingress" "VLAN out of band, tc-ingress"
 assert_eq 20 "$(count "$WORK/oob.pcapng" 'frame.interface_description == "tc ingress" && vlan.id == 100 && udp')" \
 	"VLAN out of band: tc-ingress frames carry the tag"
@@ -170,17 +174,9 @@ assert_match "xdp: skb mode on $CAPIF .*misses VLAN tags held out of band" "$(ca
 # Native XDP where the driver hands over the tag it holds (veth since 6.8,
 # through the program bound to the device): in the record, as at TC, and
 # the filter sees it; on an older kernel the warning says XDP misses it.
-native_round() {
-	td_start native-in "$CAPIF" in
-	start_capture -i "$CAPIF" --hook xdp --xdp-mode native -v -w "$WORK/native.pcapng" \
-		vlan 100 and udp
-	in_peer "$PSGEN" -i "$PEERIF" -n 20 --rate 1000 >/dev/null
-	sleep 0.3
-	stop_all
-}
 env_up
 "$TESTENV" device "$ENV" vlanoob >/dev/null
-rounds native_round
+rounds peer_round native "" --hook xdp --xdp-mode native -v vlan 100 and udp
 if bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -c "'bpf_xdp_metadata_rx_vlan_tag'" >/dev/null; then
 	assert_match "xdp: attached to $CAPIF \(native mode, BPF link, VLAN tags from the driver\)" \
 		"$(cat "$WORK/ps.err")" "native XDP on veth: the program bound to it, with the driver's tags"
@@ -194,15 +190,8 @@ else
 fi
 
 # In band on the wire: at XDP in the frame, at TC out of band; both as tcpdump.
-inband_round() {
-	td_start inband-in "$CAPIF" in
-	start_capture -i "$CAPIF" --hook xdp,tc-ingress -w "$WORK/inband.pcapng"
-	in_peer "$PSGEN" -i "$PEERIF" -n 20 --vlan 100 --rate 1000 >/dev/null
-	sleep 0.3
-	stop_all
-}
 env_up
-rounds inband_round
+rounds peer_round inband "--vlan 100" --hook xdp,tc-ingress
 for h in "xdp ingress" "tc ingress"; do
 	assert_eq 20 "$(count "$WORK/inband.pcapng" "frame.interface_description == \"$h\" && vlan.id == 100 && udp")" \
 		"VLAN in band: $h frames carry the tag"
