@@ -150,6 +150,11 @@ one_kind() {
 		stop_capture INT
 		unobserve
 		assert_eq 0 "$PS_RC" "$KIND [${combo:-default}]: the capture exits 0"
+		# After the default, as before it. (An explicit skb-mode XDP
+		# turns LRO off for good, as its warning says: a bond's, on
+		# Debian's 6.1, so "after" is checked here, not at the end.)
+		[ -n "$combo" ] ||
+			assert_eq "$before_dev" "$(features "$DEV")" "$KIND [default]: the device's features, after"
 		seen "$name"
 		assert_match "^[0-9]+ frames identical" \
 			"$("$PCAPCHECK" same "$WORK/$KIND-base.mirror.pcap" "$WORK/$name.mirror.pcap")" \
@@ -158,7 +163,6 @@ one_kind() {
 			"$("$PCAPCHECK" same "$WORK/$KIND-base.prog.pcap" "$WORK/$name.prog.pcap")" \
 			"$KIND [${combo:-default}]: a second TC-ingress program sees what it saw without pktsample"
 	done
-	assert_eq "$before_dev" "$(features "$DEV")" "$KIND: the device's features, after"
 	assert_nothing_attached "$DEV"
 }
 
