@@ -9,9 +9,10 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "attach.h"
+#include "clsact.h"
 #include "device.h"
+#include "guardian.h"
 #include "log.h"
-#include "tcfilter.h"
 #include "pktsample.h"
 
 /* Not in libbpf 1.1's uapi copy; the kernel has had them since 6.6. */
@@ -292,99 +293,51 @@ int ps_attach_xdp(struct ps_attachments *a, const struct ps_device *d, enum ps_x
 	return 0;
 }
 
-static int attach_tcx(struct ps_attachment *att, int prog_fd)
+/* Not in Debian 12's uapi headers either (6.6+): where in the chain. */
+#define PS_BPF_F_BEFORE (1U << 3)
+#define PS_BPF_F_AFTER (1U << 4)
+
+static int attach_tcx(struct ps_attachment *att, int prog_fd, bool first)
 {
 	int type = att->hook == PS_HOOK_TC_INGRESS ? PS_BPF_TCX_INGRESS :
 						     PS_BPF_TCX_EGRESS;
-	int fd = bpf_link_create(prog_fd, att->ifindex, type, NULL);
+	/* No relative program: before all, or after all. */
+	LIBBPF_OPTS(bpf_link_create_opts, opts,
+		    .flags = first ? PS_BPF_F_BEFORE : PS_BPF_F_AFTER);
+	__u32 count = 0;
+	int fd = bpf_link_create(prog_fd, att->ifindex, type, &opts);
 
 	if (fd < 0)
 		return -errno;
 	att->kind = PS_ATT_TCX;
 	att->link_fd = fd;
+	if (!bpf_prog_query(att->ifindex, type, 0, NULL, NULL, &count) && count)
+		att->others = (int)count - 1;
 	return 0;
 }
 
-#define PS_TC_PROG_PREFIX "pktsample_tc_" /* our TC programs' names */
-#define MAX_FILTERS 256
-
-static struct bpf_tc_hook tc_hook(int ifindex, bool ingress)
+static int attach_clsact(struct ps_attachments *a, struct ps_attachment *att, int prog_fd,
+			 bool first)
 {
-	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
-			    .attach_point = ingress ? BPF_TC_INGRESS : BPF_TC_EGRESS);
-	return hook;
-}
-
-/*
- * A clsact filter outlives a killed process: nothing in the kernel removes
- * it. The next start finds a pktsample filter whose program no process
- * holds, says so, and with --remove-stale removes it. A filter whose
- * program someone holds (another pktsample running), or whose holder we
- * cannot know, is never touched.
- */
-static void check_stale(const struct ps_attachments *a, const char *ifname,
-			int ifindex, bool ingress)
-{
-	struct ps_tc_filter *f = calloc(MAX_FILTERS, sizeof(*f));
-	int n = f ? ps_tc_filter_dump(ifindex, ingress, f, MAX_FILTERS) : -ENOMEM;
-
-	for (int i = 0; i < n; i++) {
-		struct bpf_tc_hook hook = tc_hook(ifindex, ingress);
-		DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = f[i].handle,
-				    .priority = f[i].prio);
-		const char *dir = ingress ? "ingress" : "egress";
-		int err;
-
-		if (!f[i].handle || strncmp(f[i].name, PS_TC_PROG_PREFIX,
-					    strlen(PS_TC_PROG_PREFIX)) ||
-		    ps_bpf_prog_held(f[i].prog_id) != 0)
-			continue;
-		if (!a->remove_stale) {
-			pr_warn("%s %s: filter %s (pref %u) was left by a pktsample that was killed; "
-				"--remove-stale removes it\n", ifname, dir, f[i].name, f[i].prio);
-			continue;
-		}
-		err = bpf_tc_detach(&hook, &opts);
-		if (err)
-			pr_warn("%s %s: cannot remove the stale filter %s: %s\n", ifname, dir,
-				f[i].name, strerror(-err));
-		else
-			pr_warn("%s %s: removed the stale filter %s (pref %u)\n", ifname, dir,
-				f[i].name, f[i].prio);
-	}
-	free(f);
-}
-
-static int attach_clsact(struct ps_attachments *a, struct ps_attachment *att, int prog_fd)
-{
-	struct bpf_tc_hook hook = tc_hook(att->ifindex, att->hook == PS_HOOK_TC_INGRESS);
-	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .prog_fd = prog_fd);
 	int err;
 
-	err = bpf_tc_hook_create(&hook);
-	if (err && err != -EEXIST)
+	att->clsact.ifindex = att->ifindex;
+	att->clsact.ingress = att->hook == PS_HOOK_TC_INGRESS;
+	err = ps_clsact_attach(&att->clsact, prog_fd, att->ifname, first, &att->others);
+	if (err)
 		return err;
-	att->created_qdisc = !err;
-	if (!att->created_qdisc)
-		check_stale(a, att->ifname, att->ifindex, att->hook == PS_HOOK_TC_INGRESS);
-	err = bpf_tc_attach(&hook, &opts);
-	if (err) {
-		if (att->created_qdisc) {
-			hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-			bpf_tc_hook_destroy(&hook);
-		}
-		return err;
-	}
 	att->kind = PS_ATT_CLSACT;
-	att->handle = opts.handle;
-	att->priority = opts.priority;
+	ps_guardian_tell(a->guard_fd, &att->clsact, true);
 	return 0;
 }
 
 int ps_attach_tc(struct ps_attachments *a, int prog_fd, int ifindex,
-		 const char *ifname, unsigned int hook, enum ps_tc_mode mode)
+		 const char *ifname, unsigned int hook, enum ps_tc_mode mode,
+		 enum ps_tc_position pos)
 {
 	struct ps_attachment *att = new_slot(a, ifindex, ifname, hook);
+	bool first = pos == PS_TC_FIRST || (pos == PS_TC_WIRE && hook == PS_HOOK_TC_INGRESS);
+	char where[80];
 	int err = -EOPNOTSUPP;
 
 	if (!att) {
@@ -393,15 +346,26 @@ int ps_attach_tc(struct ps_attachments *a, int prog_fd, int ifindex,
 		return -E2BIG;
 	}
 	if (mode != PS_TC_CLSACT) {
-		err = attach_tcx(att, prog_fd);
+		err = attach_tcx(att, prog_fd, first);
 		/* Kernels before 6.6 answer EINVAL for an unknown attach type. */
 		if (err && mode == PS_TC_AUTO && (err == -EINVAL || err == -EOPNOTSUPP)) {
 			pr_info("%s: tcx not available (%s), using clsact\n",
 				ifname, strerror(-err));
-			err = attach_clsact(a, att, prog_fd);
+			err = attach_clsact(a, att, prog_fd, first);
+		} else if (err == -EINVAL || err == -EOPNOTSUPP) {
+			pr_err("cannot attach %s to %s through tcx: this kernel has no tcx "
+			       "(it came with 6.6); --tc-mode auto or clsact attaches through "
+			       "a clsact qdisc\n", ps_hook_name(hook), ifname);
+			return err;
 		}
 	} else {
-		err = attach_clsact(a, att, prog_fd);
+		err = attach_clsact(a, att, prog_fd, first);
+	}
+	if (err == -ERANGE) {
+		pr_err("cannot attach %s to %s %s: a filter there already has pref %s\n",
+		       ps_hook_name(hook), ifname, first ? "first" : "last",
+		       first ? "1" : "65535");
+		return err;
 	}
 	if (err) {
 		pr_err("cannot attach %s to %s: %s\n", ps_hook_name(hook), ifname,
@@ -409,48 +373,23 @@ int ps_attach_tc(struct ps_attachments *a, int prog_fd, int ifindex,
 		return err;
 	}
 	a->n++;
-	pr_info("%s: attached to %s (%s)\n", ps_hook_name(hook), ifname,
-		ps_attach_kind_name(att));
+	/* Where in the chain, for -v (clsact: the pref others can see). */
+	if (att->kind == PS_ATT_CLSACT)
+		snprintf(where, sizeof(where), "clsact pref %u", att->clsact.priority);
+	else
+		snprintf(where, sizeof(where), "tcx");
+	if (att->others)
+		pr_info("%s: attached to %s (%s, %s %d other %s%s)\n", ps_hook_name(hook),
+			ifname, where, first ? "before" : "after", att->others,
+			att->kind == PS_ATT_CLSACT ? "filter" : "program",
+			att->others == 1 ? "" : "s");
+	else
+		pr_info("%s: attached to %s (%s, alone there)\n", ps_hook_name(hook), ifname,
+			where);
 	return 0;
 }
 
-/* Anything on the qdisc but what we are leaving (prio, handle)? */
-static bool qdisc_in_use(int ifindex)
-{
-	struct ps_tc_filter *f = calloc(MAX_FILTERS, sizeof(*f));
-	bool used = true; /* when in doubt, leave the qdisc */
-
-	if (f && ps_tc_filter_dump(ifindex, true, f, MAX_FILTERS) == 0 &&
-	    ps_tc_filter_dump(ifindex, false, f, MAX_FILTERS) == 0)
-		used = false;
-	free(f);
-	return used;
-}
-
-/*
- * Our clsact filter, then the qdisc only if we created it and nothing is
- * left on it: another pktsample or another tool may still be using it,
- * whoever of us leaves first.
- */
-static int detach_clsact(const struct ps_attachment *att)
-{
-	struct bpf_tc_hook hook = tc_hook(att->ifindex, att->hook == PS_HOOK_TC_INGRESS);
-	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = att->handle,
-			    .priority = att->priority);
-	int err = bpf_tc_detach(&hook, &opts);
-
-	if (err || !att->created_qdisc)
-		return err;
-	if (qdisc_in_use(att->ifindex)) {
-		pr_info("%s: leaving the clsact qdisc we created: other filters are on it\n",
-			att->ifname);
-		return 0;
-	}
-	hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-	return bpf_tc_hook_destroy(&hook);
-}
-
-static int detach_one(struct ps_attachment *att)
+static int detach_one(struct ps_attachments *a, struct ps_attachment *att)
 {
 	int err = 0;
 
@@ -467,7 +406,9 @@ static int detach_one(struct ps_attachment *att)
 		break;
 	case PS_ATT_CLSACT:
 		if (!att->gone) /* its qdisc went with the interface */
-			err = detach_clsact(att);
+			err = ps_clsact_detach(&att->clsact);
+		if (!err || att->gone)
+			ps_guardian_tell(a->guard_fd, &att->clsact, false);
 		break;
 	}
 	if (err)
@@ -485,7 +426,7 @@ int ps_detach_all(struct ps_attachments *a)
 
 	/* Reverse order: a clsact qdisc we created goes after its filters. */
 	while (a->n > 0) {
-		e = detach_one(&a->list[--a->n]);
+		e = detach_one(a, &a->list[--a->n]);
 		if (!err)
 			err = e;
 	}

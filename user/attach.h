@@ -4,8 +4,8 @@
  * XDP through a BPF link (or libxdp with --xdp-attach libxdp), TC through
  * tcx links (links: the kernel removes them when the process dies, however
  * it dies) or, where tcx is missing or --tc-mode clsact asks for it,
- * through a clsact qdisc + filter: our filters only, and the qdisc only if
- * we created it and nothing else is on it. Every function logs its own
+ * through a clsact qdisc + filter (clsact.h), which a guardian process
+ * removes should we be killed (guardian.h). Every function logs its own
  * failure.
  */
 #ifndef PS_ATTACH_H
@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <net/if.h>
+#include "clsact.h"
 #include "hooks.h"
 #include "pktsample.h"
 
@@ -32,9 +33,9 @@ struct ps_attachment {
 	bool vlan_meta;       /* XDP: the program bound to the device, which
 			       * gets the VLAN tag the driver stripped */
 	int link_fd;          /* XDP and tcx links */
-	bool created_qdisc;   /* clsact */
+	struct ps_clsact clsact;
+	int others;           /* TC: programs or filters already on the hook */
 	bool gone;            /* the interface disappeared, and with it this */
-	unsigned int handle, priority;
 };
 
 struct ps_attachments {
@@ -44,7 +45,7 @@ struct ps_attachments {
 	int xdp_prog_fd[2];
 	struct xdp_program *xdp_prog[2]; /* libxdp */
 	bool cost_warned[3];          /* skb, native on veth, native elsewhere */
-	bool remove_stale;            /* clsact: remove killed runs' filters */
+	int guard_fd;                 /* clsact: the guardian's pipe, or -1 */
 	struct ps_attachment list[PS_MAX_IFACES * PS_HOOK_MAX];
 	int n;
 	bool xdp_single_prog; /* libxdp attached without its dispatcher */
@@ -71,8 +72,13 @@ int ps_attach_xdp(struct ps_attachments *a, const struct ps_device *d, enum ps_x
  * native XDP, that it does.
  */
 void ps_attach_warn_xdp_cost(struct ps_attachments *a, const struct ps_device *d);
+/*
+ * TC through tcx, or clsact where mode or the kernel says (told to the
+ * guardian at a->guard_fd), at pos in the chain already there.
+ */
 int ps_attach_tc(struct ps_attachments *a, int prog_fd, int ifindex,
-		 const char *ifname, unsigned int hook, enum ps_tc_mode mode);
+		 const char *ifname, unsigned int hook, enum ps_tc_mode mode,
+		 enum ps_tc_position pos);
 /* Detach in reverse order; safe to call more than once. 0, or the first
  * failure (logged: something may be left attached). */
 int ps_detach_all(struct ps_attachments *a);

@@ -16,6 +16,8 @@
 #include "counters.h"
 #include "device.h"
 #include "filter.h"
+#include "guardian.h"
+#include "privdrop.h"
 #include "linkwatch.h"
 #include "log.h"
 #include "pcapng.h"
@@ -38,7 +40,8 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_opts *o,
 	cap->link_fd = -1;
 	cap->loop_fd = -1;
 	cap->promisc_fd = -1;
-	cap->att.remove_stale = o->remove_stale;
+	cap->att.guard_fd = -1;
+	cap->transport = o->transport;
 	cap->o = o;
 	cap->filter = filter;
 	cap->stop = stop;
@@ -262,7 +265,7 @@ static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifa
 		.ifaces = ifaces,
 		.sampling = &cap->smp,
 		.filter = cap->filter,
-		.transport = o->transport,
+		.transport = cap->transport,
 		.sflow_pool = o->sflow.n_collectors > 0,
 	};
 	bool need[2];
@@ -272,7 +275,7 @@ static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifa
 	xdp_programs_needed(cap, need);
 	lo.xdp_native = need[0];
 	lo.xdp_skb = need[1];
-	if (o->transport == PS_TRANSPORT_RINGBUF)
+	if (cap->transport == PS_TRANSPORT_RINGBUF)
 		lo.ring_bytes = ps_ring_bytes(o->buffer_kib, libbpf_num_possible_cpus(),
 					      sysconf(_SC_PAGESIZE));
 	/* Loaded here, not inside libxdp's attach, so a filter the verifier
@@ -340,6 +343,35 @@ static int attach_xdp_all(struct ps_capture *cap)
 	return 0;
 }
 
+/*
+ * Where TC may attach through clsact, the guardian that removes our filters
+ * should we be killed (guardian.h): forked before anything is loaded, so it
+ * holds nothing of the capture's.
+ */
+static int start_guardian(struct ps_capture *cap)
+{
+	bool tc = false;
+	int fd;
+
+	for (int t = 0; t < cap->n_targets; t++)
+		tc |= cap->targets[t].hook != PS_HOOK_XDP;
+	if (!tc || cap->o->tc_mode == PS_TC_TCX)
+		return 0;
+	fd = ps_guardian_start();
+	if (fd < 0)
+		return fd;
+	cap->att.guard_fd = fd;
+	return 0;
+}
+
+static bool has_clsact(const struct ps_attachments *a)
+{
+	for (int i = 0; i < a->n; i++)
+		if (a->list[i].kind == PS_ATT_CLSACT)
+			return true;
+	return false;
+}
+
 static int attach_all(struct ps_capture *cap)
 {
 	int err = attach_xdp_all(cap);
@@ -352,7 +384,13 @@ static int attach_all(struct ps_capture *cap)
 		if (cap->stop->requested)
 			return -EINTR;
 		err = ps_attach_tc(&cap->att, ps_loader_prog_fd(&cap->loader, tg->hook),
-				   tg->ifindex, tg->ifname, tg->hook, cap->o->tc_mode);
+				   tg->ifindex, tg->ifname, tg->hook, cap->o->tc_mode,
+				   cap->o->tc_position);
+	}
+	/* tcx everywhere: the guardian has nothing to look after. */
+	if (!err && cap->att.guard_fd >= 0 && !has_clsact(&cap->att)) {
+		close(cap->att.guard_fd);
+		cap->att.guard_fd = -1;
 	}
 	/* Said once all is attached: a failed start's one line stays one. */
 	for (int i = 0; !err && i < cap->n_ifaces; i++)
@@ -597,7 +635,7 @@ static int open_collector(struct ps_capture *cap)
 		cap->col->file_arg = cap;
 	}
 	/* After the load (the maps are the object's), before any attach. */
-	if (o->transport == PS_TRANSPORT_RINGBUF)
+	if (cap->transport == PS_TRANSPORT_RINGBUF)
 		return ps_collector_open_ring(cap->col, ps_loader_ring_fd(&cap->loader),
 					      ps_loader_emit_state_fd(&cap->loader),
 					      ps_ring_bytes(o->buffer_kib, cap->loader.ncpus,
@@ -667,6 +705,35 @@ static void set_promiscuous(struct ps_capture *cap)
 			strerror(-err), err == -EPERM ? " (needs CAP_NET_RAW)" : "");
 }
 
+/*
+ * Where perf events are closed to us (Debian's perf_event_paranoid 3
+ * without CAP_SYS_ADMIN): the ring buffer, unless --transport said perf;
+ * --sample-interval has no way round, so it says what would do.
+ */
+static int choose_transport(struct ps_capture *cap)
+{
+	static const char why[] = "kernel.perf_event_paranoid is above 2 (Debian's default), "
+				  "which allows perf events only with CAP_SYS_ADMIN";
+
+	if (ps_perf_events_allowed())
+		return 0;
+	if (cap->smp.mode == PS_SAMPLE_CLOCK) {
+		pr_err("--sample-interval needs a perf event per CPU: %s; run as root, or "
+		       "'sysctl kernel.perf_event_paranoid=2'\n", why);
+		return -EACCES;
+	}
+	if (cap->transport != PS_TRANSPORT_PERF)
+		return 0;
+	if (cap->o->transport_given) {
+		pr_err("--transport perf needs perf events: %s; --transport ringbuf needs none, "
+		       "or 'sysctl kernel.perf_event_paranoid=2'\n", why);
+		return -EACCES;
+	}
+	cap->transport = PS_TRANSPORT_RINGBUF;
+	pr_info("transport: ringbuf, as %s\n", why);
+	return 0;
+}
+
 int ps_capture_setup(struct ps_capture *cap)
 {
 	struct ps_iface_list ifaces = { 0 };
@@ -674,7 +741,11 @@ int ps_capture_setup(struct ps_capture *cap)
 
 	if (ps_sampling_active(&cap->smp))
 		ps_sampling_describe(&cap->smp, cap->sampling, sizeof(cap->sampling));
-	err = plan_targets(cap, &ifaces);
+	err = choose_transport(cap);
+	if (!err)
+		err = plan_targets(cap, &ifaces);
+	if (!err)
+		err = start_guardian(cap);
 	if (!err)
 		err = load_programs(cap, &ifaces);
 	if (!err)
@@ -901,7 +972,7 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 {
 	struct ps_summary sum = {
 		.written = 0, .filter = cap->filter != NULL, .smp = &cap->smp,
-		.transport = cap->o->transport,
+		.transport = cap->transport,
 	};
 	char text[512], *sflow_line = NULL;
 	int err = loop_err, detach_err;
@@ -952,7 +1023,7 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 		(unsigned long long)cap->col->rounds,
 		(unsigned long long)cap->col->order.peak_held >> 10,
 		(unsigned long long)cap->col->order.late);
-	if (cap->o->transport == PS_TRANSPORT_RINGBUF)
+	if (cap->transport == PS_TRANSPORT_RINGBUF)
 		pr_info("ring buffer: %llu sequence gaps\n",
 			(unsigned long long)cap->col->seq_gaps);
 	else
@@ -978,6 +1049,9 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 void ps_capture_teardown(struct ps_capture *cap)
 {
 	ps_attach_release(&cap->att);
+	if (cap->att.guard_fd >= 0)
+		close(cap->att.guard_fd); /* all detached: the guardian leaves */
+	cap->att.guard_fd = -1;
 	ps_ticker_stop(&cap->ticker);
 	if (cap->col)
 		ps_collector_free(cap->col);

@@ -53,6 +53,8 @@ struct ps_capture {
 	 * maps); skel NULL elsewhere. */
 	struct ps_loader dev_loader[PS_MAX_IFACES];
 	struct ps_attachments att;
+	unsigned int transport;   /* enum ps_transport: o's, or ringbuf where perf
+				   * events are closed to us */
 	struct ps_output out;
 	struct pcapng_writer *w;   /* NULL without -w */
 	struct ps_printer *printer; /* the live view: without -w, or --print */

@@ -344,6 +344,7 @@ static int set_transport(struct ps_opts *o, const char *a, char *err,
 	if (i < 0)
 		return ps_fail(err, len, "bad --transport '%s': use perf or ringbuf", a);
 	o->transport = (unsigned int)i;
+	o->transport_given = true;
 	return 0;
 }
 
@@ -357,6 +358,19 @@ static int set_tc_mode(struct ps_opts *o, const char *a, char *err, size_t len)
 	if (i < 0)
 		return ps_fail(err, len, "bad --tc-mode '%s': use tcx, clsact or auto", a);
 	o->tc_mode = (enum ps_tc_mode)i;
+	return 0;
+}
+
+static int set_tc_position(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	static const char *const names[] = {
+		[PS_TC_WIRE] = "wire", [PS_TC_FIRST] = "first", [PS_TC_LAST] = "last",
+	};
+	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
+
+	if (i < 0)
+		return ps_fail(err, len, "bad --tc-position '%s': use first, last or wire", a);
+	o->tc_position = (enum ps_tc_position)i;
 	return 0;
 }
 
@@ -480,7 +494,7 @@ static int set_verbose(struct ps_opts *o, const char *a, char *e, size_t l)
 enum { KEY_HOOK = 256, KEY_DURATION, KEY_XDP_MODE, KEY_TC_MODE, KEY_VERSION,
        KEY_SAMPLE, KEY_SAMPLE_MODE, KEY_SAMPLE_FLOWS, KEY_SAMPLE_INTERVAL,
        KEY_MAX_RATE, KEY_STATS, KEY_TRANSPORT, KEY_EPB_VERDICT, KEY_XDP_ATTACH,
-       KEY_REMOVE_STALE, KEY_PRINT, KEY_EXTCAP_INTERFACES, KEY_EXTCAP_VERSION,
+       KEY_TC_POSITION, KEY_PRINT, KEY_EXTCAP_INTERFACES, KEY_EXTCAP_VERSION,
        KEY_EXTCAP_INTERFACE, KEY_EXTCAP_DLTS, KEY_EXTCAP_CONFIG, KEY_CAPTURE, KEY_FIFO,
        KEY_EXTCAP_FILTER, KEY_EXTCAP_SAMPLING, KEY_EXTCAP_SAMPLING_N,
        KEY_EXTCAP_SAMPLING_INTERVAL, KEY_EXTCAP_LOG_FILE, KEY_SFLOW, KEY_SFLOW_AGENT,
@@ -562,9 +576,9 @@ static const struct cli_opt cli_opts[] = {
 	{ "xdp-attach", KEY_XDP_ATTACH, required_argument, "HOW",
 	  "link (default: the kernel detaches it if pktsample dies) or libxdp (its dispatcher)",
 	  set_xdp_attach, LIVE },
-	{ "remove-stale", KEY_REMOVE_STALE, no_argument, NULL,
-	  "clsact: remove filters left by a killed pktsample (no process holds them)",
-	  FLAG(remove_stale), LIVE },
+	{ "tc-position", KEY_TC_POSITION, required_argument, "WHERE",
+	  "first or last among the TC programs already there (default wire: first at "
+	  "ingress, last at egress, as tcpdump sees it)", set_tc_position, LIVE },
 	{ "filter-file", 'F', required_argument, "FILE",
 	  "read the filter expression from FILE ('#' starts a comment)",
 	  set_filter_file },

@@ -48,10 +48,11 @@ struct ps_opts {
 	uint64_t duration_ms;   /* 0 = unlimited */
 	uint32_t buffer_kib;    /* per-CPU perf buffer (ring: times the CPUs) */
 	unsigned int transport; /* enum ps_transport */
+	bool transport_given;   /* --transport on the command line */
 	enum ps_xdp_mode xdp_mode;
 	enum ps_tc_mode tc_mode;
 	enum ps_xdp_attach xdp_attach;
-	bool remove_stale;      /* clsact: remove filters of killed runs */
+	enum ps_tc_position tc_position;
 	int verbosity;
 	bool help;
 	bool version;

@@ -75,8 +75,11 @@ unsigned int ps_device_default_ingress(const struct ps_device *d, const char **w
 		*why = "native XDP on veth turns off the peer's TSO, generic XDP bypasses GRO";
 	else if (d->xdp_native == 1)
 		*why = "a native XDP attach resets the rings of many NICs";
-	else
+	else if (d->xdp_native == 0)
 		*why = "no native XDP; generic XDP bypasses GRO and turns off LRO";
+	else
+		*why = "native XDP resets many NICs' rings, generic XDP bypasses GRO; "
+		       "which the driver has, kernels before 6.3 do not say";
 	return PS_HOOK_TC_INGRESS;
 }
 

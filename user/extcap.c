@@ -59,6 +59,10 @@ static const char *const xdp_mode_values[] = {
 static const char *const tc_mode_values[] = {
 	"auto", "auto (tcx, else clsact)", "tcx", "tcx link", "clsact", "clsact qdisc", NULL,
 };
+static const char *const tc_position_values[] = {
+	"wire", "first at ingress, last at egress", "first", "before the others",
+	"last", "after the others", NULL,
+};
 static const char *const xdp_attach_values[] = {
 	"link", "BPF link (gone when pktsample ends)", "libxdp", "libxdp dispatcher", NULL,
 };
@@ -95,8 +99,8 @@ void ps_extcap_print_config(FILE *f, const char *ifname)
 		{ "--xdp-attach", "XDP attach through", "selector", "link", NULL,
 		  "A BPF link is detached by the kernel however pktsample ends", "Attach",
 		  xdp_attach_values },
-		{ "--remove-stale", "Remove filters of killed runs", "boolflag", "false", NULL,
-		  "clsact: remove pktsample filters no process holds any more", "Attach", NULL },
+		{ "--tc-position", "TC position", "selector", "wire", NULL,
+		  "Where among TC programs already there", "Attach", tc_position_values },
 		{ "--transport", "Transport", "selector", "perf", NULL,
 		  "How samples leave the kernel", "Buffers", transport_values },
 		{ "--buffer-size", "Buffer per CPU (KiB)", "unsigned", "4096", "1,1048576",

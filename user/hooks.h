@@ -19,6 +19,10 @@
 /* --xdp-mode and --tc-mode */
 enum ps_xdp_mode { PS_XDP_AUTO, PS_XDP_NATIVE, PS_XDP_SKB };
 enum ps_tc_mode { PS_TC_AUTO, PS_TC_TCX, PS_TC_CLSACT };
+/* --tc-position: before or after the programs (filters) already on a TC
+ * hook; wire: where tcpdump's tap is, before them at ingress (what
+ * arrived) and after them at egress (what leaves). */
+enum ps_tc_position { PS_TC_WIRE, PS_TC_FIRST, PS_TC_LAST };
 /* --xdp-attach: a BPF link (the default) or libxdp (its dispatcher) */
 enum ps_xdp_attach { PS_XDP_VIA_LINK, PS_XDP_VIA_LIBXDP };
 

@@ -8,7 +8,7 @@
 int ps_iflist_format(char *buf, size_t len, const struct ps_device *d, bool tcx)
 {
 	static const char *const xdp[] = {
-		[PS_XDP_AUTO] = "native if the driver has XDP, else skb",
+		[PS_XDP_AUTO] = "native if the driver has it, else skb (unknown before 6.3)",
 		[PS_XDP_NATIVE] = "native",
 		[PS_XDP_SKB] = "skb",
 	};
@@ -27,7 +27,7 @@ int ps_iflist_format(char *buf, size_t len, const struct ps_device *d, bool tcx)
 			d->flags & IFF_LOOPBACK ? ", Loopback" : "",
 			*d->driver ? d->driver : "unknown", link,
 			ingress < PS_HOOK_MAX ? ps_hook_name(ingress) : "none", why,
-			xdp[ps_device_xdp_mode(d)], tcx ? "tcx" : "clsact");
+			xdp[ps_device_xdp_mode(d)], tcx ? "tcx" : "clsact (tcx came with 6.6)");
 }
 
 /* tcx came with 6.6: what --tc-mode auto would find. */

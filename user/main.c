@@ -16,14 +16,13 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <linux/capability.h>
 #include <bpf/libbpf.h>
 
 #include "capture.h"
 #include "cli.h"
 #include "extcap.h"
 #include "filter.h"
+#include "guardian.h"
 #include "iflist.h"
 #include "log.h"
 #include "printer.h"
@@ -72,19 +71,6 @@ static int install_signals(void)
 	return 0;
 }
 
-static bool have_privileges(void)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2] = { 0 };
-
-	if (syscall(SYS_capget, &h, d))
-		return false;
-#define HAS(cap) (d[(cap) / 32].effective & (1u << ((cap) % 32)))
-	return HAS(CAP_NET_ADMIN) &&
-	       (HAS(CAP_SYS_ADMIN) || (HAS(CAP_BPF) && HAS(CAP_PERFMON)));
-#undef HAS
-}
-
 /*
  * The checks run cheapest and least intrusive first: names, privileges,
  * the output file, and only then anything in the kernel. A failed start
@@ -125,7 +111,7 @@ static int run(const struct ps_opts *o, struct ps_filter *filter)
 		pr_err("-Z: no such user '%s'\n", o->user);
 		return EXIT_USAGE;
 	}
-	if (!have_privileges()) {
+	if (!ps_have_privileges()) {
 		pr_err("need root, or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN, to attach BPF programs\n");
 		return EXIT_RUNTIME;
 	}
@@ -284,6 +270,9 @@ int main(int argc, char **argv)
 	struct ps_opts o;
 	char err[256];
 
+	/* Before getopt reorders argv: the strings lie one after another. */
+	ps_guardian_set_title_area(argv[0], (size_t)(argv[argc - 1] - argv[0]) +
+						    strlen(argv[argc - 1]) + 1);
 	if (ps_cli_parse(argc, argv, &o, err, sizeof(err))) {
 		pr_err("%s (see --help)\n", err);
 		return EXIT_USAGE;

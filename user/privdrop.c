@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #define _GNU_SOURCE /* setresuid, setresgid */
 #include <errno.h>
+#include <stdbool.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -12,6 +13,47 @@
 #include <linux/capability.h>
 #include "log.h"
 #include "privdrop.h"
+
+static bool effective_caps(__u32 caps[2])
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = { 0 };
+
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	caps[0] = d[0].effective;
+	caps[1] = d[1].effective;
+	return true;
+}
+
+#define HAS(caps, cap) ((caps)[(cap) / 32] & (1u << ((cap) % 32)))
+
+bool ps_have_privileges(void)
+{
+	__u32 c[2];
+
+	return effective_caps(c) && HAS(c, CAP_NET_ADMIN) &&
+	       (HAS(c, CAP_SYS_ADMIN) || (HAS(c, CAP_BPF) && HAS(c, CAP_PERFMON)));
+}
+
+/*
+ * perf_event_paranoid above 2 is a Debian (and Android) patch: perf_event_open
+ * for anyone without CAP_SYS_ADMIN fails, CAP_PERFMON or not. Debian's
+ * kernels default to 3.
+ */
+bool ps_perf_events_allowed(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int level = 2;
+	__u32 c[2];
+
+	if (f) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = 2;
+		fclose(f);
+	}
+	return level <= 2 || (effective_caps(c) && HAS(c, CAP_SYS_ADMIN));
+}
 
 int ps_user_lookup(const char *name, struct ps_user *u)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * -Z USER: once the programs are attached, the buffers mapped and the first
- * file open, become USER (supplementary groups, gid, uid, all four of each)
+ * What privilege pktsample has and needs, and -Z USER: once the programs
+ * are attached, the buffers mapped and the first file open, become USER (supplementary groups, gid, uid, all four of each)
  * with no capability left, except CAP_NET_ADMIN when a clsact filter must
  * still be removed at exit (tcx and XDP links need none: closing their fds
  * detaches them). Everything after the drop needs no privilege: reading
@@ -20,6 +20,17 @@ struct ps_user {
 	uid_t uid;
 	gid_t gid;
 };
+
+/* Enough to capture: CAP_NET_ADMIN, and CAP_SYS_ADMIN or CAP_BPF with
+ * CAP_PERFMON (what `pktsample` needs with file capabilities). */
+bool ps_have_privileges(void);
+/*
+ * May this process open perf events (perf buffers, the clock of
+ * --sample-interval)? Not where kernel.perf_event_paranoid is above 2, as
+ * Debian's kernels have it, without CAP_SYS_ADMIN: there the ring buffer
+ * transport, which needs none, is the way.
+ */
+bool ps_perf_events_allowed(void);
 
 /* USER by name or number; -ENOENT if the system has no such user. */
 int ps_user_lookup(const char *name, struct ps_user *u);

@@ -59,23 +59,25 @@ static void parse_filter(const struct nlmsghdr *nh, struct ps_tc_filter *f)
 	}
 }
 
-int ps_tc_filter_dump(int ifindex, bool ingress, struct ps_tc_filter *out, int max)
+/*
+ * One rtnetlink dump of type for tcm; each message of the type want goes to
+ * take(nh, arg). 0 or -errno.
+ */
+static int tc_dump(int type, const struct tcmsg *tcm, int want,
+		   void (*take)(const struct nlmsghdr *nh, void *arg), void *arg)
 {
 	struct {
 		struct nlmsghdr nh;
 		struct tcmsg t;
 	} req = {
-		.nh = { .nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)),
-			.nlmsg_type = RTM_GETTFILTER,
+		.nh = { .nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)), .nlmsg_type = (__u16)type,
 			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = 1 },
-		.t = { .tcm_family = AF_UNSPEC, .tcm_ifindex = ifindex,
-		       .tcm_parent = TC_H_MAKE(TC_H_CLSACT, ingress ? TC_H_MIN_INGRESS :
-								       TC_H_MIN_EGRESS) },
+		.t = *tcm,
 	};
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	size_t buf_size = 32768;
 	char *buf = malloc(buf_size);
-	int fd, n = 0, err = 0;
+	int fd, err = 0;
 	bool done = false;
 
 	if (!buf)
@@ -111,14 +113,66 @@ int ps_tc_filter_dump(int ifindex, bool ingress, struct ps_tc_filter *out, int m
 				done = true;
 				break;
 			}
-			if (nh->nlmsg_type == RTM_NEWTFILTER && n < max)
-				parse_filter(nh, &out[n++]);
+			if (nh->nlmsg_type == want)
+				take(nh, arg);
 		}
 	}
 out:
 	close(fd);
 	free(buf);
-	return err ? err : n;
+	return err;
+}
+
+struct filters {
+	struct ps_tc_filter *out;
+	int n, max;
+};
+
+static void take_filter(const struct nlmsghdr *nh, void *arg)
+{
+	struct filters *f = arg;
+
+	if (f->n < f->max)
+		parse_filter(nh, &f->out[f->n++]);
+}
+
+int ps_tc_filter_dump(int ifindex, bool ingress, struct ps_tc_filter *out, int max)
+{
+	struct tcmsg t = {
+		.tcm_family = AF_UNSPEC, .tcm_ifindex = ifindex,
+		.tcm_parent = TC_H_MAKE(TC_H_CLSACT, ingress ? TC_H_MIN_INGRESS : TC_H_MIN_EGRESS),
+	};
+	struct filters f = { .out = out, .max = max };
+	int err = tc_dump(RTM_GETTFILTER, &t, RTM_NEWTFILTER, take_filter, &f);
+
+	return err ? err : f.n;
+}
+
+struct clsact_seen {
+	int ifindex;
+	bool seen;
+};
+
+static void take_qdisc(const struct nlmsghdr *nh, void *arg)
+{
+	const struct tcmsg *t = NLMSG_DATA(nh);
+	const struct rtattr *attrs = (const void *)((const char *)t + NLMSG_ALIGN(sizeof(*t)));
+	int len = (int)nh->nlmsg_len - NLMSG_LENGTH(sizeof(*t));
+	struct clsact_seen *c = arg;
+	char kind[16];
+
+	copy_str(kind, sizeof(kind), find_attr(attrs, len, TCA_KIND));
+	if (t->tcm_ifindex == c->ifindex && !strcmp(kind, "clsact"))
+		c->seen = true;
+}
+
+int ps_tc_has_clsact(int ifindex)
+{
+	struct tcmsg t = { .tcm_family = AF_UNSPEC, .tcm_ifindex = ifindex };
+	struct clsact_seen c = { .ifindex = ifindex };
+	int err = tc_dump(RTM_GETQDISC, &t, RTM_NEWQDISC, take_qdisc, &c);
+
+	return err ? err : c.seen;
 }
 
 /* Does this fdinfo text name prog_id? */

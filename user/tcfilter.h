@@ -24,9 +24,12 @@ struct ps_tc_filter {
 /*
  * The filters of ifindex's clsact ingress or egress (the qdisc's "ffff:fff2"
  * or "ffff:fff3"), at most max of them. Returns how many, or -errno
- * (-EINVAL: no clsact qdisc there, -ENODEV: no such interface).
+ * (-ENODEV: no such interface). Without a clsact qdisc some kernels answer
+ * -EINVAL, others an empty list: ps_tc_has_clsact tells.
  */
 int ps_tc_filter_dump(int ifindex, bool ingress, struct ps_tc_filter *out, int max);
+/* Has ifindex a clsact qdisc? 1, 0, or -errno. */
+int ps_tc_has_clsact(int ifindex);
 
 /*
  * Is the BPF program prog_id held by any process (an fd in /proc/PID/fdinfo

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Nothing left behind after any death, and nothing of others removed:
 # SIGKILL at every hook and mode (links go with the process; a clsact
-# filter is found stale by the next start), a capabilities-only run, -Z,
-# and one SIGTERM while the output is blocked.
+# filter is removed by the capture's guardian, or by the next start if the
+# guardian was killed too), a capabilities-only run, -Z, and one SIGTERM
+# while the output is blocked.
 source "$(dirname "$0")/lib.sh"
 need_tools setpriv bpftool
 
@@ -16,12 +17,26 @@ install -m 755 "$PKTSAMPLE" "$WORK/pktsample"
 mkdir -m 777 "$WORK/out"
 
 # SIGKILL: every link this process held is gone with it, and nothing is
-# left on the interface, for XDP in both modes and TC through tcx.
-for spec in "xdp --xdp-mode skb" "xdp --xdp-mode native" "tc-ingress,tc-egress --tc-mode tcx" \
-	    "xdp,tc-ingress,tc-egress"; do
+# left on the interface, for XDP in both modes and TC through tcx (where
+# the kernel has it: before 6.6, forcing tcx is refused in one line).
+specs=("xdp --xdp-mode skb" "xdp --xdp-mode native" "xdp,tc-ingress,tc-egress")
+if kernel_has_tcx; then
+	specs+=("tc-ingress,tc-egress --tc-mode tcx")
+else
+	: >"$WORK/ps.err"
+	rc=0
+	in_cap "$PKTSAMPLE" -i "$CAPIF" --hook tc-ingress --tc-mode tcx -w "$WORK/x.pcapng" \
+		2>"$WORK/ps.err" || rc=$?
+	assert_eq 1 "$rc" "--tc-mode tcx before 6.6: exit 1"
+	assert_match "cannot attach tc-ingress to $CAPIF through tcx: this kernel has no tcx \(it came with 6.6\)" \
+		"$(cat "$WORK/ps.err")" "--tc-mode tcx before 6.6: it says why"
+	assert_nothing_attached
+fi
+for spec in "${specs[@]}"; do
 	# shellcheck disable=SC2086 # spec is words on purpose
 	start_capture -i "$CAPIF" --hook $spec -w "$WORK/k.pcapng"
-	links=$(links_of "$(capture_pid "$WORK/k.pcapng")")
+	pid=$(capture_pid "$WORK/k.pcapng")
+	links=$(links_of "$pid")
 	[ -n "$links" ] || fail "--hook $spec: no BPF link held"
 	stop_capture KILL
 	assert_eq 137 "$PS_RC" "--hook $spec: SIGKILL kills"
@@ -29,53 +44,112 @@ for spec in "xdp --xdp-mode skb" "xdp --xdp-mode native" "tc-ingress,tc-egress -
 	assert_nothing_attached
 done
 
-# clsact after SIGKILL: the kernel cannot remove a filter. The next start
-# says so in one line and leaves it; with --remove-stale it removes it.
-start_capture -i "$CAPIF" --hook tc-ingress --tc-mode clsact -w "$WORK/k.pcapng"
+# clsact after SIGKILL: nothing in the kernel removes a filter, so the
+# guardian the capture forked does, exactly ours, and the qdisc we made.
+qdiscs() { in_cap tc qdisc show dev "$CAPIF" | grep -c clsact || true; }
+start_capture -i "$CAPIF" --hook tc-ingress,tc-egress --tc-mode clsact -w "$WORK/k.pcapng"
+pid=$(capture_pid "$WORK/k.pcapng")
+guard=$(pgrep -f "^pktsample-guard $pid\$" || true)
+[ -n "$guard" ] || fail "clsact: no guardian for pktsample $pid"
+ok "clsact: the capture has a guardian, named for it"
+stop_capture KILL
+assert_eq 137 "$PS_RC" "clsact: SIGKILL kills"
+assert_nothing_attached
+assert_eq 0 "$(qdiscs)" "clsact: the qdisc the killed capture made is gone too"
+for _ in $(seq 50); do kill -0 "$guard" 2>/dev/null || break; sleep 0.1; done
+assert_match "guardian: pktsample $pid ended without detaching; removed its clsact filter on $CAPIF ingress" \
+	"$(cat "$WORK/ps.err")" "clsact: the guardian says what it removed"
+kill -0 "$guard" 2>/dev/null && fail "clsact: the guardian outlived its work"
+ok "clsact: the guardian is gone with its work done"
+
+# Signals the guardian ignores (a terminal's Ctrl-C goes to the whole
+# process group): the capture handles them and detaches itself.
+start_capture -i "$CAPIF" --hook tc-ingress --tc-mode clsact -w "$WORK/g.pcapng"
+pid=$(capture_pid "$WORK/g.pcapng")
+guard=$(pgrep -f "^pktsample-guard $pid\$") || fail "clsact: no guardian for pktsample $pid"
+kill -INT "$guard" "$pid"
+wait_capture
+assert_eq 0 "$PS_RC" "clsact, SIGINT to the capture and its guardian: exit 0"
+assert_no_match "guardian" "$(cat "$WORK/ps.err")" "a capture that detached itself leaves the guardian nothing to do"
+assert_nothing_attached
+
+# The capture and its guardian both killed (a cgroup's SIGKILL): the next
+# start on that hook removes what was left, and says so in one line; a
+# start on the other hook leaves it alone.
+start_capture -i "$CAPIF" --hook tc-ingress --tc-mode clsact -w "$WORK/k2.pcapng"
+pid=$(capture_pid "$WORK/k2.pcapng")
+guard=$(pgrep -f "^pktsample-guard $pid\$") || fail "clsact: no guardian for pktsample $pid"
+kill -KILL "$guard"
 stop_capture KILL
 stale=$(in_cap tc filter show dev "$CAPIF" ingress | grep -c pktsample_tc_in || true)
-assert_eq 1 "$stale" "clsact: SIGKILL leaves our filter (nothing in the kernel removes it)"
+assert_eq 1 "$stale" "clsact: with its guardian killed too, the filter stays"
 start_capture -i "$CAPIF" --hook tc-egress --tc-mode clsact -w "$WORK/s.pcapng"
-assert_eq 0 "$(grep -c stale "$WORK/ps.err" || true)" "a stale ingress filter is not looked for on egress"
+assert_eq 0 "$(grep -c 'left by' "$WORK/ps.err" || true)" "a stale ingress filter is not looked for on egress"
 stop_capture INT
 start_capture -i "$CAPIF" --hook tc-ingress --tc-mode clsact -w "$WORK/s.pcapng"
-assert_match "pktsample: $CAPIF ingress: filter pktsample_tc_in:\[[0-9]+\] \(pref [0-9]+\) was left by a pktsample that was killed; --remove-stale removes it" \
-	"$(grep 'was left' "$WORK/ps.err")" "the next start says a stale filter is there"
-stop_capture INT
-assert_eq 1 "$(in_cap tc filter show dev "$CAPIF" ingress | grep -c pktsample_tc_in || true)" \
-	"without --remove-stale the stale filter stays"
-start_capture -i "$CAPIF" --hook tc-ingress --tc-mode clsact --remove-stale -w "$WORK/s.pcapng"
-assert_match "removed the stale filter pktsample_tc_in" "$(cat "$WORK/ps.err")" "--remove-stale removes it"
+assert_match "pktsample: $CAPIF ingress: removed filter pktsample_tc_in:\[[0-9]+\] \(pref [0-9]+\), left by a pktsample that was killed" \
+	"$(grep 'left by' "$WORK/ps.err")" "the next start removes the stale filter and says so"
 assert_eq 1 "$(in_cap tc filter show dev "$CAPIF" ingress | grep -c 'pktsample_tc_in.*direct-action' || true)" \
-	"--remove-stale: only our own live filter remains"
+	"only our own live filter remains"
 # A live pktsample's filter is never stale, whoever asks.
-in_cap "$PKTSAMPLE" -i "$CAPIF" --hook tc-ingress --tc-mode clsact --remove-stale --duration 300ms \
+in_cap "$PKTSAMPLE" -i "$CAPIF" --hook tc-ingress --tc-mode clsact --duration 300ms \
 	-w "$WORK/t.pcapng" 2>"$WORK/t.err"
-assert_eq 0 "$(grep -c stale "$WORK/t.err" || true)" "a running capture's filter is left alone"
+assert_eq 0 "$(grep -c 'left by' "$WORK/t.err" || true)" "a running capture's filter is left alone"
 stop_capture INT
 assert_nothing_attached
 in_cap tc qdisc del dev "$CAPIF" clsact # the killed run's qdisc: nobody's now
 
-# Capabilities only, no root uid: start, capture, stop, nothing left, for
-# links and for clsact (whose detach needs the CAP_NET_ADMIN it has).
+# Capabilities only, no root uid (the README's file-capabilities setup):
+# start, capture, stop, nothing left, for links and for clsact (whose
+# detach needs the CAP_NET_ADMIN it has); at this kernel's
+# perf_event_paranoid and at Debian's 3, where perf events need
+# CAP_SYS_ADMIN: there the ring buffer carries the samples, and what has
+# no way round says what would do.
 caps=+bpf,+perfmon,+net_admin,+net_raw # net_raw: promiscuous mode
-for mode in tcx clsact; do
+as_nobody() { # ARGS...: in the background, $PS_PID
 	: >"$WORK/ps.err"
 	"$TESTENV" exec "$ENV" cap -- setpriv --reuid=65534 --regid=65534 --clear-groups \
-		--inh-caps="$caps" --ambient-caps="$caps" "$WORK/pktsample" -i "$CAPIF" \
-		--hook xdp,tc-ingress,tc-egress --tc-mode "$mode" -w "$WORK/out/caps-$mode.pcapng" \
-		2>"$WORK/ps.err" &
+		--inh-caps="$caps" --ambient-caps="$caps" "$WORK/pktsample" "$@" 2>"$WORK/ps.err" &
 	PS_PID=$!
 	PIDS+=("$PS_PID")
-	wait_started "$PS_PID"
-	in_cap ping -q -c 3 -i 0.2 192.0.2.2 >/dev/null
-	stop_capture INT
-	assert_eq 0 "$PS_RC" "capabilities only, $mode: exit 0"
-	assert_eq "" "$(grep -v -e 'capturing on' -e 'packets\? ' -e 'xdp: skb mode on' "$WORK/ps.err" || true)" \
-		"capabilities only, $mode: no complaint (but what skb-mode XDP costs)"
-	assert_eq 3 "$(count "$WORK/out/caps-$mode.pcapng" 'icmp.type == 8 && frame.interface_description == "tc egress"')" \
-		"capabilities only, $mode: packets written"
-	assert_nothing_attached
+}
+tc_modes=(clsact)
+if kernel_has_tcx; then tc_modes=(tcx clsact); fi
+paranoid=$(sysctl -n kernel.perf_event_paranoid)
+levels=("$paranoid")
+[ "$paranoid" -ge 3 ] || levels+=(3)
+for level in "${levels[@]}"; do
+	[ "$level" = "$(sysctl -n kernel.perf_event_paranoid)" ] || set_sysctl kernel.perf_event_paranoid "$level"
+	for mode in "${tc_modes[@]}"; do
+		what="capabilities only, paranoid $level, $mode"
+		as_nobody -i "$CAPIF" --hook xdp,tc-ingress,tc-egress --tc-mode "$mode" \
+			-w "$WORK/out/caps-$mode-$level.pcapng"
+		wait_started "$PS_PID"
+		in_cap ping -q -c 3 -i 0.2 192.0.2.2 >/dev/null
+		stop_capture INT
+		assert_eq 0 "$PS_RC" "$what: exit 0"
+		assert_eq "" "$(grep -v -e 'capturing on' -e 'packets\? ' -e 'xdp: skb mode on' "$WORK/ps.err" || true)" \
+			"$what: no complaint (but what skb-mode XDP costs)"
+		assert_eq 3 "$(count "$WORK/out/caps-$mode-$level.pcapng" 'icmp.type == 8 && frame.interface_description == "tc egress"')" \
+			"$what: packets written"
+		assert_nothing_attached
+	done
+	[ "$level" -ge 3 ] || continue
+	as_nobody -i "$CAPIF" -v --duration 300ms -w "$WORK/out/v.pcapng"
+	wait "$PS_PID"
+	assert_match "transport: ringbuf, as kernel.perf_event_paranoid is above 2" "$(cat "$WORK/ps.err")" \
+		"paranoid $level: -v says why the ring buffer carries the samples"
+	for args in "--sample-interval 10ms" "--transport perf"; do
+		# shellcheck disable=SC2086 # args is words
+		as_nobody -i "$CAPIF" $args -w "$WORK/out/r.pcapng"
+		PS_RC=0
+		wait "$PS_PID" || PS_RC=$?
+		assert_eq 1 "$PS_RC" "paranoid $level, $args: exit 1"
+		assert_match "needs (a )?perf events?.*: kernel.perf_event_paranoid is above 2 \(Debian's default\), which allows perf events only with CAP_SYS_ADMIN; .*'sysctl kernel.perf_event_paranoid=2'" \
+			"$(cat "$WORK/ps.err")" "paranoid $level, $args: one line says what would do"
+		assert_eq 1 "$(wc -l <"$WORK/ps.err")" "paranoid $level, $args: one line"
+		assert_nothing_attached
+	done
 done
 
 # -Z nobody: uid and gid 65534 in all four fields while capturing, no

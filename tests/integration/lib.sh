@@ -42,6 +42,7 @@ ENVS=()
 PIDS=()
 MOUNTS=()
 CLEAN_DIRS=() # outside $WORK (tmpfs), removed at exit
+SYSCTLS=()    # key=value, written back at exit
 PASSED=0
 
 cleanup() {
@@ -50,6 +51,7 @@ cleanup() {
 	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || true; done
 	for e in "${ENVS[@]}"; do "$TESTENV" teardown "$e"; done
 	for d in "${CLEAN_DIRS[@]}"; do rm -rf "$d"; done
+	for s in "${SYSCTLS[@]}"; do sysctl -q -w "$s" || true; done
 	if [ $rc -ne 0 ] && [ -s "$WORK/ps.err" ]; then
 		echo "--- last pktsample stderr:" >&2
 		cat "$WORK/ps.err" >&2
@@ -163,15 +165,34 @@ extract() {
 
 # Nothing of ours on the interface: no XDP program (ip link), no tcx or
 # clsact BPF program (bpftool net), no pktsample filter (tc filter).
+# (After a SIGKILL on clsact, the guardian removes the filters as soon as
+# it sees the capture gone: a moment later, so this asks for a while.)
 assert_nothing_attached() {
 	local dev=${1:-$CAPIF} ns=${2:-cap} xdp tc filters
-	xdp=$("$TESTENV" exec "$ENV" "$ns" -- ip -d link show dev "$dev" | grep -c 'prog/xdp' || true)
-	tc=$("$TESTENV" exec "$ENV" "$ns" -- bpftool -j net show dev "$dev" |
-		python3 -c 'import json,sys; d=json.load(sys.stdin)[0]; print(len(d.get("tc",[]))+len(d.get("xdp",[])))')
-	filters=$( { "$TESTENV" exec "$ENV" "$ns" -- tc filter show dev "$dev" ingress
-		     "$TESTENV" exec "$ENV" "$ns" -- tc filter show dev "$dev" egress; } 2>/dev/null |
-		grep -c pktsample || true)
+	for _ in $(seq 50); do
+		xdp=$("$TESTENV" exec "$ENV" "$ns" -- ip -d link show dev "$dev" | grep -c 'prog/xdp' || true)
+		tc=$("$TESTENV" exec "$ENV" "$ns" -- bpftool -j net show dev "$dev" |
+			python3 -c 'import json,sys; d=json.load(sys.stdin)[0]; print(len(d.get("tc",[]))+len(d.get("xdp",[])))')
+		filters=$( { "$TESTENV" exec "$ENV" "$ns" -- tc filter show dev "$dev" ingress
+			     "$TESTENV" exec "$ENV" "$ns" -- tc filter show dev "$dev" egress; } 2>/dev/null |
+			grep -c pktsample || true)
+		[ "$xdp $tc $filters" = "0 0 0" ] && break
+		sleep 0.1
+	done
 	assert_eq "0 0 0" "$xdp $tc $filters" "nothing attached to $dev"
+}
+
+# set_sysctl KEY VALUE: for this test; the old value comes back at exit.
+set_sysctl() {
+	SYSCTLS+=("$1=$(sysctl -n "$1")")
+	sysctl -q -w "$1=$2"
+}
+
+# kernel_has_tcx: tcx links came with 6.6; before, TC goes through clsact.
+kernel_has_tcx() {
+	local v
+	v=$(uname -r)
+	[ "${v%%.*}" -gt 6 ] || { [ "${v%%.*}" -eq 6 ] && v=${v#*.} && [ "${v%%.*}" -ge 6 ]; }
 }
 
 # capture_pid PATTERN: the pid of the pktsample whose command line has

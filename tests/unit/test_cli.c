@@ -74,18 +74,18 @@ static void long_capture_options(void **state)
 
 	(void)state;
 	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "out", "-C", "50", "-W", "4",
-			       "-G", "3600", "-z", "gzip", "-Z", "nobody", "--remove-stale",
-			       "--xdp-attach", "libxdp"),
+			       "-G", "3600", "-z", "gzip", "-Z", "nobody", "--tc-position",
+			       "last", "--xdp-attach", "libxdp"),
 			 -EINVAL); /* -Z and libxdp: refused, see rejects_bad_input */
 	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "out", "-C", "50", "-W", "4",
-			       "-G", "3600", "-z", "gzip", "-Z", "nobody", "--remove-stale"),
+			       "-G", "3600", "-z", "gzip", "-Z", "nobody", "--tc-position", "last"),
 			 0);
 	assert_int_equal(o.file_size, 50000000);
 	assert_int_equal(o.file_count, 4);
 	assert_int_equal(o.rotate_seconds, 3600);
 	assert_string_equal(o.postrotate_cmd, "gzip");
 	assert_string_equal(o.user, "nobody");
-	assert_true(o.remove_stale);
+	assert_int_equal(o.tc_position, PS_TC_LAST);
 	assert_int_equal(o.xdp_attach, PS_XDP_VIA_LINK);
 	/* -C: millions of bytes, or binary units with a suffix, as tcpdump */
 	assert_int_equal(ps_parse_file_size("1", &b), 0);
@@ -259,6 +259,8 @@ static void rejects_bad_input(void **state)
 		BAD("bad --hook 'xdp,tc'", "-i", "a", "-w", "f", "--hook", "xdp,tc"),
 		BAD("bad --hook ''", "-i", "a", "-w", "f", "--hook", ""),
 		BAD("bad --xdp-mode 'hw'", "-i", "a", "-w", "f", "--xdp-mode", "hw"),
+		BAD("bad --tc-position 'middle': use first, last or wire", "-i", "a", "-w", "f",
+		    "--tc-position", "middle"),
 		BAD("bad --transport 'afxdp'", "-i", "a", "-w", "f", "--transport", "afxdp"),
 		BAD("bad --tc-mode 'x'", "-i", "a", "-w", "f", "--tc-mode", "x"),
 		BAD("given twice", "-i", "a", "-i", "a", "-w", "f"),

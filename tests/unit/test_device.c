@@ -53,6 +53,7 @@ static void default_ingress(void **state)
 	assert_int_equal(PS_HOOK_TC_INGRESS, ps_device_default_ingress(&bridge, &why));
 	assert_non_null(strstr(why, "no native XDP"));
 	assert_int_equal(PS_HOOK_TC_INGRESS, ps_device_default_ingress(&tun, &why));
+	assert_non_null(strstr(why, "kernels before 6.3 do not say")); /* no netdev family */
 	assert_int_equal(PS_HOOK_MAX, ps_device_default_ingress(&lo, &why));
 	assert_non_null(strstr(why, "tc-egress"));
 }

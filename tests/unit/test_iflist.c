@@ -29,7 +29,8 @@ static void lines(void **state)
 		.flags = IFF_UP, .arphrd = ARPHRD_ETHER, .driver = "veth", .xdp_native = 1 },
 		false),
 		"7.v0 [Up] driver veth, link EN10MB, ingress tc-ingress (native XDP on veth "
-		"turns off the peer's TSO, generic XDP bypasses GRO), xdp skb, tc clsact");
+		"turns off the peer's TSO, generic XDP bypasses GRO), xdp skb, tc clsact (tcx came "
+		"with 6.6)");
 	assert_string_equal(line_of(&(struct ps_device){ .ifindex = 1, .name = "lo",
 		.flags = IFF_UP | IFF_RUNNING | IFF_LOOPBACK, .arphrd = ARPHRD_LOOPBACK,
 		.xdp_native = 0 }, true),
@@ -37,9 +38,9 @@ static void lines(void **state)
 		"packet on lo passes tc-egress, once), xdp skb, tc tcx");
 	assert_string_equal(line_of(&(struct ps_device){ .ifindex = 3, .name = "t",
 		.arphrd = ARPHRD_NONE, .driver = "tun", .xdp_native = -1 }, true),
-		"3.t [Down] driver tun, link RAW, ingress tc-ingress (no native XDP; generic XDP "
-		"bypasses GRO and turns off LRO), xdp native if the driver has XDP, else skb, "
-		"tc tcx");
+		"3.t [Down] driver tun, link RAW, ingress tc-ingress (native XDP resets many NICs' "
+		"rings, generic XDP bypasses GRO; which the driver has, kernels before 6.3 do not "
+		"say), xdp native if the driver has it, else skb (unknown before 6.3), tc tcx");
 	assert_string_equal(line_of(&(struct ps_device){ .ifindex = 9, .name = "mon0",
 		.arphrd = ARPHRD_IEEE80211_RADIOTAP, .xdp_native = 0 }, true),
 		"9.mon0 [Down] driver unknown, link ARPHRD 803 (pktsample cannot write it), "
