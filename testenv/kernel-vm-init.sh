@@ -25,6 +25,7 @@ mkdir -p /upper/up /upper/work
 mount -t overlay overlay -o lowerdir=/lower,upperdir=/upper/up,workdir=/upper/work /newroot ||
 	fail "cannot make the overlay"
 r=/newroot
+mkdir -p "$r/usr/lib/modules" # (a host without modules of its own has none)
 mount --bind "$r$mods" "$r/usr/lib/modules" || fail "no modules at $mods"
 mount -t proc proc $r/proc
 mount -t sysfs sysfs $r/sys

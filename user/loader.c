@@ -14,6 +14,7 @@
 #include "sampling.h"
 #include "splice.h"
 #include "pktsample.skel.h"
+#include "pktsample_nokfunc.skel.h"
 
 int ps_iface_list_add(struct ps_iface_list *l, uint32_t ifindex)
 {
@@ -157,6 +158,36 @@ bool ps_loader_has_xdp_vlan_meta(void)
 	return known;
 }
 
+/*
+ * pktsample's skeleton, on the object that references the VLAN metadata
+ * kfunc where the kernel has it, else on the same object built without
+ * the reference (CMakeLists.txt says why).
+ */
+static struct pktsample *open_skeleton(void)
+{
+	struct pktsample *skel;
+	size_t size;
+	int err;
+
+	if (ps_loader_has_xdp_vlan_meta())
+		return pktsample__open();
+	skel = calloc(1, sizeof(*skel));
+	if (!skel)
+		return NULL;
+	err = pktsample__create_skeleton(skel);
+	if (!err) {
+		skel->skeleton->data = pktsample_nokfunc__elf_bytes(&size);
+		skel->skeleton->data_sz = size;
+		err = bpf_object__open_skeleton(skel->skeleton, NULL);
+	}
+	if (err) {
+		pktsample__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
+	return skel;
+}
+
 /* Only the programs the capture needs are verified and loaded. */
 static void pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
 {
@@ -199,7 +230,7 @@ int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
 	err = ps_splice_register();
 	if (err)
 		return err;
-	skel = pktsample__open();
+	skel = open_skeleton();
 	if (!skel) {
 		err = errno ? -errno : -EINVAL;
 		pr_err("cannot open the BPF object: %s\n", strerror(-err));

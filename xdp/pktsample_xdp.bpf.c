@@ -4,10 +4,15 @@
 #include <stdbool.h>
 #include "bpf/capture.bpf.h"
 
-/* The driver's RX VLAN metadata (6.8+); resolved only for the program
- * that uses it, which is loaded only where the kernel has it. */
+/* The driver's RX VLAN metadata (6.8+); its program is loaded only where
+ * the kernel has it, and where it does not, the object is built without
+ * the reference (CMakeLists.txt: pktsample_nokfunc). */
+#ifdef PS_NO_XDP_METADATA_KFUNC
+#define bpf_xdp_metadata_rx_vlan_tag(ctx, proto, tci) (-1)
+#else
 extern int bpf_xdp_metadata_rx_vlan_tag(const struct xdp_md *ctx, __be16 *vlan_proto,
 					__u16 *vlan_tci) __ksym __weak;
+#endif
 
 static __always_inline int xdp_capture(struct xdp_md *ctx, bool vlan_meta)
 {

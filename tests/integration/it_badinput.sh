@@ -18,7 +18,7 @@ bad() {
 	local want=$1 desc=$2 rc=0 lines
 	shift 2
 	# timeout: a value wrongly accepted would start a capture
-	in_cap timeout 10 "$P" "$@" >"$WORK/stdout" 2>"$WORK/stderr" || rc=$?
+	in_cap timeout "$(( $(scaled 10000) / 1000 ))" "$P" "$@" >"$WORK/stdout" 2>"$WORK/stderr" || rc=$?
 	lines=$(wc -l <"$WORK/stderr")
 	if [ "$rc" != "$want" ] || [ "$lines" != 1 ] || [ -s "$WORK/stdout" ] || [ -e "$OUT" ] ||
 	   [ "$(cat "$WORK/old.pcapng")" != precious ]; then

@@ -137,7 +137,7 @@ PIDS+=("$TS")
 sleep 2.5
 t0=$(now_ns)
 in_peer ping -q -c 1 192.0.2.1 >/dev/null
-while ! grep -q . "$WORK/live.txt" && [ "$(ms_since "$t0")" -lt 3000 ]; do sleep 0.02; done
+while ! grep -q . "$WORK/live.txt" && [ "$(ms_since "$t0")" -lt "$(scaled 3000)" ]; do sleep 0.02; done
 latency=$(ms_since "$t0")
 grep -q . "$WORK/live.txt" || fail "no packet reached tshark while it captured"
 echo "# ping to tshark's line: $latency ms"

@@ -75,67 +75,50 @@ nothing_of_ours() {
 	assert_eq 0 "$n" "$1: nothing of ours left, the foreign program kept"
 }
 
+# round MODE DIR POS: the foreign program drops 4242 at DIR (ingress: sent by
+# the peer, egress: by the capture side); pktsample at POS. The default
+# (wire) runs beside tcpdump -Q, whose tap is before TC ingress and after
+# TC egress: it must see what tcpdump sees.
+round() {
+	local mode=$1 dir=$2 pos=$3 from=peer to=192.0.2.1 q=in want where before=false td=
+	[ "$dir" = ingress ] || { from=cap; to=192.0.2.2; q=out; }
+	if [ "$pos" = first ] || { [ "$pos" = wire ] && [ "$dir" = ingress ]; }; then before=true; fi
+	start_capture -i "$CAPIF" --hook "tc-$dir" --tc-mode "$mode" --tc-position "$pos" -v \
+		-w "$WORK/$dir-$mode-$pos.pcapng" udp
+	if [ "$pos" = wire ]; then
+		"$TESTENV" exec "$ENV" cap -- tcpdump -i "$CAPIF" -Q "$q" -U \
+			-w "$WORK/$dir-$mode.pcap" udp 2>"$WORK/td.err" &
+		td=$!
+		PIDS+=("$td")
+		for _ in $(seq 50); do grep -q listening "$WORK/td.err" && break; sleep 0.1; done
+	fi
+	udp "$from" "$to"
+	stop_capture INT
+	assert_eq 0 "$PS_RC" "$mode $dir $pos: exit 0"
+	if $before; then want="3 3" where="before 1 other"; else want="0 3" where="after 1 other"; fi
+	assert_eq "$want" "$(ports "$WORK/$dir-$mode-$pos.pcapng")" \
+		"$mode $dir $pos: sees the dropped port $($before && echo too || echo not)"
+	assert_match "tc-$dir: attached to $CAPIF \(${mode}.*, $where (program|filter)\)" \
+		"$(cat "$WORK/ps.err")" "$mode $dir $pos: -v says where it sits"
+	if [ -n "$td" ]; then
+		sleep 0.5
+		kill -INT "$td"
+		wait "$td" || true
+		assert_eq "$want" "$(ports "$WORK/$dir-$mode.pcap")" \
+			"$mode $dir: the default sees what tcpdump sees"
+	fi
+	still_foreign "$mode" "$dir"
+	nothing_of_ours "$mode $dir $pos"
+}
+
 modes=(clsact)
 if kernel_has_tcx; then modes=(tcx clsact); fi
 for mode in "${modes[@]}"; do
-	# Ingress: the peer sends; the foreign program drops 4242 on arrival.
-	foreign "$mode" ingress
-	for pos in first last wire; do
-		start_capture -i "$CAPIF" --hook tc-ingress --tc-mode "$mode" --tc-position "$pos" -v \
-			-w "$WORK/in-$mode-$pos.pcapng" udp
-		udp peer 192.0.2.1
-		stop_capture INT
-		assert_eq 0 "$PS_RC" "$mode ingress $pos: exit 0"
-		if [ "$pos" = last ]; then
-			want="0 3" where="after 1 other"
-		else
-			want="3 3" where="before 1 other"
-		fi
-		assert_eq "$want" "$(ports "$WORK/in-$mode-$pos.pcapng")" \
-			"$mode ingress $pos: sees the dropped port $([ "$pos" = last ] && echo not || echo too)"
-		assert_match "tc-ingress: attached to $CAPIF \(${mode}.*, $where (program|filter)\)" \
-			"$(cat "$WORK/ps.err")" "$mode ingress $pos: -v says where it sits"
-		still_foreign "$mode" ingress
-		nothing_of_ours "$mode ingress $pos"
+	for dir in ingress egress; do
+		foreign "$mode" "$dir"
+		for pos in first last wire; do round "$mode" "$dir" "$pos"; done
+		unforeign "$mode"
 	done
-	unforeign "$mode"
-
-	# Egress: the capture side sends; the foreign program drops 4242 on
-	# the way out. tcpdump's tap is after TC egress: it sees what left.
-	foreign "$mode" egress
-	for pos in first last wire; do
-		start_capture -i "$CAPIF" --hook tc-egress --tc-mode "$mode" --tc-position "$pos" -v \
-			-w "$WORK/eg-$mode-$pos.pcapng" udp
-		if [ "$pos" = wire ]; then
-			"$TESTENV" exec "$ENV" cap -- tcpdump -i "$CAPIF" -Q out -U \
-				-w "$WORK/eg-$mode.pcap" udp 2>"$WORK/td.err" &
-			td=$!
-			PIDS+=("$td")
-			for _ in $(seq 50); do grep -q listening "$WORK/td.err" && break; sleep 0.1; done
-		fi
-		udp cap 192.0.2.2
-		stop_capture INT
-		assert_eq 0 "$PS_RC" "$mode egress $pos: exit 0"
-		if [ "$pos" = first ]; then
-			want="3 3" where="before 1 other"
-		else
-			want="0 3" where="after 1 other"
-		fi
-		assert_eq "$want" "$(ports "$WORK/eg-$mode-$pos.pcapng")" \
-			"$mode egress $pos: sees the dropped port $([ "$pos" = first ] && echo too || echo not)"
-		assert_match "tc-egress: attached to $CAPIF \(${mode}.*, $where (program|filter)\)" \
-			"$(cat "$WORK/ps.err")" "$mode egress $pos: -v says where it sits"
-		if [ "$pos" = wire ]; then
-			sleep 0.5
-			kill -INT "$td"
-			wait "$td" || true
-			assert_eq "$want" "$(ports "$WORK/eg-$mode.pcap")" \
-				"$mode egress: the default sees what tcpdump sees"
-		fi
-		still_foreign "$mode" egress
-		nothing_of_ours "$mode egress $pos"
-	done
-	unforeign "$mode"
 done
 
 # clsact: first and last are prefs before and after the others', said in -v.
