@@ -34,7 +34,7 @@ mkdir -p $r/dev/pts $r/dev/shm
 mount -t devpts devpts $r/dev/pts
 mount -t tmpfs tmpfs $r/dev/shm
 mount -t tmpfs tmpfs $r/run
-mount -t tmpfs tmpfs $r/tmp
+# /tmp stays the overlay's: a tree cloned there (as CI does) must be seen.
 mount -t bpf bpf $r/sys/fs/bpf
 mount -t cgroup2 cgroup2 $r/sys/fs/cgroup
 mount -t tracefs tracefs $r/sys/kernel/tracing 2>/dev/null

@@ -98,6 +98,13 @@ run() {
 	[ $# -gt 0 ] || die "run: no command"
 	command -v qemu-system-x86_64 >/dev/null || die "needs qemu-system-x86_64 (qemu-system-x86)"
 	command -v cpio >/dev/null || die "needs cpio"
+	# The guest sees the root file system alone (a bind of /, not of what
+	# is mounted below it).
+	local d
+	for d in "$PWD" "$cache"; do
+		[ "$(stat -c %d "$d")" = "$(stat -c %d /)" ] ||
+			die "$d is not on the root file system, which is all the guest sees"
+	done
 	[ -x /usr/lib/qemu/virtiofsd ] || die "needs /usr/lib/qemu/virtiofsd (qemu-system-x86)"
 	rel=$(fetch "$kernel")
 	pkg=$(package_of "$kernel")

@@ -21,6 +21,7 @@ _pktsample()
 	-Q | --direction) COMPREPLY=($(compgen -W "in out inout" -- "$cur")); return ;;
 	--xdp-mode) COMPREPLY=($(compgen -W "auto native skb" -- "$cur")); return ;;
 	--tc-mode) COMPREPLY=($(compgen -W "auto tcx clsact" -- "$cur")); return ;;
+	--tc-position) COMPREPLY=($(compgen -W "wire first last" -- "$cur")); return ;;
 	--xdp-attach) COMPREPLY=($(compgen -W "link libxdp" -- "$cur")); return ;;
 	--transport) COMPREPLY=($(compgen -W "perf ringbuf" -- "$cur")); return ;;
 	--sample-mode) COMPREPLY=($(compgen -W "random count" -- "$cur")); return ;;

@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The smoke set for Debian 12's own kernel: smoke.sh [BUILD_DIR] boots it
 # (testenv/kernel-vm.sh run ${PS_VM_KERNEL:-6.1}) and runs itself inside
-# with --guest (ctest's vm_smoke, label vm). Integration scripts chosen so that under
-# emulation (10-30x slower than natively) the set stays within CI's time:
-# capture at every hook with a filter and the ring transport, sampling,
-# SIGKILL at every hook and mode (the clsact guardian), capabilities only at
-# Debian's perf_event_paranoid 3, the TC position beside a foreign program,
-# and the devices Debian's kernel has and CI's does not (VLAN devices,
-# bond, gre, ipip, wireguard). Each script's output goes to stdout with a
-# line per script; exit 1 if any failed.
+# with --guest (ctest's vm_smoke, label vm). Scripts chosen so that under
+# emulation (10-30x slower than natively) the set stays within CI's time
+# (about 28 min): capture at every hook (it_capture), SIGKILL at every hook
+# and mode with the clsact guardian, and capabilities only at Debian's
+# perf_event_paranoid 3, where the ring buffer carries the samples
+# (it_detach), a filter and the TC position beside a foreign program
+# (it_position), sampling (it_sample), and the devices Debian's kernel has
+# and CI's does not (it_devices: VLAN devices, bond, gre, ipip, wireguard).
+# A line per script with its result and time; the log of one that failed;
+# exit 1 if any failed.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 
