@@ -433,6 +433,14 @@ int ps_detach_all(struct ps_attachments *a)
 	return err;
 }
 
+bool ps_attach_has_clsact(const struct ps_attachments *a)
+{
+	for (int i = 0; i < a->n; i++)
+		if (a->list[i].kind == PS_ATT_CLSACT)
+			return true;
+	return false;
+}
+
 void ps_attach_forget(struct ps_attachments *a, int ifindex)
 {
 	for (int i = 0; i < a->n; i++)

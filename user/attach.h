@@ -88,5 +88,7 @@ void ps_attach_forget(struct ps_attachments *a, int ifindex);
 void ps_attach_release(struct ps_attachments *a);
 
 const char *ps_attach_kind_name(const struct ps_attachment *att);
+/* Is anything attached through clsact (a filter to remove at exit)? */
+bool ps_attach_has_clsact(const struct ps_attachments *a);
 
 #endif

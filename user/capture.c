@@ -364,14 +364,6 @@ static int start_guardian(struct ps_capture *cap)
 	return 0;
 }
 
-static bool has_clsact(const struct ps_attachments *a)
-{
-	for (int i = 0; i < a->n; i++)
-		if (a->list[i].kind == PS_ATT_CLSACT)
-			return true;
-	return false;
-}
-
 static int attach_all(struct ps_capture *cap)
 {
 	int err = attach_xdp_all(cap);
@@ -388,7 +380,7 @@ static int attach_all(struct ps_capture *cap)
 				   cap->o->tc_position);
 	}
 	/* tcx everywhere: the guardian has nothing to look after. */
-	if (!err && cap->att.guard_fd >= 0 && !has_clsact(&cap->att)) {
+	if (!err && cap->att.guard_fd >= 0 && !ps_attach_has_clsact(&cap->att)) {
 		close(cap->att.guard_fd);
 		cap->att.guard_fd = -1;
 	}

@@ -18,6 +18,14 @@ static struct bpf_tc_hook tc_hook(int ifindex, bool ingress)
 	return hook;
 }
 
+/* The filters on one side of ifindex's qdisc, in *f (freed by the caller,
+ * also on error): how many, or -errno. */
+static int dump(int ifindex, bool ingress, struct ps_tc_filter **f)
+{
+	*f = calloc(MAX_FILTERS, sizeof(**f));
+	return *f ? ps_tc_filter_dump(ifindex, ingress, *f, MAX_FILTERS) : -ENOMEM;
+}
+
 static const char *dir_name(bool ingress)
 {
 	return ingress ? "ingress" : "egress";
@@ -32,8 +40,8 @@ static const char *dir_name(bool ingress)
  */
 static void remove_stale(const char *ifname, int ifindex, bool ingress)
 {
-	struct ps_tc_filter *f = calloc(MAX_FILTERS, sizeof(*f));
-	int n = f ? ps_tc_filter_dump(ifindex, ingress, f, MAX_FILTERS) : -ENOMEM;
+	struct ps_tc_filter *f;
+	int n = dump(ifindex, ingress, &f);
 
 	for (int i = 0; i < n; i++) {
 		struct bpf_tc_hook hook = tc_hook(ifindex, ingress);
@@ -65,8 +73,8 @@ static void remove_stale(const char *ifname, int ifindex, bool ingress)
  */
 static int pick_pref(int ifindex, bool ingress, bool first, __u32 *pref, int *others)
 {
-	struct ps_tc_filter *f = calloc(MAX_FILTERS, sizeof(*f));
-	int n = f ? ps_tc_filter_dump(ifindex, ingress, f, MAX_FILTERS) : -ENOMEM;
+	struct ps_tc_filter *f;
+	int n = dump(ifindex, ingress, &f);
 	__u32 lo = 0xffff, hi = 0;
 
 	*pref = 0;
@@ -130,21 +138,22 @@ int ps_clsact_attach(struct ps_clsact *c, int prog_fd, const char *ifname, bool 
 /* Anything on the qdisc, in either direction? */
 static bool qdisc_in_use(int ifindex)
 {
-	struct ps_tc_filter *f = calloc(MAX_FILTERS, sizeof(*f));
-	bool used = true; /* when in doubt, leave the qdisc */
+	struct ps_tc_filter *f;
+	bool used = dump(ifindex, true, &f) != 0; /* when in doubt, leave the qdisc */
 
-	if (f && ps_tc_filter_dump(ifindex, true, f, MAX_FILTERS) == 0 &&
-	    ps_tc_filter_dump(ifindex, false, f, MAX_FILTERS) == 0)
-		used = false;
 	free(f);
+	if (!used) {
+		used = dump(ifindex, false, &f) != 0;
+		free(f);
+	}
 	return used;
 }
 
 /* Is c's filter still there, with c's program? 1, 0, or -errno. */
 static int still_ours(const struct ps_clsact *c)
 {
-	struct ps_tc_filter *f = calloc(MAX_FILTERS, sizeof(*f));
-	int n = f ? ps_tc_filter_dump(c->ifindex, c->ingress, f, MAX_FILTERS) : -ENOMEM;
+	struct ps_tc_filter *f;
+	int n = dump(c->ifindex, c->ingress, &f);
 	int found = 0;
 
 	for (int i = 0; i < n && !found; i++)

@@ -83,10 +83,8 @@ static int install_signals(void)
  */
 static int drop_privileges(struct ps_capture *cap, const struct ps_user *u)
 {
-	bool clsact = false;
+	bool clsact = ps_attach_has_clsact(&cap->att);
 
-	for (int i = 0; i < cap->att.n; i++)
-		clsact |= cap->att.list[i].kind == PS_ATT_CLSACT;
 	if (cap->out.new_file && fchown(cap->out.fd, u->uid, u->gid)) {
 		int err = -errno;
 

@@ -86,7 +86,7 @@ round() {
 	start_capture -i "$CAPIF" --hook "tc-$dir" --tc-mode "$mode" --tc-position "$pos" -v \
 		-w "$WORK/$dir-$mode-$pos.pcapng" udp
 	if [ "$pos" = wire ]; then
-		"$TESTENV" exec "$ENV" cap -- tcpdump -i "$CAPIF" -Q "$q" -U \
+		"$TESTENV" exec "$ENV" cap -- tcpdump -i "$CAPIF" -Q "$q" --immediate-mode -U \
 			-w "$WORK/$dir-$mode.pcap" udp 2>"$WORK/td.err" &
 		td=$!
 		PIDS+=("$td")
