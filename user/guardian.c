@@ -95,8 +95,10 @@ static int keep_watch(int fd, pid_t capture)
 			continue;
 		if (n != sizeof(m)) /* 0: the capture's end closed */
 			break;
-		if (m.op == GUARD_ADD && list_add(&l, &m.c))
-			break; /* cannot keep count: clean up now rather than never */
+		/* Out of memory: that one filter is left to the next start on
+		 * its hook, rather than the capture's live ones removed now. */
+		if (m.op == GUARD_ADD)
+			(void)list_add(&l, &m.c);
 		if (m.op == GUARD_DEL)
 			list_del(&l, &m.c);
 	}
