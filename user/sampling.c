@@ -62,6 +62,19 @@ void ps_sampling_tag(const struct ps_sampling *s, char *buf, size_t len)
 			 (unsigned long long)s->max_rate);
 }
 
+/* "st", "nd", "rd" or "th": 1st, 2nd, 3rd, 11th, 22nd, 100th. */
+static const char *ordinal_suffix(uint64_t n)
+{
+	if (n % 100 >= 11 && n % 100 <= 13)
+		return "th";
+	switch (n % 10) {
+	case 1: return "st";
+	case 2: return "nd";
+	case 3: return "rd";
+	default: return "th";
+	}
+}
+
 void ps_sampling_describe(const struct ps_sampling *s, char *buf, size_t len)
 {
 	int n = 0;
@@ -72,8 +85,8 @@ void ps_sampling_describe(const struct ps_sampling *s, char *buf, size_t len)
 			     (unsigned long long)s->n);
 		break;
 	case PS_SAMPLE_COUNT:
-		n = snprintf(buf, len, "sampling every %lluth matching packet per CPU",
-			     (unsigned long long)s->n);
+		n = snprintf(buf, len, "sampling every %llu%s matching packet per CPU",
+			     (unsigned long long)s->n, ordinal_suffix(s->n));
 		break;
 	case PS_SAMPLE_FLOW:
 		n = snprintf(buf, len,
