@@ -16,7 +16,11 @@ enum ps_hook {
 	PS_HOOK_XDP = 0,
 	PS_HOOK_TC_INGRESS = 1,
 	PS_HOOK_TC_EGRESS = 2,
-	PS_HOOK_MAX = 3,
+	/* Around another program's XDP program (fentry/fexit on it): what it
+	 * was given, and what it returned with its verdict. */
+	PS_HOOK_XDP_ENTRY = 3,
+	PS_HOOK_XDP_EXIT = 4,
+	PS_HOOK_MAX = 5,
 };
 
 /* ps_meta.flags */
@@ -36,7 +40,9 @@ struct ps_meta {
 	__u32 rx_queue;   /* XDP/tc-ingress: rx queue; tc-egress: skb queue */
 	__u32 wire_len;   /* full packet length incl. non-linear data */
 	__u32 cap_len;    /* packet bytes appended after this struct */
-	__s32 verdict;    /* what the program returns: XDP_* or TC_ACT_* */
+	__s32 verdict;    /* what the program returns: XDP_* or TC_ACT_*; at
+			   * xdp-exit the traced program's XDP_*; at xdp-entry
+			   * PS_VERDICT_NONE */
 	__u32 cpu;        /* CPU the program ran on */
 	__u8 version;     /* PS_META_VERSION */
 	__u8 hook;        /* enum ps_hook */
@@ -146,6 +152,9 @@ _Static_assert(sizeof(struct ps_sampler) == 96, "ps_sampler is ABI");
  */
 #define PS_SEC_XDP "pktsample/xdp"
 #define PS_SEC_TC "pktsample/tc"
+/* fentry and fexit on another XDP program, its target set at load. */
+#define PS_SEC_XDP_ENTRY "pktsample/xdp_entry"
+#define PS_SEC_XDP_EXIT "pktsample/xdp_exit"
 
 /*
  * The filter's vlan argument at TC when the skb holds its tag out of band:
@@ -156,5 +165,7 @@ _Static_assert(sizeof(struct ps_sampler) == 96, "ps_sampler is ABI");
 /* Return codes the hooks use: observe, never change the packet's fate. */
 #define PS_XDP_VERDICT 2     /* XDP_PASS */
 #define PS_TC_VERDICT (-1)   /* TC_ACT_UNSPEC == TCX_NEXT: run what follows */
+/* xdp-entry: no verdict yet (the traced program has not run). */
+#define PS_VERDICT_NONE (-1)
 
 #endif /* PKTSAMPLE_H */

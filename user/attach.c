@@ -35,6 +35,7 @@ const char *ps_attach_kind_name(const struct ps_attachment *att)
 	case PS_ATT_XDP:
 	case PS_ATT_XDP_LINK: return xdp_mode_name(att->xdp_mode);
 	case PS_ATT_TCX: return "tcx";
+	case PS_ATT_TRACE_LINK: return att->hook == PS_HOOK_XDP_ENTRY ? "fentry" : "fexit";
 	default: return "clsact";
 	}
 }
@@ -203,7 +204,9 @@ static void explain_busy(const struct ps_device *d, int err)
 
 	if (xdp_prog_on(d->ifindex, &id, name, sizeof(name))) {
 		pr_err("cannot attach XDP to %s: XDP program %u (%s) is attached there; "
-		       "capture with --hook tc-ingress instead\n", d->name, id, name);
+		       "capture with --hook %s instead\n", d->name, id, name,
+		       d->xdp_prog_id == id && d->xdp_traceable == 1 ?
+			       "xdp-entry,xdp-exit (around it)" : "tc-ingress");
 		return;
 	}
 	for (int i = 0; i < d->n_uppers; i++)
@@ -290,6 +293,33 @@ int ps_attach_xdp(struct ps_attachments *a, const struct ps_device *d, enum ps_x
 	pr_info("xdp: attached to %s (%s mode, %s%s)\n", d->name,
 		xdp_mode_name(att->xdp_mode), att->kind == PS_ATT_XDP_LINK ? "BPF link" : "libxdp",
 		att->vlan_meta ? ", VLAN tags from the driver" : "");
+	return 0;
+}
+
+int ps_attach_xdp_trace(struct ps_attachments *a, int prog_fd, const struct ps_device *d,
+			unsigned int hook)
+{
+	struct ps_attachment *att = new_slot(a, d->ifindex, d->name, hook);
+	enum bpf_attach_type type = hook == PS_HOOK_XDP_ENTRY ? BPF_TRACE_FENTRY : BPF_TRACE_FEXIT;
+	int fd, err;
+
+	if (!att) {
+		pr_err("cannot attach %s to %s: too many attachments\n", ps_hook_name(hook), d->name);
+		return -E2BIG;
+	}
+	att->kind = PS_ATT_TRACE_LINK;
+	fd = bpf_link_create(prog_fd, 0, type, NULL);
+	if (fd < 0) {
+		err = -errno;
+		pr_err("cannot attach %s to XDP program %u (%s) on %s: %s; --hook tc-ingress sees "
+		       "what it passes\n", ps_hook_name(hook), d->xdp_prog_id, d->xdp_prog_name,
+		       d->name, strerror(-err));
+		return err;
+	}
+	att->link_fd = fd;
+	a->n++;
+	pr_info("%s: around XDP program %u (%s) on %s (%s)\n", ps_hook_name(hook),
+		d->xdp_prog_id, d->xdp_prog_name, d->name, ps_attach_kind_name(att));
 	return 0;
 }
 
@@ -401,6 +431,7 @@ static int detach_one(struct ps_attachments *a, struct ps_attachment *att)
 		break;
 	case PS_ATT_XDP_LINK:
 	case PS_ATT_TCX:
+	case PS_ATT_TRACE_LINK:
 		close(att->link_fd); /* the link's last reference: detaches */
 		att->link_fd = -1;
 		break;

@@ -21,7 +21,10 @@ struct bpf_object;
 struct ps_device;
 struct xdp_program;
 
-enum ps_attach_kind { PS_ATT_XDP, PS_ATT_XDP_LINK, PS_ATT_TCX, PS_ATT_CLSACT };
+enum ps_attach_kind {
+	PS_ATT_XDP, PS_ATT_XDP_LINK, PS_ATT_TCX, PS_ATT_CLSACT,
+	PS_ATT_TRACE_LINK, /* fentry/fexit on another XDP program */
+};
 
 struct ps_attachment {
 	enum ps_attach_kind kind;
@@ -32,7 +35,7 @@ struct ps_attachment {
 	struct xdp_program *xdp_prog; /* libxdp: the one attached */
 	bool vlan_meta;       /* XDP: the program bound to the device, which
 			       * gets the VLAN tag the driver stripped */
-	int link_fd;          /* XDP and tcx links */
+	int link_fd;          /* XDP, tcx and trace links */
 	struct ps_clsact clsact;
 	int others;           /* TC: programs or filters already on the hook */
 	bool gone;            /* the interface disappeared, and with it this */
@@ -72,6 +75,13 @@ int ps_attach_xdp(struct ps_attachments *a, const struct ps_device *d, enum ps_x
  * native XDP, that it does.
  */
 void ps_attach_warn_xdp_cost(struct ps_attachments *a, const struct ps_device *d);
+/*
+ * xdp-entry or xdp-exit (hook): the loaded fentry/fexit program prog_fd,
+ * already aimed at the XDP program on d, attached through a BPF link (gone
+ * when we are). The traced program stays as it was.
+ */
+int ps_attach_xdp_trace(struct ps_attachments *a, int prog_fd, const struct ps_device *d,
+			unsigned int hook);
 /*
  * TC through tcx, or clsact where mode or the kernel says (told to the
  * guardian at a->guard_fd), at pos in the chain already there.

@@ -68,12 +68,17 @@ static int grow(struct ps_capread *r, size_t need)
 	return 0;
 }
 
-/* Our IDBs say which hook in if_description (user/hooks.c). */
+/* Our IDBs say which hook in if_description (user/hooks.c), around
+ * another XDP program followed by " of PROGRAM (id N)". */
 static const char *hook_of(const char *description)
 {
-	for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
-		if (!strcmp(description, ps_hook_description(h)))
+	for (unsigned int h = 0; h < PS_HOOK_MAX; h++) {
+		size_t n = strlen(ps_hook_description(h));
+
+		if (!strncmp(description, ps_hook_description(h), n) &&
+		    (!description[n] || !strncmp(description + n, " of ", 4)))
 			return ps_hook_name(h);
+	}
 	return NULL;
 }
 

@@ -46,6 +46,8 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_opts *o,
 	cap->filter = filter;
 	cap->stop = stop;
 	cap->out.fd = -1;
+	for (int i = 0; i < PS_MAX_IFACES; i++)
+		cap->xdp_target[i].fd = -1;
 	ps_sampling_from_opts(o, &cap->smp);
 	/* A fresh seed per run: which flows are chosen varies between runs. */
 	if (getrandom(&cap->smp.seed, sizeof(cap->smp.seed), 0) != sizeof(cap->smp.seed))
@@ -98,6 +100,38 @@ static int expand_any(struct ps_capture *cap)
 }
 
 /*
+ * xdp-entry and xdp-exit on interface i: the XDP program there, which the
+ * kernel must let us trace (the probe in ps_device_probe said). Refused in
+ * one line, before anything is loaded, where there is none or it cannot be.
+ */
+static int find_xdp_target(struct ps_capture *cap, int i)
+{
+	const struct ps_device *d = &cap->dev[i];
+	int err;
+
+	if (!d->xdp_prog_id) {
+		pr_err("cannot capture at xdp-entry or xdp-exit on %s: no XDP program is attached "
+		       "there to trace (--hook xdp captures at XDP itself)\n", d->name);
+		return -EOPNOTSUPP;
+	}
+	if (d->xdp_traceable != 1) {
+		pr_err("cannot trace XDP program %u (%s) on %s: %s; --hook tc-ingress sees what "
+		       "it passes\n", d->xdp_prog_id, d->xdp_prog_name, d->name,
+		       d->xdp_traceable ? "the kernel did not say whether it may" :
+					  d->xdp_trace_why);
+		return -EOPNOTSUPP;
+	}
+	err = ps_xdp_target_find(d->ifindex, &cap->xdp_target[i]);
+	if (!err && cap->xdp_target[i].id != d->xdp_prog_id)
+		err = -EAGAIN;
+	if (err)
+		pr_err("cannot trace XDP program %u (%s) on %s: %s\n", d->xdp_prog_id,
+		       d->xdp_prog_name, d->name,
+		       err == -EAGAIN ? "it was replaced meanwhile" : strerror(-err));
+	return err ? -EOPNOTSUPP : 0;
+}
+
+/*
  * One interface's facts and what follows from them: its link type (a
  * device pktsample cannot write is refused), its hooks (without --hook or
  * -Q: tc-ingress and tc-egress, tc-egress alone on lo) and XDP mode.
@@ -106,9 +140,9 @@ static int resolve_one(struct ps_capture *cap, int i, const struct ps_netdev_nl 
 {
 	const struct ps_opts *o = cap->o;
 	struct ps_device *d = &cap->dev[i];
-	char msg[512];
-	const char *why;
+	char msg[512], why[256], hooks[64];
 	unsigned int ingress;
+	int err;
 
 	if (ps_device_probe(d, cap->ifindex[i], nl)) {
 		pr_err("unknown interface '%s'\n", cap->ifaces[i]);
@@ -131,17 +165,21 @@ static int resolve_one(struct ps_capture *cap, int i, const struct ps_netdev_nl 
 		return -EINVAL;
 	}
 	cap->xdp_mode[i] = o->xdp_mode == PS_XDP_AUTO ? ps_device_xdp_mode(d) : o->xdp_mode;
-	ingress = ps_device_default_ingress(d, &why);
+	ingress = ps_device_default_ingress(d, why, sizeof(why));
 	if (o->hooks_given) {
 		cap->if_hooks[i] = o->hooks;
 		pr_info("%s: link type %s; hooks as asked\n", d->name,
 			ps_linktype_name(cap->linktype[i]));
 	} else {
-		cap->if_hooks[i] = PS_HOOK_BIT(PS_HOOK_TC_EGRESS) |
-				   (ingress < PS_HOOK_MAX ? PS_HOOK_BIT(ingress) : 0);
+		cap->if_hooks[i] = PS_HOOK_BIT(PS_HOOK_TC_EGRESS) | ingress;
+		ps_hooks_format(ingress, hooks, sizeof(hooks));
 		pr_info("%s: link type %s; ingress at %s: %s\n", d->name,
-			ps_linktype_name(cap->linktype[i]),
-			ingress < PS_HOOK_MAX ? ps_hook_name(ingress) : "none", why);
+			ps_linktype_name(cap->linktype[i]), hooks, why);
+	}
+	if (cap->if_hooks[i] & PS_HOOKS_XDP_TRACE) {
+		err = find_xdp_target(cap, i);
+		if (err)
+			return err;
 	}
 	cap->hooks |= cap->if_hooks[i];
 	return 0;
@@ -256,6 +294,29 @@ static void load_dev_program(struct ps_capture *cap, const struct ps_load_opts *
 			"capturing without them\n", d->name);
 }
 
+/*
+ * xdp-entry and xdp-exit around the XDP program on interface i: a loader
+ * of their own, on that program, sharing the main loader's maps. Once per
+ * program: one traced on several interfaces records each of them (the
+ * programs keep to the captured interfaces by ifindex).
+ */
+static int load_trace_programs(struct ps_capture *cap, const struct ps_load_opts *main, int i)
+{
+	struct ps_load_opts lo = *main;
+	const struct ps_xdp_target *t = &cap->xdp_target[i];
+
+	if (!(cap->if_hooks[i] & PS_HOOKS_XDP_TRACE))
+		return 0;
+	for (int j = 0; j < i; j++)
+		if (cap->trace_loader[j].skel && cap->xdp_target[j].id == t->id)
+			return 0;
+	lo.hooks = cap->if_hooks[i];
+	lo.trace_func = t->func;
+	lo.trace_prog_fd = t->fd;
+	lo.maps_from = &cap->loader;
+	return ps_loader_load(&cap->trace_loader[i], &lo);
+}
+
 static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifaces)
 {
 	const struct ps_opts *o = cap->o;
@@ -281,6 +342,8 @@ static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifa
 	/* Loaded here, not inside libxdp's attach, so a filter the verifier
 	 * refuses is reported as such before anything is attached. */
 	err = ps_loader_load(&cap->loader, &lo);
+	for (int i = 0; !err && i < cap->n_ifaces; i++)
+		err = load_trace_programs(cap, &lo, i);
 	if (err || !(cap->hooks & PS_HOOK_BIT(PS_HOOK_XDP)))
 		return err;
 	for (int i = 0; i < 2; i++) {
@@ -354,7 +417,7 @@ static int start_guardian(struct ps_capture *cap)
 	int fd;
 
 	for (int t = 0; t < cap->n_targets; t++)
-		tc |= cap->targets[t].hook != PS_HOOK_XDP;
+		tc |= ps_hook_is_tc(cap->targets[t].hook);
 	if (!tc || cap->o->tc_mode == PS_TC_TCX)
 		return 0;
 	fd = ps_guardian_start();
@@ -364,14 +427,33 @@ static int start_guardian(struct ps_capture *cap)
 	return 0;
 }
 
+/* xdp-entry and xdp-exit: each traced program's, once (load_trace_programs). */
+static int attach_xdp_trace_all(struct ps_capture *cap)
+{
+	static const enum ps_prog progs[] = { PS_PROG_XDP_ENTRY, PS_PROG_XDP_EXIT };
+	static const unsigned int hooks[] = { PS_HOOK_XDP_ENTRY, PS_HOOK_XDP_EXIT };
+	int err = 0;
+
+	for (int i = 0; !err && i < cap->n_ifaces; i++)
+		for (int k = 0; !err && k < 2; k++) {
+			int fd = ps_loader_prog_fd(&cap->trace_loader[i], progs[k]);
+
+			if (fd >= 0)
+				err = ps_attach_xdp_trace(&cap->att, fd, &cap->dev[i], hooks[k]);
+		}
+	return err;
+}
+
 static int attach_all(struct ps_capture *cap)
 {
 	int err = attach_xdp_all(cap);
 
+	if (!err)
+		err = attach_xdp_trace_all(cap);
 	for (int t = 0; !err && t < cap->n_targets; t++) {
 		const struct ps_target *tg = &cap->targets[t];
 
-		if (tg->hook == PS_HOOK_XDP)
+		if (!ps_hook_is_tc(tg->hook))
 			continue;
 		if (cap->stop->requested)
 			return -EINTR;
@@ -392,10 +474,29 @@ static int attach_all(struct ps_capture *cap)
 
 static const char *attached_via(const struct ps_capture *cap, const struct ps_target *tg)
 {
+	/* Traced programs are attached once, under the first interface. */
+	if (tg->hook == PS_HOOK_XDP_ENTRY || tg->hook == PS_HOOK_XDP_EXIT)
+		return tg->hook == PS_HOOK_XDP_ENTRY ? "fentry" : "fexit";
 	for (int i = 0; i < cap->att.n; i++)
 		if (cap->att.list[i].ifindex == tg->ifindex && cap->att.list[i].hook == tg->hook)
 			return ps_attach_kind_name(&cap->att.list[i]);
 	return "?";
+}
+
+/*
+ * An IDB's if_description: the hook, as -r reads it back (user/capread.c),
+ * and around another XDP program that program, by name and id.
+ */
+static void describe_target(const struct ps_capture *cap, const struct ps_target *tg,
+			    char *buf, size_t len)
+{
+	int i = slot_of(cap, tg->ifindex);
+
+	if (i >= 0 && (tg->hook == PS_HOOK_XDP_ENTRY || tg->hook == PS_HOOK_XDP_EXIT))
+		snprintf(buf, len, "%s of %s (id %u)", ps_hook_description(tg->hook),
+			 cap->xdp_target[i].name, cap->xdp_target[i].id);
+	else
+		snprintf(buf, len, "%s", ps_hook_description(tg->hook));
 }
 
 /* The writer for the output file just opened; a second signal makes a
@@ -428,16 +529,17 @@ static int write_file_headers(struct ps_capture *cap)
 	err = pcapng_write_shb(cap->w, &shb);
 	for (int t = 0; !err && t < cap->n_targets; t++) {
 		struct ps_target *tg = &cap->targets[t];
-		char comment[320];
+		char comment[320], description[160];
 		int id;
 
 		ps_report_idb_comment(comment, sizeof(comment), tg->hook,
 				      attached_via(cap, tg), cap->sampling);
+		describe_target(cap, tg, description, sizeof(description));
 		id = pcapng_write_idb(cap->w, &(struct pcapng_idb){
 			.linktype = (uint16_t)tg->linktype,
 			.snaplen = cap->o->snaplen,
 			.name = tg->ifname,
-			.description = ps_hook_description(tg->hook),
+			.description = description,
 			.filter = cap->filter ? cap->filter->expr : NULL,
 			.comment = comment,
 		});
@@ -1060,8 +1162,11 @@ void ps_capture_teardown(struct ps_capture *cap)
 		ps_printer_free(cap->printer);
 	free(cap->printer);
 	cap->printer = NULL;
-	for (int i = 0; i < cap->n_ifaces; i++)
+	for (int i = 0; i < cap->n_ifaces; i++) {
 		ps_loader_close(&cap->dev_loader[i]);
+		ps_loader_close(&cap->trace_loader[i]);
+		ps_xdp_target_close(&cap->xdp_target[i]);
+	}
 	ps_loader_close(&cap->loader);
 	ps_output_close(&cap->out);
 	if (cap->link_fd >= 0)

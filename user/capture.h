@@ -20,6 +20,7 @@
 #include "output.h"
 #include "rotate.h"
 #include "sampling.h"
+#include "xdptrace.h"
 
 struct ps_opts;
 struct ps_filter;
@@ -52,6 +53,11 @@ struct ps_capture {
 	 * tag it strips: the program bound to that device (shares loader's
 	 * maps); skel NULL elsewhere. */
 	struct ps_loader dev_loader[PS_MAX_IFACES];
+	/* Per interface with xdp-entry or xdp-exit: the XDP program traced
+	 * there, and the loader of our programs around it (skel NULL where
+	 * an earlier interface's loader traces the same program). */
+	struct ps_xdp_target xdp_target[PS_MAX_IFACES];
+	struct ps_loader trace_loader[PS_MAX_IFACES];
 	struct ps_attachments att;
 	unsigned int transport;   /* enum ps_transport: o's, or ringbuf where perf
 				   * events are closed to us */

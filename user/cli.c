@@ -546,10 +546,12 @@ static const struct cli_opt cli_opts[] = {
 	{ "relinquish-privileges", 'Z', required_argument, "USER",
 	  "once capturing, become USER (files are then created as USER)", set_user, LIVE },
 	{ "hook", KEY_HOOK, required_argument, "LIST",
-	  "hooks: xdp,tc-ingress,tc-egress (default tc-ingress,tc-egress; tc-egress alone on lo)",
+	  "hooks: xdp,tc-ingress,tc-egress,xdp-entry,xdp-exit (default tc-ingress,tc-egress; "
+	  "xdp-entry,xdp-exit for tc-ingress around another XDP program; tc-egress alone on lo)",
 	  set_hook, LIVE },
 	{ "direction", 'Q', required_argument, "DIR",
-	  "in (tc-ingress), out (tc-egress) or inout (both, the default), as tcpdump's -Q",
+	  "in (tc-ingress), out (tc-egress) or inout (both, the default), as tcpdump's -Q; "
+	  "around another XDP program too",
 	  set_direction, LIVE },
 	{ "no-promiscuous-mode", 'p', no_argument, NULL,
 	  "do not put the interfaces into promiscuous mode", FLAG(no_promisc), LIVE },

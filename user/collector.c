@@ -84,9 +84,14 @@ static uint64_t take_drops(struct ps_collector *c, int cpu, uint64_t seq)
 static void format_comment(const struct ps_collector *c, const struct ps_meta *m,
 			   char *buf, size_t len)
 {
-	snprintf(buf, len, "hook=%s cpu=%u queue=%u%s%s%s",
-		 ps_hook_name(m->hook), m->cpu, m->rx_queue, c->tag[0] ? " " : "",
-		 c->tag, m->flags & PS_F_CLOCK_FALLBACK ? " clock=fallback" : "");
+	int n = snprintf(buf, len, "hook=%s cpu=%u queue=%u%s%s%s",
+			 ps_hook_name(m->hook), m->cpu, m->rx_queue, c->tag[0] ? " " : "",
+			 c->tag, m->flags & PS_F_CLOCK_FALLBACK ? " clock=fallback" : "");
+
+	/* What the traced XDP program did: shown by every Wireshark, and
+	 * read back by -r. */
+	if (m->hook == PS_HOOK_XDP_EXIT && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " verdict=%s", ps_xdp_verdict_name(m->verdict));
 }
 
 /* The options every packet like m gets, but its id and drop count. */
@@ -101,9 +106,8 @@ static void encode_opts(const struct ps_collector *c, struct ps_cpu_state *cs,
 							    PCAPNG_DIR_INBOUND,
 		.has_queue = true,
 		.queue = m->rx_queue,
-		.has_verdict = c->epb_verdict,
-		.verdict_type = m->hook == PS_HOOK_XDP ? PCAPNG_VERDICT_XDP :
-							 PCAPNG_VERDICT_TC,
+		.has_verdict = c->epb_verdict && m->hook != PS_HOOK_XDP_ENTRY,
+		.verdict_type = ps_hook_is_tc(m->hook) ? PCAPNG_VERDICT_TC : PCAPNG_VERDICT_XDP,
 		.verdict = m->verdict,
 		.comment = comment,
 	});
@@ -149,6 +153,7 @@ static void print_record(struct ps_collector *c, const struct ps_target *t,
 		.data = epb->data, .cap_len = epb->cap_len, .wire_len = epb->wire_len,
 		.ifname = t->ifname, .hook = ps_hook_name(m->hook),
 		.direction = m->hook == PS_HOOK_TC_EGRESS ? 2 : 1,
+		.verdict = m->hook == PS_HOOK_XDP_EXIT ? ps_xdp_verdict_name(m->verdict) : NULL,
 		.comment = c->printer->o.annotate ? comment : NULL,
 		.has_id = true, .id = epb->packet_id,
 		.has_drops = true, .drops = epb->drop_count,

@@ -12,6 +12,7 @@
 #include <linux/netlink.h>
 #include <linux/sockios.h>
 #include "device.h"
+#include "xdptrace.h"
 #include "linkwatch.h"
 
 /* Hardware types newer than some uapi headers. */
@@ -65,22 +66,36 @@ static bool is_veth(const struct ps_device *d)
  * TC ingress sees the same packets, after the stack built the skb, and
  * leaves them and the device as they were.
  */
-unsigned int ps_device_default_ingress(const struct ps_device *d, const char **why)
+unsigned int ps_device_default_ingress(const struct ps_device *d, char *why, size_t len)
 {
+	const char *w;
+
 	if (d->flags & IFF_LOOPBACK) {
-		*why = "every packet on lo passes tc-egress, once";
-		return PS_HOOK_MAX;
+		snprintf(why, len, "every packet on lo passes tc-egress, once");
+		return 0;
+	}
+	if (d->xdp_prog_id && d->xdp_traceable == 1) {
+		snprintf(why, len, "XDP program %u (%s) is attached: traced at its entry and exit",
+			 d->xdp_prog_id, d->xdp_prog_name);
+		return PS_HOOKS_XDP_TRACE;
+	}
+	if (d->xdp_prog_id) {
+		snprintf(why, len, "XDP program %u (%s) is attached and %s; tc-ingress sees what "
+			 "it passes", d->xdp_prog_id, d->xdp_prog_name,
+			 d->xdp_traceable == 0 ? d->xdp_trace_why : "whether it can be traced is unknown");
+		return PS_HOOK_BIT(PS_HOOK_TC_INGRESS);
 	}
 	if (is_veth(d))
-		*why = "native XDP on veth turns off the peer's TSO, generic XDP bypasses GRO";
+		w = "native XDP on veth turns off the peer's TSO, generic XDP bypasses GRO";
 	else if (d->xdp_native == 1)
-		*why = "a native XDP attach resets the rings of many NICs";
+		w = "a native XDP attach resets the rings of many NICs";
 	else if (d->xdp_native == 0)
-		*why = "no native XDP; generic XDP bypasses GRO and turns off LRO";
+		w = "no native XDP; generic XDP bypasses GRO and turns off LRO";
 	else
-		*why = "native XDP resets many NICs' rings, generic XDP bypasses GRO; "
-		       "which the driver has, kernels before 6.3 do not say";
-	return PS_HOOK_TC_INGRESS;
+		w = "native XDP resets many NICs' rings, generic XDP bypasses GRO; "
+		    "which the driver has, kernels before 6.3 do not say";
+	snprintf(why, len, "%s", w);
+	return PS_HOOK_BIT(PS_HOOK_TC_INGRESS);
 }
 
 enum ps_xdp_mode ps_device_xdp_mode(const struct ps_device *d)
@@ -263,6 +278,23 @@ static void read_uppers(struct ps_device *d)
 	closedir(dir);
 }
 
+/* Someone else's XDP program on d, and whether fentry/fexit may trace it. */
+static void probe_xdp_program(struct ps_device *d)
+{
+	struct ps_xdp_target t;
+	int err = ps_xdp_target_find(d->ifindex, &t);
+
+	d->xdp_traceable = -1;
+	if (err == -ENOENT || !t.id)
+		return;
+	d->xdp_prog_id = t.id;
+	snprintf(d->xdp_prog_name, sizeof(d->xdp_prog_name), "%s", t.name);
+	if (!err)
+		d->xdp_traceable = !ps_xdp_target_probe(&t, d->xdp_trace_why,
+							sizeof(d->xdp_trace_why));
+	ps_xdp_target_close(&t);
+}
+
 int ps_device_probe(struct ps_device *d, int ifindex, const struct ps_netdev_nl *nl)
 {
 	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
@@ -295,6 +327,7 @@ int ps_device_probe(struct ps_device *d, int ifindex, const struct ps_netdev_nl 
 	close(fd);
 	xdp_features(nl, d);
 	read_uppers(d);
+	probe_xdp_program(d);
 	return 0;
 }
 

@@ -31,6 +31,14 @@ struct ps_device {
 	 * VLAN: sysfs upper_*), by ifindex. */
 	int uppers[8];
 	int n_uppers;
+	/* An XDP program already on the device (someone else's: a load
+	 * balancer, a DDoS filter, libxdp's dispatcher), 0 none; its name
+	 * (user/xdptrace.h), and whether this kernel lets fentry/fexit trace
+	 * it: 1, 0 (xdp_trace_why says why), -1 not asked. */
+	uint32_t xdp_prog_id;
+	char xdp_prog_name[96];
+	int xdp_traceable;
+	char xdp_trace_why[96];
 };
 
 /*
@@ -44,11 +52,14 @@ int ps_linktype_of(int arphrd);
 const char *ps_linktype_name(int linktype);
 
 /*
- * The ingress hook a capture on d uses unless told (PS_HOOK_TC_INGRESS, or
- * PS_HOOK_MAX for lo, where tc-egress alone sees each packet once), and in
- * *why the reason, a short phrase for -D and -v.
+ * The ingress hooks a capture on d uses unless told, as a PS_HOOK_BIT()
+ * set: tc-ingress; xdp-entry and xdp-exit where another XDP program is
+ * attached and the kernel lets us trace it (what it does to each packet
+ * is what a user of such a host wants to see, as with xdpdump); none on
+ * lo, where tc-egress alone sees each packet once. In why the reason, a
+ * short phrase for -D and -v.
  */
-unsigned int ps_device_default_ingress(const struct ps_device *d, const char **why);
+unsigned int ps_device_default_ingress(const struct ps_device *d, char *why, size_t len);
 
 /*
  * The XDP mode --xdp-mode auto uses on d: skb on veth (cheaper there than
@@ -76,8 +87,8 @@ void ps_netdev_nl_close(struct ps_netdev_nl *nl);
 
 /*
  * Look up the facts of ifindex (name, flags, type, driver, XDP support,
- * VLAN offload, upper devices); nl may be NULL (xdp_native stays unknown).
- * 0, or -ENODEV.
+ * VLAN offload, upper devices, an XDP program there and whether it can be
+ * traced); nl may be NULL (xdp_native stays unknown). 0, or -ENODEV.
  */
 int ps_device_probe(struct ps_device *d, int ifindex, const struct ps_netdev_nl *nl);
 

@@ -44,7 +44,9 @@ struct arg {
 static const char *const hook_values[] = {
 	"xdp", "XDP (ingress, before the stack)",
 	"tc-ingress", "TC ingress (on the skb, after GRO)",
-	"tc-egress", "TC egress (before the qdisc)", NULL,
+	"tc-egress", "TC egress (before the qdisc)",
+	"xdp-entry", "Entry of the XDP program already there (fentry)",
+	"xdp-exit", "Exit of the XDP program already there, with its verdict (fexit)", NULL,
 };
 static const char *const sampling_values[] = {
 	"all", "every matching packet",

@@ -126,6 +126,7 @@ static void code_free(struct ps_filter_code *c)
 	ps_ebpf_free(&c->xdp);
 	ps_ebpf_free(&c->tc);
 	ps_ebpf_free(&c->xdp_tag);
+	ps_ebpf_free(&c->xdp_trace);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -150,6 +151,9 @@ static int build_code(struct ps_filter_code *c, const char *expr, int linktype,
 		if (!ret)
 			ret = ps_xlate((const struct sock_filter *)c->cbpf, c->n_cbpf,
 				       PS_XLATE_XDP_TAG, &c->xdp_tag, why, sizeof(why));
+		if (!ret)
+			ret = ps_xlate((const struct sock_filter *)c->cbpf, c->n_cbpf,
+				       PS_XLATE_XDP_TRACE, &c->xdp_trace, why, sizeof(why));
 		if (ret)
 			snprintf(err, errlen, "filter cannot run in the kernel: %s", why);
 	}
@@ -198,6 +202,9 @@ static void dump_code(FILE *out, const char *what, const struct ps_filter_code *
 	fprintf(out, "\n; eBPF for the TC hooks%s, %zu instructions "
 		     "(second half: VLAN tag out of band)\n", what, c->tc.n);
 	ps_ebpf_dump(out, c->tc.insns, c->tc.n);
+	fprintf(out, "\n; eBPF for xdp-entry and xdp-exit (around another XDP program)%s, "
+		     "%zu instructions\n", what, c->xdp_trace.n);
+	ps_ebpf_dump(out, c->xdp_trace.insns, c->xdp_trace.n);
 }
 
 void ps_filter_dump(FILE *out, struct ps_filter *f)

@@ -20,6 +20,7 @@ struct ps_filter_code {
 	struct ps_ebpf xdp;
 	struct ps_ebpf tc;
 	struct ps_ebpf xdp_tag; /* XDP with the driver's VLAN tag (pktsample_xdp_dev) */
+	struct ps_ebpf xdp_trace; /* around another XDP program (xdp-entry, xdp-exit) */
 };
 
 struct ps_filter {

@@ -13,10 +13,9 @@ int ps_iflist_format(char *buf, size_t len, const struct ps_device *d, bool tcx)
 		[PS_XDP_SKB] = "skb",
 	};
 	int linktype = ps_linktype_of(d->arphrd);
-	const char *why;
-	unsigned int ingress = ps_device_default_ingress(d, &why);
-	char link[48];
+	char link[48], why[256], ingress[64];
 
+	ps_hooks_format(ps_device_default_ingress(d, why, sizeof(why)), ingress, sizeof(ingress));
 	if (linktype < 0)
 		snprintf(link, sizeof(link), "ARPHRD %d (pktsample cannot write it)", d->arphrd);
 	else
@@ -26,7 +25,7 @@ int ps_iflist_format(char *buf, size_t len, const struct ps_device *d, bool tcx)
 			d->flags & IFF_RUNNING ? ", Running" : "",
 			d->flags & IFF_LOOPBACK ? ", Loopback" : "",
 			*d->driver ? d->driver : "unknown", link,
-			ingress < PS_HOOK_MAX ? ps_hook_name(ingress) : "none", why,
+			ingress, why,
 			xdp[ps_device_xdp_mode(d)], tcx ? "tcx" : "clsact (tcx came with 6.6)");
 }
 

@@ -58,6 +58,8 @@ struct bpf_program *ps_loader_prog(const struct ps_loader *l, enum ps_prog p)
 	case PS_PROG_TICK: prog = l->skel->progs.pktsample_tick; break;
 	case PS_PROG_XDP_SKB: prog = l->skel->progs.pktsample_xdp_skb; break;
 	case PS_PROG_XDP_DEV: prog = l->skel->progs.pktsample_xdp_dev; break;
+	case PS_PROG_XDP_ENTRY: prog = l->skel->progs.pktsample_xdp_entry; break;
+	case PS_PROG_XDP_EXIT: prog = l->skel->progs.pktsample_xdp_exit; break;
 	default: return NULL;
 	}
 	return bpf_program__fd(prog) >= 0 ? prog : NULL;
@@ -188,13 +190,41 @@ static struct pktsample *open_skeleton(void)
 	return skel;
 }
 
-/* Only the programs the capture needs are verified and loaded. */
-static void pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
+/*
+ * The xdp-entry and xdp-exit programs asked for, on the traced program's
+ * function. 0, or -errno logged (a target without BTF, say).
+ */
+static int pick_trace_programs(struct pktsample *skel, const struct ps_load_opts *o)
 {
-	bool dev = o->xdp_dev_ifindex != 0; /* that program alone, bound to its device */
-	bool clock = !dev && o->sampling && o->sampling->mode == PS_SAMPLE_CLOCK;
-	bool xdp = !dev && (o->hooks & PS_HOOK_BIT(PS_HOOK_XDP));
-	unsigned int hooks = dev ? 0 : o->hooks;
+	struct bpf_program *const progs[2] = { skel->progs.pktsample_xdp_entry,
+					       skel->progs.pktsample_xdp_exit };
+	const unsigned int hooks[2] = { PS_HOOK_XDP_ENTRY, PS_HOOK_XDP_EXIT };
+
+	for (int i = 0; i < 2; i++) {
+		bool want = o->trace_func && (o->hooks & PS_HOOK_BIT(hooks[i]));
+		int err;
+
+		bpf_program__set_autoload(progs[i], want);
+		if (!want)
+			continue;
+		err = bpf_program__set_attach_target(progs[i], o->trace_prog_fd, o->trace_func);
+		if (err) {
+			pr_err("cannot trace XDP program %s(): %s\n", o->trace_func, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Only the programs the capture needs are verified and loaded. */
+static int pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
+{
+	/* A loader of its own: the device-bound XDP program, or the traced
+	 * program's entry and exit. */
+	bool dev = o->xdp_dev_ifindex != 0, alone = dev || o->trace_func;
+	bool clock = !alone && o->sampling && o->sampling->mode == PS_SAMPLE_CLOCK;
+	bool xdp = !alone && (o->hooks & PS_HOOK_BIT(PS_HOOK_XDP));
+	unsigned int hooks = alone ? 0 : o->hooks;
 	struct bpf_program *p = skel->progs.pktsample_xdp_dev;
 
 	bpf_program__set_autoload(p, dev);
@@ -209,6 +239,7 @@ static void pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
 	bpf_program__set_autoload(skel->progs.pktsample_tc_egress,
 				  hooks & PS_HOOK_BIT(PS_HOOK_TC_EGRESS));
 	bpf_program__set_autoload(skel->progs.pktsample_tick, clock);
+	return pick_trace_programs(skel, o);
 }
 
 int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
@@ -237,7 +268,9 @@ int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
 		return err;
 	}
 	set_knobs(skel, o, ifaces);
-	pick_programs(skel, o);
+	err = pick_programs(skel, o);
+	if (err)
+		goto fail;
 	/* The ring is a page when unused: the perf transport leaves it be. */
 	err = bpf_map__set_max_entries(skel->maps.ring,
 				       o->ring_bytes ? o->ring_bytes : (uint32_t)page);

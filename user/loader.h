@@ -43,6 +43,8 @@ enum ps_prog {
 	PS_PROG_TICK,  /* clock-driven sampling's tick (perf_event) */
 	PS_PROG_XDP_SKB, /* the XDP hook for generic (skb) mode: no frags */
 	PS_PROG_XDP_DEV, /* native, bound to one device: the driver's VLAN tag */
+	PS_PROG_XDP_ENTRY, /* fentry on another XDP program */
+	PS_PROG_XDP_EXIT,  /* fexit on it */
 	PS_PROG_MAX,
 };
 
@@ -63,6 +65,11 @@ struct ps_load_opts {
 	 * it reads the VLAN tag the driver stripped (with maps_from: the main
 	 * loader's maps). See ps_loader_has_xdp_vlan_meta(). */
 	uint32_t xdp_dev_ifindex;
+	/* Non-NULL: load the xdp-entry and xdp-exit programs o->hooks asks
+	 * for, and only those, on the function trace_func of the XDP program
+	 * trace_prog_fd (with maps_from: the main loader's maps). */
+	const char *trace_func;
+	int trace_prog_fd;
 	bool sflow_pool;          /* --sflow: number the candidates (ps_meta.pool) */
 	/* NULL: the object makes its own maps. Else share those of a loaded
 	 * loader (same output buffers, counters and sampler state): the bench

@@ -103,8 +103,10 @@ static int run(const struct ps_opts *o, struct ps_filter *filter)
 
 	ps_capture_init(&cap, o, filter, &stop);
 	err = ps_capture_resolve(&cap);
-	if (err) /* a device pktsample cannot write is not a usage error */
-		return err == -EPROTONOSUPPORT ? EXIT_RUNTIME : EXIT_USAGE;
+	/* A device pktsample cannot write, or an XDP program it cannot trace
+	 * there, is the host's state, not a usage error. */
+	if (err)
+		return err == -EPROTONOSUPPORT || err == -EOPNOTSUPP ? EXIT_RUNTIME : EXIT_USAGE;
 	if (o->user && ps_user_lookup(o->user, &user)) {
 		pr_err("-Z: no such user '%s'\n", o->user);
 		return EXIT_USAGE;

@@ -15,7 +15,7 @@ _pktsample()
 	--hook)
 		# a comma list: complete the last item
 		local head=${cur%"${cur##*,}"}
-		COMPREPLY=($(compgen -P "$head" -W "xdp tc-ingress tc-egress" -- "${cur##*,}"))
+		COMPREPLY=($(compgen -P "$head" -W "xdp tc-ingress tc-egress xdp-entry xdp-exit" -- "${cur##*,}"))
 		compopt -o nospace
 		return ;;
 	-Q | --direction) COMPREPLY=($(compgen -W "in out inout" -- "$cur")); return ;;

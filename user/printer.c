@@ -146,7 +146,9 @@ int ps_print_packet(struct ps_printer *p, const struct ps_print_pkt *pkt)
 		fprintf(p->f, "%s ", pkt->ifname);
 	if (pkt->hook)
 		fprintf(p->f, "%s ", pkt->hook);
-	if (pkt->direction == 1 || pkt->direction == 2)
+	if (pkt->verdict)
+		fprintf(p->f, "%s ", pkt->verdict);
+	else if (pkt->direction == 1 || pkt->direction == 2)
 		fputs(pkt->direction == 1 ? "In " : "Out ", p->f);
 	if (o->annotate && (pkt->comment || pkt->has_id || pkt->has_drops)) {
 		fputc('[', p->f);

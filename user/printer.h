@@ -44,8 +44,11 @@ struct ps_print_pkt {
 	const uint8_t *data;
 	uint32_t cap_len, wire_len;
 	const char *ifname;
-	const char *hook;      /* "xdp", "tc-ingress", "tc-egress" */
+	const char *hook;      /* "xdp", "tc-ingress", "tc-egress", ... */
 	int direction;         /* 0 unknown, 1 in, 2 out (pcapng epb_flags) */
+	/* xdp-exit: the traced program's verdict ("drop"), printed where
+	 * the direction goes; NULL elsewhere. */
+	const char *verdict;
 	const char *comment;   /* our EPB comment: hook=... cpu=... queue=... */
 	bool has_id;
 	uint64_t id;

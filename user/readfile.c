@@ -105,6 +105,23 @@ static int print_error(int err)
 	return err;
 }
 
+/* xdp-exit's verdict, from our EPB comment's "verdict=WORD"; NULL if none. */
+static const char *verdict_of(const char *comment, char *buf, size_t len)
+{
+	const char *v = strstr(comment, " verdict=");
+	size_t n;
+
+	if (!v)
+		return NULL;
+	v += strlen(" verdict=");
+	n = strcspn(v, " ");
+	if (!n || n >= len)
+		return NULL;
+	memcpy(buf, v, n);
+	buf[n] = '\0';
+	return buf;
+}
+
 static int read_all(struct ps_capread *r, const struct ps_opts *o, struct filters *f,
 		    struct copy *copy, struct ps_printer *pr)
 {
@@ -134,12 +151,14 @@ static int read_all(struct ps_capread *r, const struct ps_opts *o, struct filter
 			continue;
 		if (pr) {
 			const struct ps_capread_if *i = rec.iface;
+			char verdict[16];
 
 			ret = ps_print_packet(pr, &(struct ps_print_pkt){
 				.ts_ns = rec.ts_ns, .linktype = i->linktype,
 				.data = rec.data, .cap_len = rec.cap_len, .wire_len = rec.wire_len,
 				.ifname = i->name[0] ? i->name : NULL, .hook = i->hook,
 				.direction = rec.direction,
+				.verdict = verdict_of(rec.comment, verdict, sizeof(verdict)),
 				.comment = rec.comment[0] ? rec.comment : NULL,
 				.has_id = rec.has_id, .id = rec.id,
 				.has_drops = rec.has_drops, .drops = rec.drops,

@@ -100,14 +100,9 @@ void ps_report_start(const char *const *ifaces, int n_ifaces, const unsigned int
 	if (*sampling)
 		pr_warn("%s\n", sampling);
 	for (int i = 0; i < n_ifaces; i++) {
-		char list[64] = "";
+		char list[64];
 
-		for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
-			if (hooks[i] & PS_HOOK_BIT(h)) {
-				if (*list)
-					strcat(list, ",");
-				strcat(list, ps_hook_name(h));
-			}
+		ps_hooks_format(hooks[i], list, sizeof(list));
 		pr_warn("capturing on %s (%s), snaplen %u\n", ifaces[i], list, snaplen);
 	}
 }

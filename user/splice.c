@@ -17,12 +17,12 @@ struct entry {
 	const struct ps_filter *filter;
 	/* What the kernel was given: per program, one image per placeholder
 	 * replaced (Ethernet, raw IP). */
-	struct ps_prog_image img[2 * 6];
+	struct ps_prog_image img[2 * 8];
 	int n_img;
 };
 
 static struct entry entries[MAX_OBJECTS];
-static int handler_ids[2];
+static int handler_ids[4];
 
 static bool is_call_like(const struct bpf_insn *in)
 {
@@ -203,6 +203,8 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 			long cookie)
 {
 	bool xdp = bpf_program__type(prog) == BPF_PROG_TYPE_XDP;
+	/* fentry/fexit around another XDP program: no packet pointers. */
+	bool trace = bpf_program__type(prog) == BPF_PROG_TYPE_TRACING;
 	/* The program that gets the driver's VLAN tag views the frame with it. */
 	bool tagged = !strcmp(bpf_program__name(prog), PS_XDP_DEV_PROG);
 	const struct ps_ebpf *eth, *raw;
@@ -215,8 +217,10 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 	e = find_entry(prog);
 	if (!e)
 		return 0;
-	eth = !xdp ? &e->filter->eth.tc : tagged ? &e->filter->eth.xdp_tag : &e->filter->eth.xdp;
-	raw = !xdp ? &e->filter->raw.tc : tagged ? &e->filter->raw.xdp_tag : &e->filter->raw.xdp;
+	eth = trace ? &e->filter->eth.xdp_trace : !xdp ? &e->filter->eth.tc :
+	      tagged ? &e->filter->eth.xdp_tag : &e->filter->eth.xdp;
+	raw = trace ? &e->filter->raw.xdp_trace : !xdp ? &e->filter->raw.tc :
+	      tagged ? &e->filter->raw.xdp_tag : &e->filter->raw.xdp;
 	btf = bpf_object__btf(e->obj);
 	if (!btf || !opts->func_info || !opts->func_info_cnt) {
 		pr_err("cannot splice the filter into %s: the object has no BTF function info\n",
@@ -252,15 +256,17 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 int ps_splice_register(void)
 {
 	static const struct { const char *sec; enum bpf_prog_type type;
-			      enum bpf_attach_type attach; } secs[2] = {
+			      enum bpf_attach_type attach; } secs[4] = {
 		{ PS_SEC_XDP, BPF_PROG_TYPE_XDP, BPF_XDP },
 		{ PS_SEC_TC, BPF_PROG_TYPE_SCHED_CLS, 0 },
+		{ PS_SEC_XDP_ENTRY, BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY },
+		{ PS_SEC_XDP_EXIT, BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT },
 	};
 	LIBBPF_OPTS(libbpf_prog_handler_opts, hopts,
 		    .prog_setup_fn = setup_prog,
 		    .prog_prepare_load_fn = prepare_load);
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 4; i++) {
 		int id;
 
 		if (handler_ids[i] > 0)

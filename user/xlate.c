@@ -179,6 +179,24 @@ static void emit_to_host(struct xl *x, __u8 dst, unsigned int bytes)
  */
 static void emit_helper_load(struct xl *x, __u8 dst, unsigned int bytes)
 {
+	if (x->target == PS_XLATE_XDP_TRACE) {
+		/* r2 (up to 2^33) + bytes within data_end - data, then the
+		 * copy from data + r2. */
+		emit(x, MOV64_REG(BPF_REG_3, BPF_REG_2));
+		emit(x, ALU64_IMM(BPF_ADD, BPF_REG_3, bytes));
+		emit(x, MOV64_REG(BPF_REG_1, R_END));
+		emit(x, ALU64_REG(BPF_SUB, BPF_REG_1, R_DATA));
+		emit_jmp(x, BPF_JMP | BPF_JGT | BPF_X, BPF_REG_3, BPF_REG_1, 0, x->ret0);
+		emit(x, MOV64_REG(BPF_REG_3, R_DATA));
+		emit(x, ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_2));
+		emit(x, MOV64_REG(BPF_REG_1, FP));
+		emit(x, ALU64_IMM(BPF_ADD, BPF_REG_1, S_BUF));
+		emit(x, MOV32_IMM(BPF_REG_2, bytes));
+		emit(x, insn(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_probe_read_kernel));
+		emit_jmp(x, BPF_JMP | BPF_JNE | BPF_K, BPF_REG_0, 0, 0, x->ret0);
+		emit(x, LDX(size_code(bytes), dst, FP, S_BUF));
+		return;
+	}
 	emit(x, LDX(BPF_DW, BPF_REG_1, FP, S_CTX));
 	emit(x, MOV64_REG(BPF_REG_3, FP));
 	emit(x, ALU64_IMM(BPF_ADD, BPF_REG_3, S_BUF));
@@ -195,8 +213,9 @@ static void emit_load_const(struct xl *x, __u8 dst, __u32 off, unsigned int byte
 {
 	int fast = new_label(x), done = new_label(x);
 
-	if (off + bytes > MAX_DIRECT_OFF) {
-		/* Beyond what the verifier lets a direct access reach. */
+	if (off + bytes > MAX_DIRECT_OFF || x->target == PS_XLATE_XDP_TRACE) {
+		/* Beyond what the verifier lets a direct access reach, or
+		 * no packet pointer to access directly. */
 		emit(x, MOV32_IMM(BPF_REG_2, off));
 		emit_helper_load(x, dst, bytes);
 		emit_to_host(x, dst, bytes);
@@ -229,6 +248,11 @@ static void emit_load_var(struct xl *x, __u8 dst, unsigned int bytes)
 {
 	int slow = new_label(x), fast = new_label(x), done = new_label(x);
 
+	if (x->target == PS_XLATE_XDP_TRACE) { /* bounded inside the helper load */
+		emit_helper_load(x, dst, bytes);
+		emit_to_host(x, dst, bytes);
+		return;
+	}
 	emit_jmp(x, BPF_JMP | BPF_JGT | BPF_K, BPF_REG_2, 0,
 		 MAX_DIRECT_OFF - bytes, slow);
 	emit(x, MOV64_REG(BPF_REG_1, R_DATA));
@@ -595,6 +619,8 @@ int ps_xlate(const struct sock_filter *prog, size_t n,
 	     size_t errlen)
 {
 	struct xl x = { .prog = prog, .n_prog = n, .target = target };
+	/* Where the hook may hold a VLAN tag out of band: a second view. */
+	bool tags = target == PS_XLATE_TC || target == PS_XLATE_XDP_TAG;
 	int tag_start, ret;
 
 	out->insns = NULL;
@@ -620,11 +646,11 @@ int ps_xlate(const struct sock_filter *prog, size_t n,
 	emit(&x, MOV32_IMM(R_X, 0));
 	for (int i = 0; i < MEMWORDS / 2; i++)
 		emit(&x, ST(BPF_DW, FP, S_MEM + 8 * i, 0));
-	if (target != PS_XLATE_XDP) /* the tag view, for a tag out of band */
+	if (tags) /* the tag view, for a tag out of band */
 		emit_jmp(&x, BPF_JMP | BPF_JNE | BPF_K, BPF_REG_5, 0, 0, tag_start);
 
 	ret = xlate_view(&x, false, err, errlen);
-	if (!ret && target != PS_XLATE_XDP) {
+	if (!ret && tags) {
 		bind(&x, tag_start);
 		ret = xlate_view(&x, true, err, errlen);
 	}
@@ -639,7 +665,7 @@ int ps_xlate(const struct sock_filter *prog, size_t n,
 			emit(&x, MOV32_IMM(BPF_REG_0, 0));
 			emit(&x, insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
 		}
-		if (target == PS_XLATE_XDP)
+		if (!tags)
 			bind(&x, tag_start); /* unused */
 		if (x.oom)
 			ret = x.n >= MAX_EBPF_INSNS ?
@@ -697,6 +723,7 @@ static const char *helper_name(__s32 id)
 	switch (id) {
 	case BPF_FUNC_skb_load_bytes: return "bpf_skb_load_bytes";
 	case BPF_FUNC_xdp_load_bytes: return "bpf_xdp_load_bytes";
+	case BPF_FUNC_probe_read_kernel: return "bpf_probe_read_kernel";
 	default: return "helper";
 	}
 }

@@ -37,6 +37,11 @@ enum ps_xlate_target {
 	/* ctx is struct xdp_md + tag view: native XDP where the driver hands
 	 * over the VLAN tag it stripped (xdp/pktsample_xdp.bpf.c) */
 	PS_XLATE_XDP_TAG,
+	/* ctx is the kernel's struct xdp_buff, seen from fentry/fexit on
+	 * another XDP program (xdp/pktsample_xdp_trace.bpf.c): data and
+	 * data_end are plain addresses, so every load is bounded by the
+	 * linear length and goes through bpf_probe_read_kernel() */
+	PS_XLATE_XDP_TRACE,
 };
 
 struct ps_ebpf {

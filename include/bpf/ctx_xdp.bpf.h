@@ -34,4 +34,11 @@ static __always_inline long ps_ctx_load_bytes(struct xdp_md *ctx, __u32 off,
 	return bpf_xdp_load_bytes(ctx, off, to, len);
 }
 
+/* The perf output; the kernel appends the packet (BPF_F_CTXLEN_MASK). */
+static __always_inline long ps_ctx_perf_output(struct xdp_md *ctx, void *map, __u64 flags,
+					       void *data, __u64 size)
+{
+	return bpf_perf_event_output(ctx, map, flags, data, size);
+}
+
 #endif /* PS_CTX_XDP_BPF_H */

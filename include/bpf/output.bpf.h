@@ -85,9 +85,9 @@ static __always_inline long ps_output(PS_CTX *ctx, struct ps_meta *meta)
 {
 	if (transport == PS_TRANSPORT_RINGBUF)
 		return ps_ring_output(ctx, meta);
-	return bpf_perf_event_output(ctx, &events,
-				     BPF_F_CURRENT_CPU | ((__u64)meta->cap_len << 32),
-				     meta, sizeof(*meta));
+	return ps_ctx_perf_output(ctx, &events,
+				  BPF_F_CURRENT_CPU | ((__u64)meta->cap_len << 32),
+				  meta, sizeof(*meta));
 }
 
 #endif /* PS_OUTPUT_BPF_H */

@@ -26,6 +26,10 @@ struct ebpf_env {
 	uint32_t len;      /* bytes the program may read: data_end - data */
 	uint8_t stack[EBPF_STACK];
 	int ctx_marker;
+	/* PS_XLATE_XDP_TRACE: data is a plain kernel address, so no direct
+	 * load may touch the packet; bpf_probe_read_kernel() must, and only
+	 * within it. */
+	int kmem_only;
 };
 
 __attribute__((noreturn, format(printf, 1, 2)))
@@ -58,7 +62,7 @@ static uint8_t *ebpf_mem(struct ebpf_env *e, uint64_t addr, int n, int write, si
 
 	if (a >= s && a + (uintptr_t)n <= s + EBPF_STACK)
 		return (uint8_t *)a;
-	if (!write && e->pkt && a >= p && a + (uintptr_t)n <= p + e->len)
+	if (!write && !e->kmem_only && e->pkt && a >= p && a + (uintptr_t)n <= p + e->len)
 		return (uint8_t *)a;
 	ebpf_die("insn %zu: %s of %d bytes outside the stack and packet", pc,
 		 write ? "store" : "load", n);
@@ -184,6 +188,22 @@ static uint64_t ebpf_run(struct ebpf_env *e, const struct bpf_insn *prog, size_t
 				uint32_t off = (uint32_t)r[2], len = (uint32_t)r[4];
 				uint8_t *to;
 
+				if (i->imm == BPF_FUNC_probe_read_kernel && e->kmem_only) {
+					uintptr_t from = (uintptr_t)r[3], p = (uintptr_t)e->pkt;
+
+					len = (uint32_t)r[2];
+					if (!len || len > EBPF_STACK)
+						ebpf_die("insn %zu: probe_read length %u", pc, len);
+					to = ebpf_mem(e, r[1], (int)len, 1, pc);
+					/* The kernel would read whatever is there:
+					 * the bounds check before it must hold. */
+					if (from < p || from + len > p + e->len)
+						ebpf_die("insn %zu: probe_read outside the packet", pc);
+					memcpy(to, (const void *)from, len);
+					r[0] = 0;
+					r[1] = r[2] = r[3] = r[4] = r[5] = 0xdeadbeefdeadbeefull;
+					break;
+				}
 				if (i->imm != BPF_FUNC_xdp_load_bytes && i->imm != BPF_FUNC_skb_load_bytes)
 					ebpf_die("insn %zu: helper %d", pc, i->imm);
 				if (r[1] != (uint64_t)(uintptr_t)&e->ctx_marker)

@@ -2,7 +2,9 @@
 /*
  * The cBPF -> eBPF translator, checked by running both: libpcap's
  * bpf_filter() on the cBPF program, our interpreter (ebpf_run.h) on the
- * translation, for XDP, for TC, and for TC with the VLAN tag out of band
+ * translation, for XDP, for TC, for XDP traced from fentry (every load
+ * through bpf_probe_read_kernel, which must stay inside the packet), and
+ * for TC with the VLAN tag out of band
  * (the frame without its tag, the tag in the vlan argument): the answers
  * must be equal. Input: u16 instruction count, u8 extra wire bytes, the
  * cBPF instructions (8 bytes each), then the packet.
@@ -47,10 +49,12 @@ static void check(const struct sock_filter *prog, size_t n, enum ps_xlate_target
 		return; /* refused: ancillary loads, backward jumps, ... */
 	env.pkt = pkt;
 	env.len = len;
+	env.kmem_only = t == PS_XLATE_XDP_TRACE;
 	got = (uint32_t)ebpf_run(&env, e.insns, e.n, wire, vlan);
 	if (got != want) {
 		fprintf(stderr, "%s%s: cBPF says %u, the translation %u\n",
-			t == PS_XLATE_XDP ? "xdp" : t == PS_XLATE_TC ? "tc" : "xdp with the driver's tag",
+			t == PS_XLATE_XDP ? "xdp" : t == PS_XLATE_TC ? "tc" :
+			t == PS_XLATE_XDP_TRACE ? "around another xdp program" : "xdp with the driver's tag",
 			vlan ? " (tag out of band)" : "", want,
 			got);
 		abort();
@@ -142,6 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(prog, n, PS_XLATE_XDP, pkt, len, wire, 0, want);
 	check(prog, n, PS_XLATE_TC, pkt, len, wire, 0, want);
 	check(prog, n, PS_XLATE_XDP_TAG, pkt, len, wire, 0, want);
+	check(prog, n, PS_XLATE_XDP_TRACE, pkt, len, wire, 0, want);
 	/* An 802.1Q tag the skb (or, for native XDP, the driver) holds out of
 	 * band: the same answer. */
 	if (len >= 18 && pkt[12] == 0x81 && pkt[13] == 0x00) {

@@ -125,7 +125,7 @@ first_pid=$PS_PID
 rc=0
 in_cap "$PKTSAMPLE" -i "$CAPIF" --hook xdp,tc-egress -w "$WORK/second.pcapng" 2>"$WORK/second.err" || rc=$?
 assert_eq 1 "$rc" "second XDP capture on the same interface exits 1"
-assert_match "cannot attach XDP to $CAPIF: XDP program [0-9]+ \(pktsample_xdp_s\) is attached there; capture with --hook tc-ingress instead" \
+assert_match "cannot attach XDP to $CAPIF: XDP program [0-9]+ \(pktsample_xdp_s\) is attached there; capture with --hook (tc-ingress|xdp-entry,xdp-exit \\(around it\\)) instead" \
 	"$(cat "$WORK/second.err")" "and says which program is there, and what to use instead"
 xdp_now=$(in_cap ip link show dev "$CAPIF" | grep -c 'prog/xdp' || true)
 assert_eq 1 "$xdp_now" "the first capture's program is still attached"

@@ -99,7 +99,7 @@ refused_xdp() {
 # the default capture (TC) runs beside it.
 in_cap ip link set dev "$CAPIF" xdpgeneric obj "$BARE_XDP_OBJ" sec xdp
 refused_xdp "$CAPIF" "a foreign XDP program" \
-	"cannot attach XDP to $CAPIF: XDP program [0-9]+ \(bare_xdp_pass\) is attached there; capture with --hook tc-ingress instead"
+	"cannot attach XDP to $CAPIF: XDP program [0-9]+ \(bare_xdp_pass\) is attached there; capture with --hook (tc-ingress|xdp-entry,xdp-exit \\(around it\\)) instead"
 start_capture -i "$CAPIF" -w "$WORK/beside.pcapng"
 in_cap ping -q -c 2 -i 0.2 192.0.2.2 >/dev/null
 stop_capture INT

@@ -108,6 +108,46 @@ static void our_own_file(void **state)
 	close(fd);
 }
 
+/* Around another XDP program the description names it after the hook
+ * ("xdp exit of lb (id 5)"); a description that merely starts alike is
+ * not ours. */
+static void hooks_around_an_xdp_program(void **state)
+{
+	static const char *const desc[] = { "xdp entry of lb (id 5)", "xdp exit of lb (id 5)",
+					    "xdp exits", "tc ingress" };
+	static const char *const want[] = { "xdp-entry", "xdp-exit", NULL, "tc-ingress" };
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	struct pcapng_writer *w = pcapng_writer_new(fd, 0);
+	const uint8_t frame[60] = { 1 };
+	struct ps_capread r;
+	struct ps_capread_rec rec;
+	char err[256];
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(pcapng_write_shb(w, &(struct pcapng_shb){ .userappl = "test" }), 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){
+			.linktype = 1, .snaplen = 128, .name = "eth0", .description = desc[i] }), i);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pcapng_write_epb(w, &(struct pcapng_epb){
+			.if_id = (uint32_t)i, .cap_len = 60, .wire_len = 60, .data = frame }), 0);
+	assert_int_equal(pcapng_writer_free(w), 0);
+	close(fd);
+	assert_int_equal(ps_capread_open(&r, path, err, sizeof(err)), 0);
+	while (ps_capread_next(&r, &rec, err, sizeof(err)) > 0) {
+		if (rec.kind != PS_REC_PACKET)
+			continue;
+		if (want[n])
+			assert_string_equal(rec.iface->hook, want[n]);
+		else
+			assert_null(rec.iface->hook);
+		n++;
+	}
+	assert_int_equal(n, 4);
+	ps_capread_close(&r);
+}
+
 /* Big-endian blocks, as a SPARC or a PowerPC writes them. */
 static size_t be_block(uint8_t *b, uint32_t type, const uint8_t *body, uint32_t body_len)
 {
@@ -232,6 +272,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(our_own_file),
+		cmocka_unit_test(hooks_around_an_xdp_program),
 		cmocka_unit_test(other_byte_order_and_resolution),
 		cmocka_unit_test(malformed_files_say_where),
 	};

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <string.h>
 #include <errno.h>
 #include <net/if_arp.h>
@@ -43,19 +44,56 @@ static void link_types(void **state)
 /* No device kind gets XDP by default, each with its reason; lo none. */
 static void default_ingress(void **state)
 {
-	const char *why;
+	const unsigned int tc = PS_HOOK_BIT(PS_HOOK_TC_INGRESS);
+	char why[256];
 
 	(void)state;
-	assert_int_equal(PS_HOOK_TC_INGRESS, ps_device_default_ingress(&veth, &why));
+	assert_int_equal(tc, ps_device_default_ingress(&veth, why, sizeof(why)));
 	assert_non_null(strstr(why, "peer's TSO"));
-	assert_int_equal(PS_HOOK_TC_INGRESS, ps_device_default_ingress(&nic, &why));
+	assert_int_equal(tc, ps_device_default_ingress(&nic, why, sizeof(why)));
 	assert_non_null(strstr(why, "resets the rings"));
-	assert_int_equal(PS_HOOK_TC_INGRESS, ps_device_default_ingress(&bridge, &why));
+	assert_int_equal(tc, ps_device_default_ingress(&bridge, why, sizeof(why)));
 	assert_non_null(strstr(why, "no native XDP"));
-	assert_int_equal(PS_HOOK_TC_INGRESS, ps_device_default_ingress(&tun, &why));
+	assert_int_equal(tc, ps_device_default_ingress(&tun, why, sizeof(why)));
 	assert_non_null(strstr(why, "kernels before 6.3 do not say")); /* no netdev family */
-	assert_int_equal(PS_HOOK_MAX, ps_device_default_ingress(&lo, &why));
+	assert_int_equal(0, ps_device_default_ingress(&lo, why, sizeof(why)));
 	assert_non_null(strstr(why, "tc-egress"));
+}
+
+/* Someone else's XDP program: traced at its entry and exit where the
+ * kernel allows it, else tc-ingress, with the program and the reason. */
+static void default_ingress_around_xdp(void **state)
+{
+	struct ps_device lb = nic;
+	char why[256];
+
+	(void)state;
+	lb.xdp_prog_id = 42;
+	snprintf(lb.xdp_prog_name, sizeof(lb.xdp_prog_name), "katran");
+	lb.xdp_traceable = 1;
+	assert_int_equal(PS_HOOKS_XDP_TRACE, ps_device_default_ingress(&lb, why, sizeof(why)));
+	assert_string_equal("XDP program 42 (katran) is attached: traced at its entry and exit", why);
+	lb.xdp_traceable = 0;
+	snprintf(lb.xdp_trace_why, sizeof(lb.xdp_trace_why),
+		 "the kernel refuses fentry on it (Operation not permitted)");
+	assert_int_equal(PS_HOOK_BIT(PS_HOOK_TC_INGRESS),
+			 ps_device_default_ingress(&lb, why, sizeof(why)));
+	assert_string_equal("XDP program 42 (katran) is attached and the kernel refuses fentry on "
+			    "it (Operation not permitted); tc-ingress sees what it passes", why);
+}
+
+/* --hook's names, and a set of them as -v and -D print it. */
+static void hook_sets(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	ps_hooks_format(PS_HOOKS_XDP_TRACE | PS_HOOK_BIT(PS_HOOK_TC_EGRESS), buf, sizeof(buf));
+	assert_string_equal("tc-egress,xdp-entry,xdp-exit", buf);
+	ps_hooks_format(0, buf, sizeof(buf));
+	assert_string_equal("none", buf);
+	ps_hooks_format(PS_HOOKS_DEFAULT, buf, 12); /* cut, terminated */
+	assert_string_equal("tc-ingress,", buf);
 }
 
 /* --xdp-mode auto with --hook xdp: skb on veth (measured cheaper), native
@@ -91,6 +129,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(link_types),
 		cmocka_unit_test(default_ingress),
+		cmocka_unit_test(default_ingress_around_xdp),
+		cmocka_unit_test(hook_sets),
 		cmocka_unit_test(xdp_modes_and_costs),
 		cmocka_unit_test(probe),
 	};

@@ -8,8 +8,10 @@
 # and mode with the clsact guardian, and capabilities only at Debian's
 # perf_event_paranoid 3, where the ring buffer carries the samples
 # (it_detach), a filter and the TC position beside a foreign program
-# (it_position), sampling (it_sample), and the devices Debian's kernel has
-# and CI's does not (it_devices: VLAN devices, bond, gre, ipip, wireguard).
+# (it_position), sampling (it_sample), the devices Debian's kernel has
+# and CI's does not (it_devices: VLAN devices, bond, gre, ipip, wireguard),
+# and capture around another XDP program through fentry/fexit, which CI's
+# kernel refuses (it_xdp_around, told that this kernel must allow it).
 # A line per script with its result and time; the log of one that failed;
 # exit 1 if any failed.
 set -uo pipefail
@@ -33,7 +35,7 @@ build=$2
 export PKTSAMPLE=$build/pktsample PSGEN=$build/psgen PCAPCHECK=$build/tests/pcapcheck
 export TESTENV=$top/testenv/testenv.sh VLAN_PUSH_OBJ=$build/bpf/tc_vlan_push.bpf.o
 export DROP_PORT_OBJ=$build/bpf/tc_drop_port.bpf.o TCX_HOLD=$build/tests/tcx_hold
-export BARE_XDP_OBJ=$build/bpf/bare_xdp.bpf.o
+export BARE_XDP_OBJ=$build/bpf/bare_xdp.bpf.o XDP_DROP_OBJ=$build/bpf/xdp_drop_port.bpf.o
 
 # SCRIPT[|VAR=VALUE]: the scripts, one with a variable of its own.
 SET=(
@@ -42,6 +44,7 @@ SET=(
 	"it_position"
 	"it_sample"
 	"it_devices|KINDS=vlan bond gre ipip wireguard"
+	"it_xdp_around|PS_EXPECT_FENTRY=1"
 )
 
 echo "# kernel $(uname -r), perf_event_paranoid $(sysctl -n kernel.perf_event_paranoid)"
