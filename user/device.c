@@ -107,6 +107,10 @@ enum ps_xdp_mode ps_device_xdp_mode(const struct ps_device *d)
 	 */
 	if (is_veth(d))
 		return PS_XDP_SKB;
+	/* lo has no driver XDP, whatever the kernel can tell (before 6.3,
+	 * nothing): known without asking. */
+	if (d->flags & IFF_LOOPBACK)
+		return PS_XDP_SKB;
 	if (d->xdp_native == 1)
 		return PS_XDP_NATIVE;
 	if (d->xdp_native == 0)

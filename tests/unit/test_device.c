@@ -21,6 +21,9 @@ static const struct ps_device tun = { .ifindex = 4, .name = "tun0", .flags = IFF
 	.arphrd = ARPHRD_NONE, .driver = "tun", .xdp_native = -1 };
 static const struct ps_device lo = { .ifindex = 1, .name = "lo",
 	.flags = IFF_UP | IFF_LOOPBACK, .arphrd = ARPHRD_LOOPBACK, .xdp_native = 0 };
+/* Before 6.3 no kernel says which drivers have XDP: lo's is known all the same. */
+static const struct ps_device lo_before_6_3 = { .ifindex = 1, .name = "lo",
+	.flags = IFF_UP | IFF_LOOPBACK, .arphrd = ARPHRD_LOOPBACK, .xdp_native = -1 };
 
 /* As libpcap: Ethernet and lo as Ethernet, header-less devices as RAW. */
 static void link_types(void **state)
@@ -105,6 +108,7 @@ static void xdp_modes_and_costs(void **state)
 	assert_int_equal(PS_XDP_NATIVE, ps_device_xdp_mode(&nic));
 	assert_int_equal(PS_XDP_SKB, ps_device_xdp_mode(&bridge));
 	assert_int_equal(PS_XDP_AUTO, ps_device_xdp_mode(&tun));
+	assert_int_equal(PS_XDP_SKB, ps_device_xdp_mode(&lo_before_6_3));
 	assert_non_null(strstr(ps_device_xdp_cost(&bridge, PS_XDP_SKB), "bypasses GRO"));
 	assert_non_null(strstr(ps_device_xdp_cost(&veth, PS_XDP_NATIVE), "TSO on the peer"));
 	assert_non_null(strstr(ps_device_xdp_cost(&nic, PS_XDP_NATIVE), "resets the rings"));

@@ -13,7 +13,9 @@
 # and capture around another XDP program through fentry/fexit, which CI's
 # kernel refuses (it_xdp_around, told that this kernel must allow it).
 # A line per script with its result and time; the log of one that failed;
-# exit 1 if any failed.
+# exit 1 if any failed. PS_VM_SET=all runs every netns script instead (the
+# whole suite on that kernel, about half an hour under TCG).
+# PS_VM_KERNEL=6.12 boots the newest 6.12 instead of 6.1.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 
@@ -29,7 +31,8 @@ if [ "${1:-}" != --guest ]; then
 		exit 77
 	done
 	[ "$(id -u)" = 0 ] || { echo "skipped: vm smoke: needs root" >&2; exit 77; }
-	exec "$top/testenv/kernel-vm.sh" run "${PS_VM_KERNEL:-6.1}" -- "$0" --guest "$build"
+	exec "$top/testenv/kernel-vm.sh" run "${PS_VM_KERNEL:-6.1}" -- "$0" --guest "$build" \
+		"${PS_VM_SET:-smoke}"
 fi
 build=$2
 export PKTSAMPLE=$build/pktsample PSGEN=$build/psgen PCAPCHECK=$build/tests/pcapcheck
@@ -46,6 +49,19 @@ SET=(
 	"it_devices|KINDS=vlan bond gre ipip wireguard"
 	"it_xdp_around|PS_EXPECT_FENTRY=1"
 )
+# PS_VM_SET=all: every netns script (the bench's aside), each with as long
+# as it takes: ctest's per-test limits are for native speed.
+if [ "${3:-smoke}" = all ]; then
+	SET=()
+	for script in "$top"/tests/integration/it_*.sh; do
+		name=$(basename "$script" .sh)
+		case $name in
+		it_bench) ;;
+		it_xdp_around) SET+=("$name|PS_EXPECT_FENTRY=1") ;;
+		*) SET+=("$name") ;;
+		esac
+	done
+fi
 
 echo "# kernel $(uname -r), perf_event_paranoid $(sysctl -n kernel.perf_event_paranoid)"
 failed=()
