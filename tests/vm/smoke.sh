@@ -14,7 +14,7 @@
 # kernel refuses (it_xdp_around, told that this kernel must allow it).
 # A line per script with its result and time; the log of one that failed;
 # exit 1 if any failed. PS_VM_SET=all runs every netns script instead (the
-# whole suite on that kernel, about half an hour under TCG).
+# whole suite on that kernel: hours under TCG), PS_VM_SET="it_a it_b" those.
 # PS_VM_KERNEL=6.12 boots the newest 6.12 instead of 6.1.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -50,18 +50,20 @@ SET=(
 	"it_xdp_around|PS_EXPECT_FENTRY=1"
 )
 # PS_VM_SET=all: every netns script (the bench's aside), each with as long
-# as it takes: ctest's per-test limits are for native speed.
-if [ "${3:-smoke}" = all ]; then
-	SET=()
+# as it takes: ctest's per-test limits are for native speed. Or a list of
+# script names ("it_order it_filter"): the whole suite in parts.
+case ${3:-smoke} in
+smoke) ;;
+all) SET=()
 	for script in "$top"/tests/integration/it_*.sh; do
 		name=$(basename "$script" .sh)
-		case $name in
-		it_bench) ;;
-		it_xdp_around) SET+=("$name|PS_EXPECT_FENTRY=1") ;;
-		*) SET+=("$name") ;;
-		esac
-	done
-fi
+		[ "$name" = it_bench ] || SET+=("$name")
+	done ;;
+*) read -r -a SET <<<"$3" ;;
+esac
+for i in "${!SET[@]}"; do # told that this kernel must allow fentry
+	[ "${SET[$i]}" != it_xdp_around ] || SET[$i]="it_xdp_around|PS_EXPECT_FENTRY=1"
+done
 
 echo "# kernel $(uname -r), perf_event_paranoid $(sysctl -n kernel.perf_event_paranoid)"
 failed=()
