@@ -129,12 +129,25 @@ assert_match "Error by extcap pipe: pktsample: bad filter expression: .*syntax e
 assert_nothing_attached
 no_pktsample_left "after a bad filter"
 
-# Live: a packet shows up in tshark while the capture runs, well before it ends.
-"$TESTENV" exec "$ENV" cap -- env XDG_CONFIG_HOME="$XDG" tshark -i "$IF" -l -a duration:6 \
-	-T fields -e frame.number >"$WORK/live.txt" 2>/dev/null &
+# Live: a packet shows up in tshark while the capture runs, well before it
+# ends. The ping goes once the extcap has attached (tshark and pktsample
+# take seconds to start under emulation, where the duration stretches too).
+"$TESTENV" exec "$ENV" cap -- env XDG_CONFIG_HOME="$XDG" tshark -i "$IF" -l \
+	-a duration:$((6 * PS_TIME_SCALE)) -T fields -e frame.number >"$WORK/live.txt" 2>/dev/null &
 TS=$!
 PIDS+=("$TS")
-sleep 2.5
+# attached: the extcap's pktsample holds BPF links (tcx), or its clsact
+# filter is on the interface (bpftool 7.1 lists no tcx attachment).
+attached() {
+	local pid
+	pid=$(pgrep -n -x pktsample) || return 1
+	[ -n "$(links_of "$pid")" ] || in_cap tc filter show dev "$CAPIF" ingress | grep -q pktsample
+}
+for _ in $(seq $((50 * PS_TIME_SCALE))); do
+	attached && break
+	sleep 0.1
+done
+attached || fail "the extcap did not attach within $((5 * PS_TIME_SCALE)) s"
 t0=$(now_ns)
 in_peer ping -q -c 1 192.0.2.1 >/dev/null
 while ! grep -q . "$WORK/live.txt" && [ "$(ms_since "$t0")" -lt "$(scaled 3000)" ]; do sleep 0.02; done
