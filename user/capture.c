@@ -474,11 +474,11 @@ static int attach_all(struct ps_capture *cap)
 
 static const char *attached_via(const struct ps_capture *cap, const struct ps_target *tg)
 {
-	/* Traced programs are attached once, under the first interface. */
-	if (tg->hook == PS_HOOK_XDP_ENTRY || tg->hook == PS_HOOK_XDP_EXIT)
-		return tg->hook == PS_HOOK_XDP_ENTRY ? "fentry" : "fexit";
+	/* A traced program is attached once, under the first interface it
+	 * runs on: any attachment of the hook says how. */
 	for (int i = 0; i < cap->att.n; i++)
-		if (cap->att.list[i].ifindex == tg->ifindex && cap->att.list[i].hook == tg->hook)
+		if (cap->att.list[i].hook == tg->hook &&
+		    (cap->att.list[i].ifindex == tg->ifindex || ps_hook_is_xdp_trace(tg->hook)))
 			return ps_attach_kind_name(&cap->att.list[i]);
 	return "?";
 }
@@ -492,7 +492,7 @@ static void describe_target(const struct ps_capture *cap, const struct ps_target
 {
 	int i = slot_of(cap, tg->ifindex);
 
-	if (i >= 0 && (tg->hook == PS_HOOK_XDP_ENTRY || tg->hook == PS_HOOK_XDP_EXIT))
+	if (i >= 0 && ps_hook_is_xdp_trace(tg->hook))
 		snprintf(buf, len, "%s of %s (id %u)", ps_hook_description(tg->hook),
 			 cap->xdp_target[i].name, cap->xdp_target[i].id);
 	else

@@ -33,7 +33,7 @@ void ps_hooks_format(unsigned int hooks, char *buf, size_t len)
 	size_t n = 0;
 
 	snprintf(buf, len, "none");
-	for (unsigned int h = 0; h < PS_HOOK_MAX && len; h++)
+	for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
 		if (hooks & PS_HOOK_BIT(h) && n < len)
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", ps_hook_name(h));
 }

@@ -39,12 +39,18 @@ void ps_hooks_format(unsigned int hooks, char *buf, size_t len);
 /* An XDP verdict as a word: "aborted", "drop", "pass", "tx", "redirect";
  * "unknown" for anything else. */
 const char *ps_xdp_verdict_name(int verdict);
+/* "xdp ingress", "tc ingress", "tc egress", ... (pcapng if_description). */
+const char *ps_hook_description(unsigned int hook);
 
 static inline bool ps_hook_is_tc(unsigned int hook)
 {
 	return hook == PS_HOOK_TC_INGRESS || hook == PS_HOOK_TC_EGRESS;
 }
-/* "xdp ingress", "tc ingress", "tc egress" (pcapng if_description). */
-const char *ps_hook_description(unsigned int hook);
+
+/* xdp-entry or xdp-exit: around another program's XDP program. */
+static inline bool ps_hook_is_xdp_trace(unsigned int hook)
+{
+	return hook == PS_HOOK_XDP_ENTRY || hook == PS_HOOK_XDP_EXIT;
+}
 
 #endif
