@@ -214,7 +214,7 @@ int main(int argc, char **argv)
 		struct ps_sampling smp;
 		char why[512];
 
-		ps_sampling_from_opts(&cases[i].opts, &smp);
+		ps_cli_sampling(&cases[i].opts, &smp);
 		if (cases[i].expr && ps_filter_build(&filters[i], strdup(cases[i].expr),
 						     PS_SNAPLEN_MAX, why, sizeof(why))) {
 			fprintf(stderr, "%s: %s\n", cases[i].expr, why);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Collector + pcapng writer throughput on one core, without the kernel: a
+ * Collector + capture file (pcapng writer) throughput on one core, without the kernel: a
  * synthetic producer hands perf samples (ps_meta + packet bytes, as
  * bpf_perf_event_output lays them out) to ps_collector_sample(), which
  * splits them into the time-order merge; rounds of ROUND_SAMPLES settle
@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <time.h>
+#include "capfile.h"
 #include "collector.h"
 #include "pcapng.h"
 
@@ -81,20 +82,25 @@ int main(int argc, char **argv)
 		m->version = PS_META_VERSION;
 		m->hook = PS_HOOK_XDP;
 		for (int r = 0; r < ROUNDS; r++) {
-			struct ps_target t = { .ifname = "bench0", .ifindex = 1, .hook = PS_HOOK_XDP };
+			struct ps_target t = { .ifname = "bench0", .ifindex = 1, .hook = PS_HOOK_XDP,
+					       .linktype = 1 };
+			struct ps_capfile_iface idb = { .description = "bench" };
+			struct ps_capfile *file = calloc(1, sizeof(*file));
 			struct ps_collector *c = calloc(1, sizeof(*c));
-			int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-			struct pcapng_writer *w = pcapng_writer_new(fd, 0);
+			struct pcapng_writer *w;
 			uint64_t seq[2] = { 0, 0 };
 			double t0, c0;
 
-			if (fd < 0 || !w || !c || ps_collector_init(c, w, &t, 1, ncpus, 65535, 0)) {
+			if (!c || !file ||
+			    ps_capfile_open(file, &(struct ps_capfile_cfg){ .output = argv[1],
+									    .snaplen = 65535 }, NULL) ||
+			    ps_capfile_start(file, &t, &idb, 1, ncpus, NULL, 0) ||
+			    ps_collector_init(c, &t, 1, ncpus, 65535, 0) ||
+			    ps_collector_add_sink(c, ps_capfile_sink(file))) {
 				perror(argv[1]);
 				return 1;
 			}
-			pcapng_write_shb(w, &(struct pcapng_shb){ .userappl = "bench" });
-			pcapng_write_idb(w, &(struct pcapng_idb){ .linktype = 1, .snaplen = 65535,
-								  .name = "bench0" });
+			w = file->w;
 			t0 = now_s();
 			c0 = cpu_s();
 			for (uint64_t i = 0; i < SAMPLES; i++) {
@@ -126,8 +132,8 @@ int main(int argc, char **argv)
 			}
 			ps_collector_free(c);
 			free(c);
-			pcapng_writer_free(w);
-			close(fd);
+			ps_capfile_free(file);
+			free(file);
 		}
 		qsort(rate, ROUNDS, sizeof(double), cmp);
 		qsort(mbs, ROUNDS, sizeof(double), cmp);

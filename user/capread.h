@@ -10,7 +10,7 @@
  * the file's own header blocks and the selected packets unchanged: the
  * copy keeps the format and every annotation of the original.
  *
- * ps_capread_parse() is pure (bytes in, record out) and never trusts a
+ * ps_capread_parse_block() is pure (bytes in, record out) and never trusts a
  * length it reads; ps_capread_next() adds the file reading.
  */
 #ifndef PS_CAPREAD_H

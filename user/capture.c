@@ -4,14 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/epoll.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
-#include "cli.h"
 #include "clock.h"
 #include "counters.h"
 #include "device.h"
@@ -33,7 +31,7 @@ static uint64_t read_ns(clockid_t clock)
 	return (uint64_t)ps_clock_read_ns(clock, NULL);
 }
 
-void ps_capture_init(struct ps_capture *cap, const struct ps_opts *o,
+void ps_capture_init(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 		     struct ps_filter *filter, struct ps_stop *stop)
 {
 	memset(cap, 0, sizeof(*cap));
@@ -41,14 +39,13 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_opts *o,
 	cap->loop_fd = -1;
 	cap->promisc_fd = -1;
 	cap->att.guard_fd = -1;
-	cap->transport = o->transport;
-	cap->o = o;
+	cap->cfg = *cfg;
+	cap->transport = cfg->transport;
 	cap->filter = filter;
 	cap->stop = stop;
-	cap->out.fd = -1;
 	for (int i = 0; i < PS_MAX_IFACES; i++)
 		cap->xdp_target[i].fd = -1;
-	ps_sampling_from_opts(o, &cap->smp);
+	cap->smp = cfg->smp;
 	/* A fresh seed per run: which flows are chosen varies between runs. */
 	if (getrandom(&cap->smp.seed, sizeof(cap->smp.seed), 0) != sizeof(cap->smp.seed))
 		cap->smp.seed = (uint32_t)read_ns(CLOCK_MONOTONIC);
@@ -138,7 +135,7 @@ static int find_xdp_target(struct ps_capture *cap, int i)
  */
 static int resolve_one(struct ps_capture *cap, int i, const struct ps_netdev_nl *nl)
 {
-	const struct ps_opts *o = cap->o;
+	const struct ps_capture_cfg *o = &cap->cfg;
 	struct ps_device *d = &cap->dev[i];
 	char msg[512], why[256], hooks[64];
 	unsigned int ingress;
@@ -192,11 +189,11 @@ int ps_capture_resolve(struct ps_capture *cap)
 	int err = 0;
 
 	cap->n_ifaces = 0;
-	for (int i = 0; i < cap->o->n_ifaces; i++) {
-		if (!strcmp(cap->o->ifaces[i], "any"))
+	for (int i = 0; i < cap->cfg.n_ifaces; i++) {
+		if (!strcmp(cap->cfg.ifaces[i], "any"))
 			any = true;
 		else
-			cap->ifaces[cap->n_ifaces++] = cap->o->ifaces[i];
+			cap->ifaces[cap->n_ifaces++] = cap->cfg.ifaces[i];
 	}
 	if (any) {
 		err = expand_any(cap);
@@ -221,22 +218,22 @@ int ps_capture_resolve(struct ps_capture *cap)
 
 int ps_capture_open_output(struct ps_capture *cap)
 {
-	const struct ps_opts *o = cap->o;
-	int err;
+	const struct ps_capture_cfg *o = &cap->cfg;
 
-	if (!o->output)
+	struct ps_capfile_cfg fc = o->file;
+
+	if (!fc.output)
 		return 0; /* printing only */
-	ps_rotate_init(&cap->rot, o->output, o->file_size, o->rotate_seconds * 1000000000ull,
-		       o->file_count, read_ns(CLOCK_MONOTONIC));
-	if (!ps_rotate_active(&cap->rot))
-		return ps_output_open(&cap->out, o->output);
-	err = ps_rotate_name(&cap->rot, time(NULL), cap->path, sizeof(cap->path));
-	if (err) {
-		pr_err("cannot name a file after '%s': %s\n", o->output,
-		       err == -EINVAL ? "strftime(3) makes an empty name of it" : strerror(-err));
-		return err;
+	cap->file = calloc(1, sizeof(*cap->file));
+	if (!cap->file) {
+		pr_err("cannot set up the writer for %s: %s\n", fc.output, strerror(ENOMEM));
+		return -ENOMEM;
 	}
-	return ps_output_open(&cap->out, cap->path);
+	fc.snaplen = o->snaplen;
+	fc.filter = cap->filter ? cap->filter->expr : NULL;
+	fc.counts_filter = cap->filter || ps_sampling_active(&cap->smp);
+	fc.tag = cap->tag;
+	return ps_capfile_open(cap->file, &fc, &cap->stop->abort);
 }
 
 /* Which XDP programs the interfaces' modes need: [0] native, [1] skb
@@ -284,7 +281,7 @@ static void load_dev_program(struct ps_capture *cap, const struct ps_load_opts *
 	const struct ps_device *d = &cap->dev[i];
 
 	if (!(cap->if_hooks[i] & PS_HOOK_BIT(PS_HOOK_XDP)) || cap->xdp_mode[i] == PS_XDP_SKB ||
-	    d->xdp_rx_vlan != 1 || cap->o->xdp_attach != PS_XDP_VIA_LINK ||
+	    d->xdp_rx_vlan != 1 || cap->cfg.xdp_attach != PS_XDP_VIA_LINK ||
 	    !ps_loader_has_xdp_vlan_meta())
 		return;
 	lo.xdp_dev_ifindex = (uint32_t)d->ifindex;
@@ -319,7 +316,7 @@ static int load_trace_programs(struct ps_capture *cap, const struct ps_load_opts
 
 static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifaces)
 {
-	const struct ps_opts *o = cap->o;
+	const struct ps_capture_cfg *o = &cap->cfg;
 	struct ps_load_opts lo = {
 		.hooks = cap->hooks,
 		.snaplen = o->snaplen,
@@ -418,7 +415,7 @@ static int start_guardian(struct ps_capture *cap)
 
 	for (int t = 0; t < cap->n_targets; t++)
 		tc |= ps_hook_is_tc(cap->targets[t].hook);
-	if (!tc || cap->o->tc_mode == PS_TC_TCX)
+	if (!tc || cap->cfg.tc_mode == PS_TC_TCX)
 		return 0;
 	fd = ps_guardian_start();
 	if (fd < 0)
@@ -458,8 +455,8 @@ static int attach_all(struct ps_capture *cap)
 		if (cap->stop->requested)
 			return -EINTR;
 		err = ps_attach_tc(&cap->att, ps_loader_prog_fd(&cap->loader, tg->hook),
-				   tg->ifindex, tg->ifname, tg->hook, cap->o->tc_mode,
-				   cap->o->tc_position);
+				   tg->ifindex, tg->ifname, tg->hook, cap->cfg.tc_mode,
+				   cap->cfg.tc_position);
 	}
 	/* tcx everywhere: the guardian has nothing to look after. */
 	if (!err && cap->att.guard_fd >= 0 && !ps_attach_has_clsact(&cap->att)) {
@@ -499,176 +496,34 @@ static void describe_target(const struct ps_capture *cap, const struct ps_target
 		snprintf(buf, len, "%s", ps_hook_description(tg->hook));
 }
 
-/* The writer for the output file just opened; a second signal makes a
- * blocked write give up. */
-static int open_writer(struct ps_capture *cap)
+/* What each target's IDB says: the hook and how it was attached, the
+ * sampling. */
+static void describe_targets(struct ps_capture *cap)
 {
-	cap->w = pcapng_writer_new(cap->out.fd, 0);
-	if (!cap->w) {
-		pr_err("cannot set up the writer for %s: %s\n", cap->out.path, strerror(ENOMEM));
-		return -ENOMEM;
+	for (int t = 0; t < cap->n_targets; t++) {
+		struct ps_capfile_iface *fi = &cap->file_ifaces[t];
+
+		ps_report_idb_comment(fi->comment, sizeof(fi->comment), cap->targets[t].hook,
+				      attached_via(cap, &cap->targets[t]), cap->sampling);
+		describe_target(cap, &cap->targets[t], fi->description, sizeof(fi->description));
 	}
-	pcapng_writer_set_abort(cap->w, &cap->stop->abort);
-	return 0;
 }
 
-/* A file's first blocks: the section, and one IDB per target (so every
- * file of a rotation has the same interface ids). */
-static int write_file_headers(struct ps_capture *cap)
-{
-	struct utsname u;
-	char os[sizeof(u.sysname) + sizeof(u.release) + 2];
-	struct pcapng_shb shb = { .userappl = "pktsample " PKTSAMPLE_VERSION };
-	int err;
-
-	if (!uname(&u)) {
-		snprintf(os, sizeof(os), "%s %s", u.sysname, u.release);
-		shb.os = os;
-		shb.hardware = u.machine;
-	}
-	err = pcapng_write_shb(cap->w, &shb);
-	for (int t = 0; !err && t < cap->n_targets; t++) {
-		struct ps_target *tg = &cap->targets[t];
-		char comment[320], description[160];
-		int id;
-
-		ps_report_idb_comment(comment, sizeof(comment), tg->hook,
-				      attached_via(cap, tg), cap->sampling);
-		describe_target(cap, tg, description, sizeof(description));
-		id = pcapng_write_idb(cap->w, &(struct pcapng_idb){
-			.linktype = (uint16_t)tg->linktype,
-			.snaplen = cap->o->snaplen,
-			.name = tg->ifname,
-			.description = description,
-			.filter = cap->filter ? cap->filter->expr : NULL,
-			.comment = comment,
-		});
-		if (id < 0)
-			err = id;
-		else
-			tg->if_id = id;
-	}
-	if (err)
-		pr_err("cannot write %s: %s\n", cap->out.path, pcapng_strerror(err));
-	cap->file_start_ns = read_ns(CLOCK_REALTIME);
-	return err;
-}
-
-/*
- * One ISB per (interface, hook) for the file being closed: what its hook
- * saw, dropped and let through while this file was the output, and the
- * packets in this file. The counters then start over for the next file.
- */
-static int write_isbs(struct ps_capture *cap)
-{
-	uint64_t end_ns = read_ns(CLOCK_REALTIME);
-	int err = 0;
-
-	for (int t = 0; t < cap->n_targets && !err; t++) {
-		struct ps_target *tg = &cap->targets[t];
-		uint64_t written = pcapng_writer_packets(cap->w, (int)tg->if_id);
-		struct ps_counters now, c;
-		char line[320], comment[360];
-		int rerr = ps_loader_read_counter(&cap->loader, tg->ifindex, tg->hook, &now);
-
-		if (rerr) {
-			pr_warn("cannot read the counters of %s %s: %s\n", tg->ifname,
-				ps_hook_name(tg->hook), strerror(-rerr));
-			continue;
-		}
-		ps_counters_sub(&c, &now, &cap->file_base[t]);
-		cap->file_base[t] = now;
-		ps_report_stages(line, sizeof(line), &c, written);
-		snprintf(comment, sizeof(comment), "%s%s",
-			 cap->gone[slot_of(cap, tg->ifindex)] ? "interface disappeared; " : "", line);
-		err = pcapng_write_isb(cap->w, &(struct pcapng_isb){
-			.if_id = tg->if_id, .ts_ns = end_ns,
-			.start_ns = cap->file_start_ns, .end_ns = end_ns,
-			.if_recv = c.seen, .if_drop = c.output_errors,
-			.has_filter_accept = cap->filter || ps_sampling_active(&cap->smp),
-			.filter_accept = c.seen - c.filtered,
-			.usr_deliv = written,
-			.comment = comment,
-		});
-	}
-	return err;
-}
-
-/* Packets of target t (or of all, t < 0) in every file so far. */
+/* Packets of target t (or of all, t < 0) in every file so far; printing
+ * only, what was printed. */
 static uint64_t written_total(const struct ps_capture *cap, int t)
 {
 	uint64_t n = 0;
 
-	if (!cap->o->output) { /* printing only: what was printed */
-		for (int i = 0; i < cap->n_targets; i++)
-			if (t < 0 || i == t)
-				n += cap->targets[i].written;
-		return n;
-	}
+	if (cap->file)
+		return ps_capfile_written(cap->file, t);
 	for (int i = 0; i < cap->n_targets; i++)
 		if (t < 0 || i == t)
-			n += cap->closed_written[i] + (cap->w ?
-			     pcapng_writer_packets(cap->w, (int)cap->targets[i].if_id) : 0);
+			n += cap->targets[i].written;
 	return n;
 }
 
-/*
- * Close the current file (its ISBs, then -z on it) and go on in the next,
- * which the rotation state already names. Packets still held by the merge
- * go to the new file: none is lost or written twice.
- */
-static int rotate_file(struct ps_capture *cap)
-{
-	char closed[PATH_MAX];
-	int err;
-
-	/* Flushed first: the ISBs count the packets that are in the file. */
-	err = pcapng_flush(cap->w);
-	if (!err)
-		err = write_isbs(cap);
-	if (!err)
-		err = pcapng_flush(cap->w);
-	if (err) {
-		pr_err("cannot write %s: %s\n", cap->out.path, pcapng_strerror(err));
-		return err;
-	}
-	for (int t = 0; t < cap->n_targets; t++)
-		cap->closed_written[t] += pcapng_writer_packets(cap->w, (int)cap->targets[t].if_id);
-	pcapng_writer_free(cap->w);
-	cap->w = cap->col->w = NULL;
-	ps_output_close(&cap->out);
-	snprintf(closed, sizeof(closed), "%s", cap->path);
-	if (cap->o->postrotate_cmd)
-		ps_rotate_run_cmd(cap->o->postrotate_cmd, closed);
-
-	err = ps_rotate_name(&cap->rot, time(NULL), cap->path, sizeof(cap->path));
-	if (err) {
-		pr_err("cannot name the file after %s: %s\n", closed, strerror(-err));
-		return err;
-	}
-	/* Opened as the first file was; emptied at once (a ring reuses names). */
-	err = ps_output_open(&cap->out, cap->path);
-	if (!err)
-		err = ps_output_start(&cap->out);
-	if (!err)
-		err = open_writer(cap);
-	if (err)
-		return err;
-	cap->col->w = cap->w;
-	pr_info("now writing %s\n", cap->path);
-	return write_file_headers(cap);
-}
-
-/* -C: called by the collector before a packet goes to a full file. */
-static int file_full(void *arg)
-{
-	struct ps_capture *cap = arg;
-
-	ps_rotate_next_size(&cap->rot);
-	return rotate_file(cap);
-}
-
-/* sFlow's sample_pool and drops: the kernel's exact counters. */
+/* The kernel's exact counters: the ISBs', sFlow's sample_pool and drops. */
 static int read_counters(void *arg, uint32_t ifindex, unsigned int hook, struct ps_counters *c)
 {
 	struct ps_capture *cap = arg;
@@ -678,7 +533,8 @@ static int read_counters(void *arg, uint32_t ifindex, unsigned int hook, struct 
 
 static int open_collector(struct ps_capture *cap)
 {
-	const struct ps_opts *o = cap->o;
+	const struct ps_capture_cfg *o = &cap->cfg;
+	const struct ps_counter_src counters = { .read = read_counters, .arg = cap };
 	int err;
 
 	cap->col = calloc(1, sizeof(*cap->col));
@@ -686,47 +542,39 @@ static int open_collector(struct ps_capture *cap)
 		pr_err("cannot set up the collector: %s\n", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	err = o->output ? open_writer(cap) : 0;
+	err = ps_collector_init(cap->col, cap->targets, cap->n_targets, cap->loader.ncpus,
+				o->snaplen, o->count);
 	if (err)
 		return err;
-	err = ps_collector_init(cap->col, cap->w, cap->targets, cap->n_targets,
-				cap->loader.ncpus, o->snaplen, o->count);
-	if (err)
-		return err;
-	if (o->sflow.n_collectors) {
+	ps_sampling_tag(&cap->smp, cap->tag, sizeof(cap->tag));
+	/* The sinks, in this order: the file, sFlow, the printed lines. */
+	if (cap->file)
+		err = ps_collector_add_sink(cap->col, ps_capfile_sink(cap->file));
+	if (!err && o->sflow.n_collectors) {
 		cap->sflow = calloc(1, sizeof(*cap->sflow));
 		if (!cap->sflow) {
 			pr_err("cannot set up sFlow: %s\n", strerror(ENOMEM));
 			return -ENOMEM;
 		}
-		err = ps_sflowexp_open(cap->sflow, &o->sflow, cap->targets, cap->n_targets);
-		if (err)
-			return err;
-		cap->sflow->read_counters = read_counters;
-		cap->sflow->read_arg = cap;
-		cap->col->sflow = cap->sflow;
+		err = ps_sflowexp_open(cap->sflow, &o->sflow, cap->targets, cap->n_targets,
+				       &counters);
+		if (!err)
+			err = ps_collector_add_sink(cap->col, ps_sflowexp_sink(cap->sflow));
 	}
-	/* Without -w the packets are printed, unless they go out as sFlow. */
-	if ((!o->output && !o->sflow.n_collectors) || o->print) {
-		struct ps_print_opts po;
-
+	if (err)
+		return err;
+	if (o->print) {
 		cap->printer = malloc(sizeof(*cap->printer));
 		if (!cap->printer) {
 			pr_err("cannot set up the printer: %s\n", strerror(ENOMEM));
 			return -ENOMEM;
 		}
-		ps_cli_print_opts(o, &po);
 		if (o->line_buffered)
 			setvbuf(stdout, NULL, _IOLBF, 0);
-		ps_printer_init(cap->printer, &po, stdout);
-		cap->col->printer = cap->printer;
-	}
-	ps_sampling_tag(&cap->smp, cap->col->tag, sizeof(cap->col->tag));
-	cap->col->epb_verdict = o->epb_verdict;
-	if (cap->rot.size_limit) {
-		cap->col->file_limit = cap->rot.size_limit;
-		cap->col->file_full = file_full;
-		cap->col->file_arg = cap;
+		ps_printer_init(cap->printer, &o->print_opts, stdout);
+		err = ps_collector_add_sink(cap->col, ps_printer_sink(cap->printer, cap->tag));
+		if (err)
+			return err;
 	}
 	/* After the load (the maps are the object's), before any attach. */
 	if (cap->transport == PS_TRANSPORT_RINGBUF)
@@ -783,7 +631,7 @@ static void set_promiscuous(struct ps_capture *cap)
 {
 	int err = 0;
 
-	if (cap->o->no_promisc)
+	if (cap->cfg.no_promisc)
 		return;
 	cap->promisc_fd = ps_promisc_open();
 	if (cap->promisc_fd < 0)
@@ -818,7 +666,7 @@ static int choose_transport(struct ps_capture *cap)
 	}
 	if (cap->transport != PS_TRANSPORT_PERF)
 		return 0;
-	if (cap->o->transport_given) {
+	if (cap->cfg.transport_given) {
 		pr_err("--transport perf needs perf events: %s; --transport ringbuf needs none, "
 		       "or 'sysctl kernel.perf_event_paranoid=2'\n", why);
 		return -EACCES;
@@ -853,17 +701,18 @@ int ps_capture_setup(struct ps_capture *cap)
 	if (!err && cap->smp.mode == PS_SAMPLE_CLOCK)
 		err = ps_ticker_start(&cap->ticker, ps_loader_prog(&cap->loader, PS_PROG_TICK),
 				      cap->smp.interval_ns);
-	if (!err && cap->w)
-		err = ps_output_start(&cap->out);
-	if (!err && cap->w)
-		err = write_file_headers(cap);
+	if (!err && cap->file) {
+		const struct ps_counter_src counters = { .read = read_counters, .arg = cap };
+
+		describe_targets(cap);
+		err = ps_capfile_start(cap->file, cap->targets, cap->file_ifaces, cap->n_targets,
+				       cap->loader.ncpus, &counters, read_ns(CLOCK_MONOTONIC));
+	}
 	if (err == -EINTR)
 		pr_err("interrupted during setup\n");
 	if (!err) {
-		/* -G's timer runs from here, not from the first packet. */
-		cap->rot.next_ns = read_ns(CLOCK_MONOTONIC) + cap->rot.interval_ns;
 		ps_report_start(cap->ifaces, cap->n_ifaces, cap->if_hooks,
-				cap->o->snaplen, cap->att.xdp_single_prog, cap->sampling);
+				cap->cfg.snaplen, cap->att.xdp_single_prog, cap->sampling);
 	}
 	return err;
 }
@@ -893,6 +742,8 @@ static void link_changed(struct ps_capture *cap, const struct ps_link_event *ev)
 	if (ev->gone || (!ev->up && ps_link_state(ev->ifindex) == -ENODEV)) {
 		cap->gone[i] = true;
 		ps_attach_forget(&cap->att, ev->ifindex);
+		if (cap->file)
+			ps_capfile_mark_gone(cap->file, ev->ifindex);
 		pr_err("interface %s disappeared\n", name);
 		for (int j = 0; j < cap->n_ifaces; j++)
 			left += !cap->gone[j];
@@ -940,17 +791,17 @@ static void read_link_events(struct ps_capture *cap)
  */
 static bool reader_left(const struct ps_capture *cap, int err)
 {
-	return cap->o->extcap.req == PS_EXTCAP_CAPTURE &&
+	return cap->cfg.reader_may_leave &&
 	       (err == -EPIPE || (cap->stop->requested &&
 				  (err == -ETIMEDOUT || err == -EAGAIN || err == -EINTR)));
 }
 
-/* A write error ends the capture: one line, unless the reader left. */
+/* The file could not be written: one line, unless the reader left. */
 static int write_failed(const struct ps_capture *cap, int err)
 {
 	if (reader_left(cap, err))
 		return 0;
-	pr_err("cannot write %s: %s\n", cap->out.path, pcapng_strerror(err));
+	pr_err("cannot write %s: %s\n", ps_capfile_path(cap->file), pcapng_strerror(err));
 	return err;
 }
 
@@ -959,22 +810,51 @@ static int write_failed(const struct ps_capture *cap, int err)
  * after a stop, one that takes nothing more, ends the capture as tcpdump's
  * does, without an error; anything else is one line and exit 1.
  */
-static int print_failed(struct ps_capture *cap)
+static int print_failed(struct ps_capture *cap, int err)
 {
-	int err = cap->col->print_error;
-
 	if (err == -EPIPE || (cap->stop->requested && (err == -EAGAIN || err == -EINTR)))
 		return 0;
 	pr_err("cannot print to stdout: %s\n", strerror(-err));
 	return err;
 }
 
+/* An output's error ended the capture: which one says what to tell. */
+static int output_failed(struct ps_capture *cap, int err)
+{
+	const struct ps_sink *failed = cap->col->failed;
+
+	if (cap->file && failed == &cap->file->sink)
+		return write_failed(cap, err);
+	if (cap->printer && failed == &cap->printer->sink)
+		return print_failed(cap, err);
+	pr_err("cannot keep the samples: %s\n", strerror(-err));
+	return err;
+}
+
+/* One --stats line: the counters, the packets written (in the files, as
+ * the summary and the ISBs count them), and sFlow's sends. */
+static void print_stats(struct ps_capture *cap, uint64_t written, uint64_t prev_written,
+			uint64_t elapsed_ns)
+{
+	struct ps_counters c;
+	char line[320], sflow[64] = "", text[400];
+
+	sum_counters(cap, &c);
+	ps_report_stats(line, sizeof(line), &c, written, prev_written, elapsed_ns, &cap->smp);
+	if (cap->sflow)
+		snprintf(sflow, sizeof(sflow), " sflow sent %llu failed %llu",
+			 (unsigned long long)cap->sflow->sent,
+			 (unsigned long long)cap->sflow->send_errors);
+	snprintf(text, sizeof(text), "%s%s\n", line, sflow);
+	ps_log_text(text);
+}
+
 int ps_capture_loop(struct ps_capture *cap)
 {
 	/* Monotonic: a wall-clock step must not stretch or cut the capture. */
-	uint64_t deadline = cap->o->duration_ms ?
-		read_ns(CLOCK_MONOTONIC) + cap->o->duration_ms * 1000000ull : 0;
-	uint64_t period = cap->o->stats_ms * 1000000ull, last = read_ns(CLOCK_MONOTONIC), now;
+	uint64_t deadline = cap->cfg.duration_ms ?
+		read_ns(CLOCK_MONOTONIC) + cap->cfg.duration_ms * 1000000ull : 0;
+	uint64_t period = cap->cfg.stats_ms * 1000000ull, last = read_ns(CLOCK_MONOTONIC), now;
 	uint64_t prev_written = 0;
 	int err = 0;
 
@@ -988,9 +868,7 @@ int ps_capture_loop(struct ps_capture *cap)
 		err = ps_collector_poll(cap->col, 0);
 		if (err) {
 			if (cap->col->error)
-				err = write_failed(cap, err);
-			else if (cap->col->print_error)
-				err = print_failed(cap);
+				err = output_failed(cap, err);
 			else
 				pr_err("reading the perf buffers failed: %s\n", strerror(-err));
 			break;
@@ -998,31 +876,15 @@ int ps_capture_loop(struct ps_capture *cap)
 		if (cap->all_gone)
 			break;
 		now = read_ns(CLOCK_MONOTONIC);
-		switch (ps_rotate_time_due(&cap->rot, now)) {
-		case 1:
-			err = rotate_file(cap);
-			break;
-		case -1:
-			pr_warn("maximum file limit reached: %u\n", cap->rot.max_files);
-			return 0;
-		}
+		err = cap->file ? ps_capfile_tick(cap->file, now) : 0;
+		if (err == 1)
+			return 0; /* -G -W: the last file is complete */
 		if (err)
 			break;
 		if (period && now - last >= period) {
-			/* Written: in the files, as the summary and the ISBs count. */
 			uint64_t written = written_total(cap, -1);
-			struct ps_counters c;
-			char line[298]; /* room for sFlow's part and the newline */
 
-			sum_counters(cap, &c);
-			ps_report_stats(line, sizeof(line) - 40, &c, written, prev_written,
-					now - last, &cap->smp);
-			if (cap->sflow)
-				snprintf(line + strlen(line), 40, " sflow sent %llu failed %llu",
-					 (unsigned long long)cap->sflow->sent,
-					 (unsigned long long)cap->sflow->send_errors);
-			strcat(line, "\n");
-			ps_log_text(line);
+			print_stats(cap, written, prev_written, now - last);
 			prev_written = written;
 			last = now;
 		}
@@ -1069,30 +931,24 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 		.transport = cap->transport,
 	};
 	char text[512], *sflow_line = NULL;
-	int err = loop_err, detach_err;
+	int err = loop_err, detach_err, close_err;
 
 	detach_err = ps_detach_all(&cap->att);
 	if (cap->smp.mode == PS_SAMPLE_CLOCK)
 		report_clock(cap);
 	ps_ticker_stop(&cap->ticker);
-	if (!cap->stop->abort && !err && !cap->col->print_error) {
+	if (!cap->stop->abort && !err && !cap->col->error) {
 		err = ps_collector_drain(cap->col);
-		if (err && cap->col->print_error && !cap->col->error)
-			err = print_failed(cap);
-		else if (err)
-			err = write_failed(cap, err);
-	}
-	if (!err && cap->w && !pcapng_writer_error(cap->w)) {
-		err = write_isbs(cap);
-		if (!err)
-			err = pcapng_flush(cap->w);
 		if (err)
-			err = write_failed(cap, err);
+			err = output_failed(cap, err);
 	}
+	/* The last file's ISBs (and -z on it), sFlow's last datagrams. */
+	close_err = ps_collector_close(cap->col, !err);
+	if (!err && close_err)
+		err = output_failed(cap, close_err);
 	if (cap->sflow) {
 		char line[200];
 
-		ps_sflowexp_close(cap->sflow, true);
 		snprintf(line, sizeof(line),
 			 "%llu sFlow samples in %llu datagrams: %llu sent, %llu failed\n",
 			 (unsigned long long)cap->sflow->samples,
@@ -1102,8 +958,6 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 		sflow_line = strdup(line);
 	}
 	report_stages(cap, &sum.all);
-	if (cap->o->postrotate_cmd && !err)
-		ps_rotate_run_cmd(cap->o->postrotate_cmd, cap->path);
 
 	if (cap->col->malformed || cap->col->unknown)
 		pr_warn("%llu malformed and %llu unexpected samples ignored\n",
@@ -1126,7 +980,7 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 			(unsigned long long)cap->col->seq_gaps);
 	/* Only what is whole in the files counts as captured. */
 	sum.written = written_total(cap, -1);
-	if (cap->o->output && (!cap->w || pcapng_writer_error(cap->w))) {
+	if (cap->file && ps_capfile_failed(cap->file)) {
 		sum.write_error = true;
 		sum.lost_to_write = sum.all.emitted > sum.written ? sum.all.emitted - sum.written : 0;
 	}
@@ -1151,9 +1005,10 @@ void ps_capture_teardown(struct ps_capture *cap)
 		ps_collector_free(cap->col);
 	free(cap->col);
 	cap->col = NULL;
-	if (cap->w)
-		pcapng_writer_free(cap->w);
-	cap->w = NULL;
+	if (cap->file)
+		ps_capfile_free(cap->file);
+	free(cap->file);
+	cap->file = NULL;
 	if (cap->sflow && cap->sflow->samplers)
 		ps_sflowexp_close(cap->sflow, false);
 	free(cap->sflow);
@@ -1168,7 +1023,6 @@ void ps_capture_teardown(struct ps_capture *cap)
 		ps_xdp_target_close(&cap->xdp_target[i]);
 	}
 	ps_loader_close(&cap->loader);
-	ps_output_close(&cap->out);
 	if (cap->link_fd >= 0)
 		close(cap->link_fd);
 	if (cap->loop_fd >= 0)

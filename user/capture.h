@@ -13,17 +13,44 @@
 #include <signal.h>
 #include <stdint.h>
 #include "attach.h"
+#include "capfile.h"
 #include "collector.h"
 #include "device.h"
 #include "hooks.h"
 #include "loader.h"
-#include "output.h"
-#include "rotate.h"
+#include "printer.h"
 #include "sampling.h"
+#include "sflow.h"
 #include "xdptrace.h"
 
-struct ps_opts;
 struct ps_filter;
+
+/* What a capture needs of the options (main.c fills it in). */
+struct ps_capture_cfg {
+	const char *const *ifaces; /* -i's; "any" among them: every one up */
+	int n_ifaces;
+	unsigned int hooks;        /* PS_HOOK_BIT() set, if hooks_given */
+	bool hooks_given;          /* --hook or -Q; else each device's default */
+	enum ps_xdp_mode xdp_mode;
+	enum ps_xdp_attach xdp_attach;
+	enum ps_tc_mode tc_mode;
+	enum ps_tc_position tc_position;
+	unsigned int transport;    /* enum ps_transport */
+	bool transport_given;      /* --transport: no fallback to the ring */
+	uint32_t buffer_kib;       /* per CPU */
+	uint32_t snaplen;
+	uint64_t count;            /* -c; 0: no limit */
+	uint64_t duration_ms;      /* 0: none */
+	uint64_t stats_ms;         /* --stats; 0: none */
+	bool no_promisc;           /* -p */
+	struct ps_sampling smp;    /* the seed is the capture's own */
+	struct ps_capfile_cfg file; /* -w and rotation; output NULL: no file */
+	struct ps_sflow_config sflow; /* n_collectors 0: no sFlow */
+	bool print;                /* print the packets */
+	struct ps_print_opts print_opts;
+	bool line_buffered;        /* -l */
+	bool reader_may_leave;     /* as an extcap: the FIFO closing ends it */
+};
 
 /* Set by the signal handlers: stop (drain first), abort (skip the drain). */
 struct ps_stop {
@@ -32,7 +59,7 @@ struct ps_stop {
 };
 
 struct ps_capture {
-	const struct ps_opts *o;
+	struct ps_capture_cfg cfg;
 	struct ps_filter *filter; /* NULL: capture everything (raw part made on demand) */
 	struct ps_stop *stop;
 	/* The interfaces: -i's, or with -i any every interface that is up. */
@@ -61,22 +88,16 @@ struct ps_capture {
 	struct ps_attachments att;
 	unsigned int transport;   /* enum ps_transport: o's, or ringbuf where perf
 				   * events are closed to us */
-	struct ps_output out;
-	struct pcapng_writer *w;   /* NULL without -w */
+	/* The outputs, each a sink of the collector (user/sink.h). */
+	struct ps_capfile *file;    /* -w's file(s); NULL without -w */
+	struct ps_capfile_iface file_ifaces[PS_MAX_IFACES * PS_HOOK_MAX];
 	struct ps_printer *printer; /* the live view: without -w, or --print */
 	struct ps_sflow_exp *sflow; /* --sflow */
 	struct ps_collector *col;
 	struct ps_sampling smp;
 	struct ps_ticker ticker; /* clock-driven sampling */
 	char sampling[200];      /* the sampling note of every IDB */
-	/* The output file, one of several with -C or -G. */
-	struct ps_rotate rot;
-	char path[PATH_MAX];     /* the current file's name, with rotation */
-	uint64_t file_start_ns;  /* wall clock: the current file began */
-	/* Per target: the counters when the current file began, and the
-	 * packets written to files already closed. */
-	struct ps_counters file_base[PS_MAX_IFACES * PS_HOOK_MAX];
-	uint64_t closed_written[PS_MAX_IFACES * PS_HOOK_MAX];
+	char tag[96];            /* the sampling's, in every packet's comment */
 	/* Interfaces that vanish or go down while we capture. */
 	int link_fd;             /* rtnetlink link events; -1 */
 	int loop_fd;             /* epoll: the buffers' and link_fd */
@@ -84,8 +105,8 @@ struct ps_capture {
 	bool all_gone;           /* none left: the capture ends, exit 1 */
 };
 
-/* The sampling choice and a fresh flow seed; nothing else is touched. */
-void ps_capture_init(struct ps_capture *cap, const struct ps_opts *o,
+/* The configuration and a fresh flow seed; nothing else is touched. */
+void ps_capture_init(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 		     struct ps_filter *filter, struct ps_stop *stop);
 /* Interface names to devices, link types, hooks and XDP modes; -ENODEV
  * (logged) if unknown. "any" is every interface that is up, lo only when
@@ -93,8 +114,9 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_opts *o,
  * link type pktsample cannot write, -EINVAL for a filter that cannot apply
  * to a device without a link-layer header (both logged). */
 int ps_capture_resolve(struct ps_capture *cap);
-/* Open the (first) output file, named as -C/-G name it. 0 or -errno,
- * logged: -ENOTTY for a terminal, -EINVAL/-ENAMETOOLONG for a bad name. */
+/* Open the (first) output file, named as -C/-G name it (user/capfile.h).
+ * 0 or -errno, logged: -ENOTTY for a terminal, -EINVAL/-ENAMETOOLONG for a
+ * bad name. */
 int ps_capture_open_output(struct ps_capture *cap);
 /* Everything up to the first packet; cap->out must be open. 0 or -errno,
  * logged; -EINTR if a stop was requested meanwhile. */

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "printer.h"
 #include "hooks.h"
+#include "sampling.h"
 #include "pktsample.h"
 
 int ps_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
@@ -82,7 +83,8 @@ int ps_parse_duration_ms(const char *s, uint64_t *ms)
 
 /*
  * One row per option: getopt's table, the help text and the handler, or
- * for a plain switch (no handler) the bool in struct ps_opts it sets.
+ * for a switch, a counted switch or a string kept as given the field of
+ * struct ps_opts it sets.
  */
 struct cli_opt {
 	const char *name;
@@ -91,17 +93,17 @@ struct cli_opt {
 	const char *arg;
 	const char *help;
 	int (*set)(struct ps_opts *o, const char *arg, char *err, size_t errlen);
-	size_t flag;
+	size_t field; /* SET_FLAG: a bool, SET_COUNT: an unsigned int, SET_STR: a
+		       * const char * in struct ps_opts */
 	bool live;  /* only a live capture takes it, not -r */
 	bool hidden; /* not in --help: Wireshark's extcap options */
+	enum { SET_BY_FN, SET_FLAG, SET_COUNT, SET_STR } kind; /* SET_BY_FN: set() */
 };
 /* A switch: sets a bool. A counted switch (-t, -x, ...): each use adds one. */
-#define FLAG(field) NULL, offsetof(struct ps_opts, field)
-static int bump(struct ps_opts *o, const char *a, char *e, size_t l);
-#define COUNT(field) bump, offsetof(struct ps_opts, field)
-static int store(struct ps_opts *o, const char *a, char *e, size_t l);
+#define FLAG(f) .kind = SET_FLAG, .field = offsetof(struct ps_opts, f)
+#define COUNT(f) .kind = SET_COUNT, .field = offsetof(struct ps_opts, f)
 /* A string kept as given (the extcap options; user/extcap.c checks them). */
-#define STR(field) store, offsetof(struct ps_opts, field)
+#define STR(f) .kind = SET_STR, .field = offsetof(struct ps_opts, f)
 /* Marks a row that -r refuses. */
 #define LIVE .live = true
 /* Marks a row --help does not list. */
@@ -136,19 +138,6 @@ static int set_read(struct ps_opts *o, const char *a, char *err, size_t len)
 	return 0;
 }
 
-/* Never called: the parser stores the argument (STR). */
-static int store(struct ps_opts *o, const char *a, char *e, size_t l)
-{
-	(void)o, (void)a, (void)e, (void)l;
-	return 0;
-}
-
-/* Never called: the parser adds one to the counted field (COUNT). */
-static int bump(struct ps_opts *o, const char *a, char *e, size_t l)
-{
-	(void)o, (void)a, (void)e, (void)l;
-	return 0;
-}
 
 static int set_hook(struct ps_opts *o, const char *a, char *err, size_t len)
 {
@@ -644,24 +633,35 @@ static const struct cli_opt cli_opts[] = {
 };
 #define N_OPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
 
+/* The one place an option takes effect: from argv, or from the extcap
+ * dialog (ps_cli_set). */
+static int apply(struct ps_opts *o, const struct cli_opt *c, const char *value, char *err,
+		 size_t errlen)
+{
+	char *field = (char *)o + c->field;
+
+	switch (c->kind) {
+	case SET_FLAG:
+		*(bool *)field = true;
+		return 0;
+	case SET_COUNT:
+		(*(unsigned int *)field)++;
+		return 0;
+	case SET_STR:
+		*(const char **)field = value;
+		return 0;
+	case SET_BY_FN:
+		break;
+	}
+	return c->set(o, value, err, errlen);
+}
+
 int ps_cli_set(struct ps_opts *o, const char *name, const char *value, char *err,
 	       size_t errlen)
 {
-	for (size_t i = 0; i < N_OPTS; i++) {
-		const struct cli_opt *c = &cli_opts[i];
-
-		if (strcmp(c->name, name))
-			continue;
-		if (!c->set)
-			*(bool *)((char *)o + c->flag) = true;
-		else if (c->set == bump)
-			(*(unsigned int *)((char *)o + c->flag))++;
-		else if (c->set == store)
-			*(const char **)((char *)o + c->flag) = value;
-		else
-			return c->set(o, value, err, errlen);
-		return 0;
-	}
+	for (size_t i = 0; i < N_OPTS; i++)
+		if (!strcmp(cli_opts[i].name, name))
+			return apply(o, &cli_opts[i], value, err, errlen);
 	return ps_fail(err, errlen, "no option --%s", name);
 }
 
@@ -672,6 +672,12 @@ void ps_cli_print_opts(const struct ps_opts *o, struct ps_print_opts *po)
 		.ascii = o->ascii, .link = o->link_header, .quiet = o->quiet,
 		.annotate = o->verbosity > 0,
 	};
+}
+
+void ps_cli_sampling(const struct ps_opts *o, struct ps_sampling *s)
+{
+	ps_sampling_init(s, o->sample_mode, o->sample_n, o->sample_interval_ms * 1000000ull,
+			 o->max_rate);
 }
 
 void ps_cli_usage(FILE *f)
@@ -814,33 +820,21 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 			snprintf(o->live_opt, sizeof(o->live_opt), "-%c", c);
 		else if (opt->live && !o->live_opt[0])
 			snprintf(o->live_opt, sizeof(o->live_opt), "--%s", opt->name);
-		if (!opt->set) {
-			*(bool *)((char *)o + opt->flag) = true;
-			continue;
-		}
-		if (opt->set == bump) {
-			(*(unsigned int *)((char *)o + opt->flag))++;
-			continue;
-		}
-		if (opt->set == store) {
-			*(const char **)((char *)o + opt->flag) = optarg;
-			continue;
-		}
-		ret = opt->set(o, optarg, err, errlen);
+		ret = apply(o, opt, optarg, err, errlen);
 		if (ret)
 			return ret;
 	}
-	if (o->help || o->version || o->list_interfaces)
-		return 0;
 	if (optind < argc) {
 		o->filter_words = &argv[optind];
 		o->n_filter_words = argc - optind;
 	}
-	if (ps_extcap_requested(&o->extcap)) {
-		ret = ps_extcap_apply(o, err, errlen);
-		if (ret || o->extcap.req != PS_EXTCAP_CAPTURE)
-			return ret;
-	}
+	return 0;
+}
+
+int ps_cli_check(struct ps_opts *o, char *err, size_t errlen)
+{
+	int ret;
+
 	if (o->direction_hooks && o->hooks_given)
 		return ps_fail(err, errlen, "-Q and --hook exclude each other: -Q picks the hooks");
 	if (o->direction_hooks) {
@@ -857,7 +851,7 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 	if (o->filter_file && o->n_filter_words)
 		return ps_fail(err, errlen,
 			    "give the filter either as arguments or with -F, not both ('%s')",
-			    argv[optind]);
+			    o->filter_words[0]);
 	if (o->dump_filter) {
 		if (!o->filter_file && !o->n_filter_words)
 			return ps_fail(err, errlen, "-d needs a filter expression");

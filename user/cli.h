@@ -3,6 +3,10 @@
  * Command-line parsing. Pure: no I/O, no exit(), no system look-ups, so every
  * path is unit-testable. Checks that need the system (does the interface
  * exist, can the file be written) belong to the caller.
+ *
+ * main drives it in one direction: ps_cli_parse (argv into options), then
+ * for Wireshark ps_extcap_apply (user/extcap.h: its options into the
+ * command line's), then ps_cli_check (how the options go together).
  */
 #ifndef PS_CLI_H
 #define PS_CLI_H
@@ -11,7 +15,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "extcap.h"
 #include "hooks.h"
 #include "pktsample.h" /* PS_MAX_IFACES */
 #include "sflow.h"
@@ -21,6 +24,19 @@
 
 /* --max-rate's ceiling, in packets/s: 1 ns of budget per packet. */
 #define PS_MAX_RATE 1000000000ull
+
+/* The extcap options as given (user/extcap.h reads them). */
+struct ps_extcap_args {
+	const char *interface;      /* --extcap-interface */
+	const char *fifo;           /* --fifo */
+	const char *capture_filter; /* --extcap-capture-filter */
+	const char *log_file;       /* --extcap-log-file */
+	const char *sampling;       /* --extcap-sampling: all, random, count, flows, interval */
+	const char *sampling_n;     /* --extcap-sampling-n */
+	const char *sampling_interval; /* --extcap-sampling-interval */
+	unsigned int interfaces, dlts, config, capture, version; /* switches given */
+	char *filter_word;          /* the capture filter as the filter's words */
+};
 
 struct ps_opts {
 	const char *ifaces[PS_MAX_IFACES];
@@ -76,7 +92,7 @@ struct ps_opts {
 	uint32_t file_count;    /* -W; 0 = off */
 	const char *postrotate_cmd; /* -z */
 	const char *user;       /* -Z */
-	struct ps_extcap extcap; /* as a Wireshark extcap (user/extcap.h) */
+	struct ps_extcap_args extcap; /* as a Wireshark extcap (user/extcap.h) */
 	/* sFlow export: collectors, agent, header bytes, counter interval; the
 	 * rate comes from --sample (rate 1 without). */
 	struct ps_sflow_config sflow;
@@ -84,11 +100,15 @@ struct ps_opts {
 };
 
 /*
- * Parse argv into *o. Returns 0 on success (check o->help and o->version
- * first), or -EINVAL with a one-line reason in err.
+ * Parse argv into *o, option by option. Returns 0 on success (check
+ * o->help, o->version and o->list_interfaces first), or -EINVAL with a
+ * one-line reason in err.
  */
 int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err,
 		 size_t errlen);
+/* How the options go together: the rules across options, for a capture
+ * or -r. 0, or -EINVAL with a one-line reason in err. */
+int ps_cli_check(struct ps_opts *o, char *err, size_t errlen);
 
 void ps_cli_usage(FILE *f);
 
@@ -100,6 +120,9 @@ int ps_cli_set(struct ps_opts *o, const char *name, const char *value, char *err
 struct ps_print_opts;
 /* The printer's options (user/printer.h) from tcpdump's flags. */
 void ps_cli_print_opts(const struct ps_opts *o, struct ps_print_opts *po);
+struct ps_sampling;
+/* The sampling (user/sampling.h) from --sample and its kin. */
+void ps_cli_sampling(const struct ps_opts *o, struct ps_sampling *s);
 
 /* Parsers shared with tests; each returns 0 or -EINVAL. */
 int ps_parse_hooks(const char *s, unsigned int *mask);

@@ -13,9 +13,6 @@
 #include "collector.h"
 #include "hooks.h"
 #include "log.h"
-#include "pcapng.h"
-#include "printer.h"
-#include "sflowexp.h"
 #include "split.h"
 
 /*
@@ -29,9 +26,8 @@
 /* The final round waits at most this long for samples still in flight. */
 #define DRAIN_WAIT_NS 10000000ull
 
-int ps_collector_init(struct ps_collector *c, struct pcapng_writer *w,
-		      struct ps_target *targets, int n_targets, int ncpus,
-		      uint32_t snaplen, uint64_t limit)
+int ps_collector_init(struct ps_collector *c, struct ps_target *targets, int n_targets,
+		      int ncpus, uint32_t snaplen, uint64_t limit)
 {
 	memset(c, 0, offsetof(struct ps_collector, frame));
 	c->emit_fd = -1;
@@ -41,13 +37,22 @@ int ps_collector_init(struct ps_collector *c, struct pcapng_writer *w,
 		pr_err("cannot set up the collector for %d CPUs: %s\n", ncpus, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	c->w = w;
 	c->targets = targets;
 	c->n_targets = n_targets;
 	c->ncpus = ncpus;
 	c->snaplen = snaplen;
 	c->limit = limit;
 	ps_clock_calibrate(&c->clock, 16, ps_clock_read_ns, NULL);
+	return 0;
+}
+
+int ps_collector_add_sink(struct ps_collector *c, struct ps_sink *s)
+{
+	if (c->n_sinks == PS_MAX_SINKS) {
+		pr_err("cannot add an output: at most %d\n", PS_MAX_SINKS);
+		return -E2BIG;
+	}
+	c->sinks[c->n_sinks++] = s;
 	return 0;
 }
 
@@ -80,114 +85,39 @@ static uint64_t take_drops(struct ps_collector *c, int cpu, uint64_t seq)
 	return drops;
 }
 
-/* The packet comment: the file's, and what the live view's -v prints. */
-static void format_comment(const struct ps_collector *c, const struct ps_meta *m,
-			   char *buf, size_t len)
+static void sink_failed(struct ps_collector *c, struct ps_sink *s, int err)
 {
-	int n = snprintf(buf, len, "hook=%s cpu=%u queue=%u%s%s%s",
-			 ps_hook_name(m->hook), m->cpu, m->rx_queue, c->tag[0] ? " " : "",
-			 c->tag, m->flags & PS_F_CLOCK_FALLBACK ? " clock=fallback" : "");
-
-	/* What the traced XDP program did: shown by every Wireshark, and
-	 * read back by -r. */
-	if (m->hook == PS_HOOK_XDP_EXIT && n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, " verdict=%s", ps_xdp_verdict_name(m->verdict));
+	c->error = err;
+	c->failed = s;
+	c->done = true;
 }
 
-/* The options every packet like m gets, but its id and drop count. */
-static void encode_opts(const struct ps_collector *c, struct ps_cpu_state *cs,
-			const struct ps_meta *m)
-{
-	char comment[160];
-
-	format_comment(c, m, comment, sizeof(comment));
-	pcapng_epb_opts_encode(&cs->opts, &(struct pcapng_epb){
-		.direction = m->hook == PS_HOOK_TC_EGRESS ? PCAPNG_DIR_OUTBOUND :
-							    PCAPNG_DIR_INBOUND,
-		.has_queue = true,
-		.queue = m->rx_queue,
-		.has_verdict = c->epb_verdict && m->hook != PS_HOOK_XDP_ENTRY,
-		.verdict_type = ps_hook_is_tc(m->hook) ? PCAPNG_VERDICT_TC : PCAPNG_VERDICT_XDP,
-		.verdict = m->verdict,
-		.comment = comment,
-	});
-	cs->opts_valid = true;
-	cs->opts_hook = m->hook;
-	cs->opts_cpu = m->cpu;
-	cs->opts_queue = m->rx_queue;
-	cs->opts_flags = m->flags;
-	cs->opts_verdict = m->verdict;
-}
-
-static void write_epb(struct ps_collector *c, struct ps_cpu_state *cs,
-		      const struct ps_meta *m, struct pcapng_epb *epb)
-{
-	int err = 0;
-
-	if (!cs->opts_valid || cs->opts_hook != m->hook || cs->opts_cpu != m->cpu ||
-	    cs->opts_queue != m->rx_queue || cs->opts_flags != m->flags ||
-	    cs->opts_verdict != m->verdict)
-		encode_opts(c, cs, m);
-	epb->opts = &cs->opts;
-	if (c->file_limit && pcapng_bytes(c->w) > c->file_limit)
-		err = c->file_full(c->file_arg);
-	if (!err)
-		err = pcapng_write_epb(c->w, epb);
-	if (err) {
-		c->error = err;
-		c->done = true;
-	}
-}
-
-/* The live view's line: the same packet, as tcpdump -n would print it. */
-static void print_record(struct ps_collector *c, const struct ps_target *t,
-			 const struct ps_meta *m, const struct pcapng_epb *epb)
-{
-	char comment[160];
-	int err;
-
-	if (c->printer->o.annotate)
-		format_comment(c, m, comment, sizeof(comment));
-	err = ps_print_packet(c->printer, &(struct ps_print_pkt){
-		.ts_ns = epb->ts_ns, .linktype = t->linktype,
-		.data = epb->data, .cap_len = epb->cap_len, .wire_len = epb->wire_len,
-		.ifname = t->ifname, .hook = ps_hook_name(m->hook),
-		.direction = m->hook == PS_HOOK_TC_EGRESS ? 2 : 1,
-		.verdict = m->hook == PS_HOOK_XDP_EXIT ? ps_xdp_verdict_name(m->verdict) : NULL,
-		.comment = c->printer->o.annotate ? comment : NULL,
-		.has_id = true, .id = epb->packet_id,
-		.has_drops = true, .drops = epb->drop_count,
-	});
-	if (err) {
-		c->print_error = err;
-		c->done = true;
-	}
-}
-
-/* One placed sample out to the writer and/or the printer: meta and packet
- * as the merge held them. */
+/* One placed sample out to every sink: meta and packet as the merge held
+ * them. A sink's error ends the capture; the sinks after it do not get the
+ * packet, and it does not count as written. */
 static void write_record(struct ps_collector *c, const struct ps_order_rec *r)
 {
 	const struct ps_meta *m = (const struct ps_meta *)r->data;
-	struct pcapng_epb epb = { 0 };
-	struct ps_cpu_state *cs = &c->cpus[r->cpu];
 	struct ps_target *t = find_target(c, m->ifindex, m->hook);
-	epb.if_id = t->if_id;
-	epb.ts_ns = ps_clock_to_realtime(&c->clock, m->ts_ns);
-	epb.data = ps_frame_on_wire(m, r->data + sizeof(*m), c->frame, c->snaplen,
-				    &epb.cap_len, &epb.wire_len);
-	epb.has_packet_id = true;
-	epb.packet_id = ((uint64_t)m->cpu << 48) | (m->seq & 0xffffffffffffull);
-	epb.drop_count = r->drops;
-	if (c->w)
-		write_epb(c, cs, m, &epb);
-	if (c->printer && !c->done)
-		print_record(c, t, m, &epb);
-	if (c->sflow && !c->done)
-		ps_sflowexp_sample(c->sflow, (int)(t - c->targets), m->pool, epb.data,
-				   epb.cap_len, epb.wire_len);
-	if (c->done)
-		return;
+	struct ps_sink_pkt p = {
+		.target = (int)(t - c->targets),
+		.t = t,
+		.m = m,
+		.ts_ns = ps_clock_to_realtime(&c->clock, m->ts_ns),
+		.packet_id = ((uint64_t)m->cpu << 48) | (m->seq & 0xffffffffffffull),
+		.drops = r->drops,
+	};
+
+	p.data = ps_frame_on_wire(m, r->data + sizeof(*m), c->frame, c->snaplen,
+				  &p.cap_len, &p.wire_len);
+	for (int i = 0; i < c->n_sinks; i++) {
+		int err = c->sinks[i]->ops->packet(c->sinks[i], &p);
+
+		if (err) {
+			sink_failed(c, c->sinks[i], err);
+			return;
+		}
+	}
 	t->written++;
 	c->written++;
 	if (c->limit && c->written >= c->limit)
@@ -249,8 +179,7 @@ void ps_collector_sample(struct ps_collector *c, int cpu, const void *raw,
 	}
 	while (!(r = ps_order_reserve(&c->order, (int)m.cpu, sizeof(m) + m.cap_len))) {
 		if (!ps_order_peek(&c->order)) { /* out of memory, nothing held */
-			c->error = -ENOMEM;
-			c->done = true;
+			sink_failed(c, NULL, -ENOMEM);
 			return;
 		}
 		force_one(c);
@@ -493,15 +422,14 @@ static int round_once(struct ps_collector *c, bool all, bool *in_flight)
 	}
 	if (!c->error)
 		ps_collector_release(c, all);
-	if (!c->error && c->w)
-		c->error = pcapng_flush(c->w);
-	/* sFlow datagrams and printed lines leave once a round, like the
-	 * file's blocks. */
-	if (c->sflow)
-		ps_sflowexp_round(c->sflow);
-	if (c->printer && !c->print_error && (c->print_error = ps_printer_flush(c->printer)))
-		c->done = true;
-	return c->error ? c->error : c->print_error;
+	/* The file's blocks, printed lines and sFlow datagrams leave once a
+	 * round. */
+	for (int i = 0; i < c->n_sinks && !c->error; i++) {
+		err = c->sinks[i]->ops->round(c->sinks[i]);
+		if (err)
+			sink_failed(c, c->sinks[i], err);
+	}
+	return c->error;
 }
 
 int ps_collector_drain(struct ps_collector *c)
@@ -534,6 +462,21 @@ int ps_collector_poll(struct ps_collector *c, int timeout_ms)
 	if (epoll_wait(fd, ev, 16, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	return round_once(c, false, &in_flight);
+}
+
+int ps_collector_close(struct ps_collector *c, bool ok)
+{
+	int first = 0;
+
+	for (int i = 0; i < c->n_sinks; i++) {
+		int err = c->sinks[i]->ops->close(c->sinks[i], ok && !first);
+
+		if (err && !first) {
+			first = err;
+			c->failed = c->sinks[i];
+		}
+	}
+	return first;
 }
 
 void ps_collector_free(struct ps_collector *c)

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The collector: reads the per-CPU perf buffers (or the BPF ring) in rounds,
- * puts the samples in timestamp order across CPUs (user/order.h), turns each
- * into an annotated pcapng packet block, and keeps the per-CPU and
- * per-interface accounting that the closing statistics report.
+ * puts the samples in timestamp order across CPUs (user/order.h), hands
+ * each to the sinks the capture registered (user/sink.h: the file, the
+ * printed lines, sFlow), and keeps the per-CPU and per-interface
+ * accounting that the closing statistics report. It knows no output by
+ * name.
  *
  * A round: read the clock, read every CPU's in-flight mark, read every
- * buffer to its end, settle the CPUs that had nothing in flight, write every
- * sample the merge can now place, flush. A round runs on every wakeup (a
+ * buffer to its end, settle the CPUs that had nothing in flight, hand every
+ * sample the merge can now place to the sinks, end the sinks' round. A round runs on every wakeup (a
  * buffer a quarter full) and at least every poll interval when idle.
  */
 #ifndef PS_COLLECTOR_H
@@ -17,41 +19,22 @@
 #include <stdint.h>
 #include "clock.h"
 #include "order.h"
-#include "pcapng.h"
 #include "pktsample.h"
+#include "sink.h"
+#include "target.h"
 
 struct perf_buffer;
-struct ps_printer;
-struct ps_sflow_exp;
 struct ring_buffer;
 
-/* One (interface, hook) pair: one pcapng interface. */
-struct ps_target {
-	const char *ifname;
-	int ifindex;
-	unsigned int hook;
-	int linktype;     /* PS_LINKTYPE_*: what its packets start with */
-	uint32_t if_id;   /* pcapng interface id */
-	uint64_t written; /* packets written and/or printed */
-};
+#define PS_MAX_SINKS 8
 
 struct ps_cpu_state {
 	uint64_t next_seq;  /* seq expected next from this CPU */
 	uint64_t pending_drops; /* lost since the last packet written */
 	uint64_t lost;      /* PERF_RECORD_LOST totals */
-	/* The EPB options (flags, queue, verdict, comment) of the last packet
-	 * from this CPU, encoded: consecutive packets mostly share them, and
-	 * formatting and encoding them per packet was the collector's top cost.
-	 * Valid while the metadata they came from stays the same. */
-	bool opts_valid;
-	uint8_t opts_hook, opts_flags;
-	uint32_t opts_cpu, opts_queue;
-	int32_t opts_verdict;
-	struct pcapng_epb_opts opts;
 };
 
 struct ps_collector {
-	struct pcapng_writer *w;  /* NULL: not writing a file */
 	struct ps_order order;    /* samples waiting for their place in time */
 	int emit_fd;              /* per-CPU in-flight marks; -1: none (tests) */
 	struct ps_emit_state *emit; /* one round's read of them */
@@ -69,33 +52,29 @@ struct ps_collector {
 	struct ps_cpu_state *cpus;
 	int ncpus;
 	uint64_t received;    /* samples taken from the buffers */
-	uint64_t written;     /* packets written and/or printed (-c counts these) */
+	uint64_t written;     /* packets every sink took (-c counts these) */
 	uint64_t forced;      /* written before the merge could place them */
 	uint64_t rounds;
-	bool epb_verdict;     /* write epb_verdict (--epb-verdict) */
 	uint64_t malformed;   /* samples that did not split */
 	uint64_t unknown;     /* samples from an (ifindex, hook) not ours */
 	uint64_t seq_gaps;    /* samples missing from a CPU's sequence */
-	int error;            /* first writer error */
-	struct ps_printer *printer; /* the live view; NULL: not printing */
-	struct ps_sflow_exp *sflow; /* --sflow export; NULL: none */
-	int print_error;      /* first error printing (-EPIPE: the reader left) */
+	/* The outputs (user/sink.h), each packet to each in this order. */
+	struct ps_sink *sinks[PS_MAX_SINKS];
+	int n_sinks;
+	int error;            /* the first error: a sink's, or -ENOMEM */
+	struct ps_sink *failed; /* the sink whose error it was; NULL */
 	bool done;            /* limit reached or error */
-	char tag[96];         /* appended to every packet comment (sampling) */
-	/* -C: before a packet goes to a file of more than file_limit bytes,
-	 * file_full(file_arg) moves w on to the next file. */
-	uint64_t file_limit;
-	int (*file_full)(void *arg);
-	void *file_arg;
 	uint8_t frame[PS_SNAPLEN_MAX + 4]; /* frame with its VLAN tag restored */
 };
 
 /* Set up everything but the perf buffer (tests feed samples directly).
  * The merge may hold PS_ORDER_DEFAULT_HELD bytes until a buffer is opened. */
 #define PS_ORDER_DEFAULT_HELD (16u << 20)
-int ps_collector_init(struct ps_collector *c, struct pcapng_writer *w,
-		      struct ps_target *targets, int n_targets, int ncpus,
-		      uint32_t snaplen, uint64_t limit);
+int ps_collector_init(struct ps_collector *c, struct ps_target *targets, int n_targets,
+		      int ncpus, uint32_t snaplen, uint64_t limit);
+/* Every packet goes to s as well, after the sinks added before. 0, or
+ * -E2BIG past PS_MAX_SINKS. */
+int ps_collector_add_sink(struct ps_collector *c, struct ps_sink *s);
 struct perf_event_attr;
 /* The perf event every CPU's buffer gets: raw samples, batched wakeups. */
 void ps_perf_attr_init(struct perf_event_attr *attr, unsigned int pages,
@@ -113,8 +92,11 @@ int ps_collector_epoll_fd(const struct ps_collector *c);
 /* Wait up to timeout_ms for a wakeup, then run a round. */
 int ps_collector_poll(struct ps_collector *c, int timeout_ms);
 /* The last round, once the hooks are detached: wait (briefly) for samples
- * still in flight, read everything, write everything. */
+ * still in flight, read everything, hand everything on. */
 int ps_collector_drain(struct ps_collector *c);
+/* The capture ended (ok: without an error so far): every sink's close, in
+ * order; the first error, which c->failed names. */
+int ps_collector_close(struct ps_collector *c, bool ok);
 void ps_collector_free(struct ps_collector *c);
 
 /* Take one PERF_RECORD_SAMPLE seen on cpu into the merge. */
@@ -122,8 +104,8 @@ void ps_collector_sample(struct ps_collector *c, int cpu, const void *raw,
 			 uint32_t size);
 /* cpu will deliver nothing stamped before t (kernel monotonic ns). */
 void ps_collector_settle(struct ps_collector *c, int cpu, uint64_t t);
-/* Write what the merge can place (all: everything held); 0 or the writer's
- * error. */
+/* Hand what the merge can place (all: everything held) to the sinks; 0 or
+ * the first sink's error. */
 int ps_collector_release(struct ps_collector *c, bool all);
 void ps_collector_lost(struct ps_collector *c, int cpu, uint64_t lost);
 

@@ -140,7 +140,7 @@ void ps_extcap_print_config(FILE *f, const char *ifname)
 /* The dialog's sampling choice, as the command line spells it. */
 static int apply_sampling(struct ps_opts *o, char *err, size_t errlen)
 {
-	const struct ps_extcap *x = &o->extcap;
+	const struct ps_extcap_args *x = &o->extcap;
 	const char *n = x->sampling_n ? x->sampling_n : "100";
 	const char *mode = x->sampling ? x->sampling : "all";
 
@@ -162,20 +162,24 @@ static int apply_sampling(struct ps_opts *o, char *err, size_t errlen)
 		    "bad --extcap-sampling '%s': use all, random, count, flows or interval", mode);
 }
 
-bool ps_extcap_requested(const struct ps_extcap *x)
+bool ps_extcap_requested(const struct ps_opts *o)
 {
+	const struct ps_extcap_args *x = &o->extcap;
+
 	return x->interfaces || x->version || x->interface || x->dlts || x->config ||
 	       x->capture || x->fifo || x->capture_filter || x->log_file || x->sampling ||
 	       x->sampling_n || x->sampling_interval;
 }
 
-int ps_extcap_apply(struct ps_opts *o, char *err, size_t errlen)
+int ps_extcap_apply(struct ps_opts *o, enum ps_extcap_request *req, char *err,
+		    size_t errlen)
 {
-	struct ps_extcap *x = &o->extcap;
+	struct ps_extcap_args *x = &o->extcap;
 	const char *ifname = ps_extcap_ifname(x->interface);
 
+	*req = PS_EXTCAP_NONE;
 	if (x->interfaces || (x->version && !x->interface)) {
-		x->req = PS_EXTCAP_INTERFACES;
+		*req = PS_EXTCAP_INTERFACES;
 		return 0;
 	}
 	if (!x->interface)
@@ -184,25 +188,25 @@ int ps_extcap_apply(struct ps_opts *o, char *err, size_t errlen)
 		return ps_fail(err, errlen, "'%s' is not a pktsample interface (%sIFACE)",
 			    x->interface, PS_EXTCAP_PREFIX);
 	if (x->dlts) {
-		x->req = PS_EXTCAP_DLTS;
+		*req = PS_EXTCAP_DLTS;
 		return 0;
 	}
 	if (x->config) {
-		x->req = PS_EXTCAP_CONFIG;
+		*req = PS_EXTCAP_CONFIG;
 		return 0;
 	}
 	if (!x->capture) {
 		if (!x->capture_filter)
 			return ps_fail(err, errlen,
 				    "--extcap-interface needs --capture, --extcap-dlts, --extcap-config or --extcap-capture-filter");
-		x->req = PS_EXTCAP_CHECK_FILTER;
+		*req = PS_EXTCAP_CHECK_FILTER;
 		return 0;
 	}
 	if (!x->fifo || !*x->fifo)
 		return ps_fail(err, errlen, "--capture needs --fifo PATH");
 	if (o->n_ifaces || o->output || o->read_file)
 		return ps_fail(err, errlen, "an extcap capture takes its interface and output from Wireshark");
-	x->req = PS_EXTCAP_CAPTURE;
+	*req = PS_EXTCAP_CAPTURE;
 	o->ifaces[o->n_ifaces++] = ifname;
 	o->output = x->fifo;
 	if (x->capture_filter && *x->capture_filter) {

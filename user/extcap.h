@@ -26,8 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-
-struct ps_opts;
+#include "cli.h"
 
 #define PS_EXTCAP_PREFIX "pktsample:"
 
@@ -41,22 +40,8 @@ enum ps_extcap_request {
 	PS_EXTCAP_CAPTURE,
 };
 
-/* Everything the extcap options set (struct ps_opts holds one). */
-struct ps_extcap {
-	enum ps_extcap_request req; /* set by ps_extcap_apply() */
-	const char *interface;      /* --extcap-interface */
-	const char *fifo;           /* --fifo */
-	const char *capture_filter; /* --extcap-capture-filter */
-	const char *log_file;       /* --extcap-log-file */
-	const char *sampling;       /* --extcap-sampling: all, random, count, flows, interval */
-	const char *sampling_n;     /* --extcap-sampling-n */
-	const char *sampling_interval; /* --extcap-sampling-interval */
-	unsigned int interfaces, dlts, config, capture, version; /* switches given */
-	char *filter_word;          /* the capture filter as the filter's words */
-};
-
 /* Was any extcap option given? */
-bool ps_extcap_requested(const struct ps_extcap *x);
+bool ps_extcap_requested(const struct ps_opts *o);
 
 /* The Linux name in an extcap value ("pktsample:eth0" -> "eth0"); NULL if
  * the value is not one of ours. */
@@ -69,10 +54,11 @@ void ps_extcap_print_dlts(FILE *f, const char *value);
 void ps_extcap_print_config(FILE *f, const char *ifname);
 
 /*
- * After parsing: decide the request, and for a capture turn the extcap
- * options into the command line's (interface, output, filter, sampling).
- * Returns 0, or -EINVAL with one line in err.
+ * After parsing: decide the request (*req), and for a capture turn the
+ * extcap options into the command line's (interface, output, filter,
+ * sampling) through ps_cli_set. Returns 0, or -EINVAL with one line in err.
  */
-int ps_extcap_apply(struct ps_opts *o, char *err, size_t errlen);
+int ps_extcap_apply(struct ps_opts *o, enum ps_extcap_request *req, char *err,
+		    size_t errlen);
 
 #endif

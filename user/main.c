@@ -72,11 +72,6 @@ static int install_signals(void)
 }
 
 /*
- * The checks run cheapest and least intrusive first: names, privileges,
- * the output file, and only then anything in the kernel. A failed start
- * leaves nothing attached and removes an output file it created.
- */
-/*
  * -Z: the first file becomes USER's if we made it (files made later are
  * USER's anyway), then USER we become. CAP_NET_ADMIN stays only if a
  * clsact filter will have to be removed at exit.
@@ -84,24 +79,61 @@ static int install_signals(void)
 static int drop_privileges(struct ps_capture *cap, const struct ps_user *u)
 {
 	bool clsact = ps_attach_has_clsact(&cap->att);
+	const struct ps_output *out = cap->file ? &cap->file->out : NULL;
 
-	if (cap->out.new_file && fchown(cap->out.fd, u->uid, u->gid)) {
+	if (out && out->new_file && fchown(out->fd, u->uid, u->gid)) {
 		int err = -errno;
 
-		pr_err("cannot give %s to %s: %s\n", cap->out.path, u->name, strerror(-err));
+		pr_err("cannot give %s to %s: %s\n", out->path, u->name, strerror(-err));
 		return err;
 	}
 	return ps_privdrop(u, clsact);
 }
 
+/* What the capture takes of the options (user/capture.h). */
+static void capture_cfg(const struct ps_opts *o, struct ps_capture_cfg *c)
+{
+	*c = (struct ps_capture_cfg){
+		.ifaces = o->ifaces, .n_ifaces = o->n_ifaces,
+		.hooks = o->hooks, .hooks_given = o->hooks_given,
+		.xdp_mode = o->xdp_mode, .xdp_attach = o->xdp_attach,
+		.tc_mode = o->tc_mode, .tc_position = o->tc_position,
+		.transport = o->transport, .transport_given = o->transport_given,
+		.buffer_kib = o->buffer_kib, .snaplen = o->snaplen,
+		.count = o->count, .duration_ms = o->duration_ms, .stats_ms = o->stats_ms,
+		.no_promisc = o->no_promisc,
+		.file = {
+			.output = o->output, .file_size = o->file_size,
+			.rotate_ns = o->rotate_seconds * 1000000000ull,
+			.file_count = o->file_count, .postrotate_cmd = o->postrotate_cmd,
+			.epb_verdict = o->epb_verdict,
+		},
+		.sflow = o->sflow,
+		/* Without -w the packets are printed, unless they go out as sFlow. */
+		.print = (!o->output && !o->sflow.n_collectors) || o->print,
+		.line_buffered = o->line_buffered,
+		/* Only a Wireshark capture gets this far with --capture. */
+		.reader_may_leave = o->extcap.capture > 0,
+	};
+	ps_cli_sampling(o, &c->smp);
+	ps_cli_print_opts(o, &c->print_opts);
+}
+
+/*
+ * The checks run cheapest and least intrusive first: names, privileges,
+ * the output file, and only then anything in the kernel. A failed start
+ * leaves nothing attached and removes an output file it created.
+ */
 static int run(const struct ps_opts *o, struct ps_filter *filter)
 {
+	struct ps_capture_cfg cfg;
 	struct ps_capture cap;
 	struct ps_user user;
 	struct stat st;
 	int err;
 
-	ps_capture_init(&cap, o, filter, &stop);
+	capture_cfg(o, &cfg);
+	ps_capture_init(&cap, &cfg, filter, &stop);
 	err = ps_capture_resolve(&cap);
 	/* A device pktsample cannot write, or an XDP program it cannot trace
 	 * there, is the host's state, not a usage error. */
@@ -119,10 +151,10 @@ static int run(const struct ps_opts *o, struct ps_filter *filter)
 	if (err)
 		return err == -ENOTTY || err == -EINVAL || err == -ENAMETOOLONG ?
 			       EXIT_USAGE : EXIT_RUNTIME;
-	if (cap.out.fd >= 0 && !fstat(cap.out.fd, &st) && !S_ISREG(st.st_mode) &&
+	if (cap.file && !fstat(cap.file->out.fd, &st) && !S_ISREG(st.st_mode) &&
 	    !S_ISBLK(st.st_mode))
-		blocking_out_fd = cap.out.fd;
-	else if ((!o->output || o->print) && !fstat(STDOUT_FILENO, &st) &&
+		blocking_out_fd = cap.file->out.fd;
+	else if (cfg.print && !fstat(STDOUT_FILENO, &st) &&
 		 (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
 		blocking_out_fd = STDOUT_FILENO; /* the printed lines */
 	err = install_signals();
@@ -198,14 +230,19 @@ static int run_filtered(const struct ps_opts *o)
 /* -r FILE: print and/or copy a file; the filter runs in user space. */
 static int run_read(const struct ps_opts *o)
 {
-	struct ps_print_opts po;
+	struct ps_readfile_cfg cfg = {
+		.path = o->read_file, .output = o->output,
+		.print = !o->output || o->print,
+		.line_buffered = o->line_buffered, .count = o->count,
+	};
 	char *expr = NULL;
 	int ret;
 
 	if ((o->filter_file || o->n_filter_words) && filter_expr(o, &expr))
 		return EXIT_USAGE;
-	ps_cli_print_opts(o, &po);
-	ret = ps_readfile_run(o, &po, expr);
+	cfg.expr = expr;
+	ps_cli_print_opts(o, &cfg.print_opts);
+	ret = ps_readfile_run(&cfg);
 	free(expr);
 	if (ret == -EINVAL || ret == -ENOTTY || ret == -ENAMETOOLONG)
 		return EXIT_USAGE;
@@ -213,14 +250,14 @@ static int run_read(const struct ps_opts *o)
 }
 
 /* Wireshark asks what pktsample offers (user/extcap.h). */
-static int run_extcap_query(const struct ps_opts *o)
+static int run_extcap_query(const struct ps_opts *o, enum ps_extcap_request req)
 {
-	const struct ps_extcap *x = &o->extcap;
+	const struct ps_extcap_args *x = &o->extcap;
 	struct if_nameindex *all, *p;
 	const char *names[256];
 	int n = 0, ret = 0;
 
-	switch (x->req) {
+	switch (req) {
 	case PS_EXTCAP_INTERFACES:
 		all = if_nameindex();
 		if (!all) {
@@ -273,6 +310,8 @@ int main(int argc, char **argv)
 	/* Before getopt reorders argv: the strings lie one after another. */
 	ps_guardian_set_title_area(argv[0], (size_t)(argv[argc - 1] - argv[0]) +
 						    strlen(argv[argc - 1]) + 1);
+	enum ps_extcap_request req = PS_EXTCAP_NONE;
+
 	if (ps_cli_parse(argc, argv, &o, err, sizeof(err))) {
 		pr_err("%s (see --help)\n", err);
 		return EXIT_USAGE;
@@ -295,11 +334,18 @@ int main(int argc, char **argv)
 		       libbpf_version_string());
 		return 0;
 	}
+	/* Parse, then Wireshark's options into the command line's, then
+	 * whether they go together. */
+	if ((ps_extcap_requested(&o) && ps_extcap_apply(&o, &req, err, sizeof(err))) ||
+	    ((!req || req == PS_EXTCAP_CAPTURE) && ps_cli_check(&o, err, sizeof(err)))) {
+		pr_err("%s (see --help)\n", err);
+		return EXIT_USAGE;
+	}
 	ps_log_set_verbosity(o.verbosity);
 	ps_log_hook_libs();
-	if (o.extcap.req && o.extcap.req != PS_EXTCAP_CAPTURE)
-		return run_extcap_query(&o);
-	if (o.extcap.req == PS_EXTCAP_CAPTURE) {
+	if (req && req != PS_EXTCAP_CAPTURE)
+		return run_extcap_query(&o, req);
+	if (req == PS_EXTCAP_CAPTURE) {
 		/* Wireshark shows anything on stderr as an error. */
 		FILE *log = o.extcap.log_file ? fopen(o.extcap.log_file, "a") : NULL;
 

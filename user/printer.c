@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
+#include "hooks.h"
 #include "printer.h"
 
 void ps_printer_init(struct ps_printer *p, const struct ps_print_opts *o, FILE *f)
@@ -196,4 +197,52 @@ int ps_printer_flush(struct ps_printer *p)
 	if (fflush(p->f) || ferror(p->f))
 		return errno ? -errno : -EIO;
 	return 0;
+}
+
+/* The live view's line: the packet as tcpdump -n would print it. */
+static int printer_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
+{
+	struct ps_printer *pr = ps_sink_of(s, struct ps_printer, sink);
+	const struct ps_meta *m = p->m;
+	char comment[160];
+
+	if (pr->o.annotate)
+		ps_sink_comment(comment, sizeof(comment), m, pr->tag);
+	return ps_print_packet(pr, &(struct ps_print_pkt){
+		.ts_ns = p->ts_ns, .linktype = p->t->linktype,
+		.data = p->data, .cap_len = p->cap_len, .wire_len = p->wire_len,
+		.ifname = p->t->ifname, .hook = ps_hook_name(m->hook),
+		.direction = m->hook == PS_HOOK_TC_EGRESS ? 2 : 1,
+		.verdict = m->hook == PS_HOOK_XDP_EXIT ? ps_xdp_verdict_name(m->verdict) : NULL,
+		.comment = pr->o.annotate ? comment : NULL,
+		.has_id = true, .id = p->packet_id,
+		.has_drops = true, .drops = p->drops,
+	});
+}
+
+static int printer_round(struct ps_sink *s)
+{
+	return ps_printer_flush(ps_sink_of(s, struct ps_printer, sink));
+}
+
+/* The last round flushed every line; a reader gone after that changes
+ * nothing about the capture, as with tcpdump. */
+static int printer_close(struct ps_sink *s, bool ok)
+{
+	(void)ok;
+	ps_printer_flush(ps_sink_of(s, struct ps_printer, sink));
+	return 0;
+}
+
+static const struct ps_sink_ops printer_ops = {
+	.packet = printer_packet,
+	.round = printer_round,
+	.close = printer_close,
+};
+
+struct ps_sink *ps_printer_sink(struct ps_printer *p, const char *tag)
+{
+	p->sink.ops = &printer_ops;
+	p->tag = tag;
+	return &p->sink;
 }

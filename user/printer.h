@@ -8,6 +8,7 @@
  *   12:00:00.123456 eth0 xdp In IP 10.0.0.1.443 > 10.0.0.2.51234: Flags ...
  *
  * Writes to a FILE and nothing else (tests print into a memory stream).
+ * In a capture it is one of the sinks (user/sink.h).
  */
 #ifndef PS_PRINTER_H
 #define PS_PRINTER_H
@@ -16,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "decode.h"
+#include "sink.h"
 
 /* Timestamps as tcpdump's -t options count them. */
 enum ps_ts_format {
@@ -57,6 +59,8 @@ struct ps_print_pkt {
 };
 
 struct ps_printer {
+	struct ps_sink sink; /* as the capture's live view (ps_printer_sink) */
+	const char *tag;     /* its packets' sampling tag, for -v */
 	struct ps_print_opts o;
 	struct ps_decoder dec;
 	FILE *f;
@@ -71,5 +75,8 @@ void ps_printer_free(struct ps_printer *p);
 int ps_print_packet(struct ps_printer *p, const struct ps_print_pkt *pkt);
 /* Flush what is buffered; 0 or -errno. */
 int ps_printer_flush(struct ps_printer *p);
+/* The printer as a capture's sink (user/sink.h): a line per packet, out
+ * once a round; tag: the sampling's, for -v's annotation. */
+struct ps_sink *ps_printer_sink(struct ps_printer *p, const char *tag);
 
 #endif

@@ -122,7 +122,7 @@ static const char *verdict_of(const char *comment, char *buf, size_t len)
 	return buf;
 }
 
-static int read_all(struct ps_capread *r, const struct ps_opts *o, struct filters *f,
+static int read_all(struct ps_capread *r, const struct ps_readfile_cfg *o, struct filters *f,
 		    struct copy *copy, struct ps_printer *pr)
 {
 	struct ps_capread_rec rec;
@@ -176,25 +176,25 @@ static int read_all(struct ps_capread *r, const struct ps_opts *o, struct filter
 	return ret;
 }
 
-int ps_readfile_run(const struct ps_opts *o, const struct ps_print_opts *po, const char *expr)
+int ps_readfile_run(const struct ps_readfile_cfg *o)
 {
 	static struct copy copy = { .out = { .fd = -1 } };
-	struct filters f = { .expr = expr };
+	struct filters f = { .expr = o->expr };
 	struct ps_printer pr;
-	bool print = !o->output || o->print;
+	bool print = o->print;
 	struct ps_capread r;
 	char err[320];
 	int ret;
 
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is a write error */
-	ret = ps_capread_open(&r, o->read_file, err, sizeof(err));
+	ret = ps_capread_open(&r, o->path, err, sizeof(err));
 	if (ret) {
 		pr_err("%s\n", err);
 		ps_capread_close(&r);
 		return -EIO;
 	}
 	/* The expression is checked before the output is touched. */
-	if (expr) {
+	if (o->expr) {
 		struct bpf_program *prog;
 
 		ret = compile(&f, r.ng ? 1 : r.pcap_if.linktype, &prog);
@@ -211,7 +211,7 @@ int ps_readfile_run(const struct ps_opts *o, const struct ps_print_opts *po, con
 	if (print) {
 		if (o->line_buffered)
 			setvbuf(stdout, NULL, _IOLBF, 0);
-		ps_printer_init(&pr, po, stdout);
+		ps_printer_init(&pr, &o->print_opts, stdout);
 	}
 	ret = read_all(&r, o, &f, o->output ? &copy : NULL, print ? &pr : NULL);
 	if (print) {

@@ -9,12 +9,23 @@
 #ifndef PS_READFILE_H
 #define PS_READFILE_H
 
-struct ps_opts;
-struct ps_print_opts;
+#include <stdbool.h>
+#include <stdint.h>
+#include "printer.h"
 
-/* The expression (NULL: none) is checked before OUT is touched. Returns
- * 0, or -errno (logged); -EINVAL for a usage error (bad expression). */
-int ps_readfile_run(const struct ps_opts *o, const struct ps_print_opts *po,
-		    const char *expr);
+/* What -r needs of the options. */
+struct ps_readfile_cfg {
+	const char *path;     /* -r: a file, or '-' for stdin */
+	const char *output;   /* -w: the copy; NULL: none */
+	bool print;           /* print the packets */
+	struct ps_print_opts print_opts;
+	bool line_buffered;   /* -l */
+	uint64_t count;       /* -c: stop after that many; 0: all */
+	const char *expr;     /* the filter expression; NULL: none */
+};
+
+/* The expression is checked before OUT is touched. Returns 0, or -errno
+ * (logged); -EINVAL for a usage error (bad expression). */
+int ps_readfile_run(const struct ps_readfile_cfg *cfg);
 
 #endif

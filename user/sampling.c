@@ -7,7 +7,6 @@
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 #include <bpf/libbpf.h>
-#include "cli.h"
 #include "log.h"
 #include "pktsample.h"
 #include "sampling.h"
@@ -18,13 +17,14 @@ static const char *const mode_names[] = {
 	[PS_SAMPLE_CLOCK] = "clock",
 };
 
-void ps_sampling_from_opts(const struct ps_opts *o, struct ps_sampling *s)
+void ps_sampling_init(struct ps_sampling *s, unsigned int mode, uint64_t n,
+		      uint64_t interval_ns, uint64_t max_rate)
 {
 	memset(s, 0, sizeof(*s));
-	s->mode = o->sample_mode;
-	s->n = o->sample_n;
-	s->interval_ns = o->sample_interval_ms * 1000000ull;
-	s->max_rate = o->max_rate;
+	s->mode = mode;
+	s->n = n;
+	s->interval_ns = interval_ns;
+	s->max_rate = max_rate;
 	s->bpf_mode = s->mode;
 	if (s->mode == PS_SAMPLE_RANDOM || s->mode == PS_SAMPLE_COUNT ||
 	    s->mode == PS_SAMPLE_FLOW) {

@@ -11,7 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 struct bpf_program;
-struct ps_opts;
 struct bpf_link;
 
 struct ps_sampling {
@@ -27,22 +26,11 @@ struct ps_sampling {
 	uint32_t seed;         /* flow hash seed: which flows are chosen */
 };
 
-/*
- * Set a skeleton's sampling rodata (the XDP and TC skeletons have distinct
- * rodata struct types with the same fields, hence a macro).
- */
-#define PS_SAMPLING_SET_RODATA(rodata, smp) do {			\
-	(rodata)->sample_mode = (smp)->bpf_mode;			\
-	(rodata)->sample_threshold = (smp)->threshold;			\
-	(rodata)->sample_every = (smp)->n ? (smp)->n : 1;		\
-	(rodata)->flow_seed = (smp)->seed;				\
-	(rodata)->sample_interval_ns = (smp)->interval_ns;		\
-	(rodata)->rate_cost_ns = (smp)->cost_ns;			\
-	(rodata)->rate_burst_ns = (smp)->burst_ns;			\
-} while (0)
-
-/* Pure: options already validated by the parser. */
-void ps_sampling_from_opts(const struct ps_opts *o, struct ps_sampling *s);
+/* Pure: the user's choice (enum ps_sample_mode; 1 in n; the clock's
+ * interval; --max-rate, packets/s per CPU, 0: none), already validated,
+ * into what the programs take. The seed stays 0: the capture's own. */
+void ps_sampling_init(struct ps_sampling *s, unsigned int mode, uint64_t n,
+		      uint64_t interval_ns, uint64_t max_rate);
 bool ps_sampling_active(const struct ps_sampling *s);
 /* For packet comments: "sample=1/1000 mode=random max-rate=5000/s", or "". */
 void ps_sampling_tag(const struct ps_sampling *s, char *buf, size_t len);

@@ -15,7 +15,6 @@
 #include <linux/rtnetlink.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include "collector.h"
 #include "counters.h"
 #include "log.h"
 #include "sflowexp.h"
@@ -63,7 +62,8 @@ static void addr_str(const struct ps_sflow_addr *a, char *buf, size_t len)
 }
 
 int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
-		     const struct ps_target *targets, int n_targets)
+		     const struct ps_target *targets, int n_targets,
+		     const struct ps_counter_src *counters)
 {
 	char name[INET6_ADDRSTRLEN + 8];
 	int err;
@@ -75,6 +75,8 @@ int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
 		x->fd[i] = -1;
 	x->targets = targets;
 	x->n_targets = n_targets;
+	if (counters)
+		x->counters = *counters;
 	x->samplers = calloc(n_targets ? n_targets : 1, sizeof(*x->samplers));
 	if (!x->samplers) {
 		pr_err("cannot set up sFlow: %s\n", strerror(ENOMEM));
@@ -171,11 +173,11 @@ static void refresh(struct ps_sflow_exp *x, int t)
 	struct ps_sflow_sampler *s = &x->samplers[t];
 	struct ps_counters c;
 
-	if (s->read_round == x->round + 1 || !x->read_counters)
+	if (s->read_round == x->round + 1 || !x->counters.read)
 		return;
 	s->read_round = x->round + 1;
-	if (x->read_counters(x->read_arg, (uint32_t)x->targets[t].ifindex, x->targets[t].hook,
-			     &c))
+	if (ps_counter_read(&x->counters, (uint32_t)x->targets[t].ifindex, x->targets[t].hook,
+			    &c))
 		return; /* keep the last values: they only grow */
 	s->drops = (uint32_t)c.output_errors;
 }
@@ -211,8 +213,7 @@ static void pool_to_now(struct ps_sflow_exp *x, int t)
 	struct ps_counters c;
 	uint32_t now;
 
-	if (!x->read_counters ||
-	    x->read_counters(x->read_arg, (uint32_t)x->targets[t].ifindex, x->targets[t].hook, &c))
+	if (ps_counter_read(&x->counters, (uint32_t)x->targets[t].ifindex, x->targets[t].hook, &c))
 		return;
 	now = (uint32_t)(c.seen - c.filtered);
 	if ((int32_t)(now - s->held.pool) > 0)
@@ -414,7 +415,7 @@ void ps_sflowexp_round(struct ps_sflow_exp *x)
 
 void ps_sflowexp_close(struct ps_sflow_exp *x, bool flush)
 {
-	if (flush && x->start_ns) {
+	if (flush && x->start_ns && x->samplers) {
 		x->round++; /* the drops read afresh */
 		for (int t = 0; t < x->n_targets; t++) {
 			if (!x->samplers[t].holding)
@@ -438,4 +439,37 @@ void ps_sflowexp_close(struct ps_sflow_exp *x, bool flush)
 		x->fd[i] = -1;
 	free(x->samplers);
 	x->samplers = NULL;
+}
+
+static int sflowexp_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
+{
+	ps_sflowexp_sample(ps_sink_of(s, struct ps_sflow_exp, sink), p->target, p->m->pool,
+			   p->data, p->cap_len, p->wire_len);
+	return 0;
+}
+
+static int sflowexp_round(struct ps_sink *s)
+{
+	ps_sflowexp_round(ps_sink_of(s, struct ps_sflow_exp, sink));
+	return 0;
+}
+
+/* Whether or not the capture failed, what was sampled goes out. */
+static int sflowexp_close(struct ps_sink *s, bool ok)
+{
+	(void)ok;
+	ps_sflowexp_close(ps_sink_of(s, struct ps_sflow_exp, sink), true);
+	return 0;
+}
+
+static const struct ps_sink_ops sflowexp_ops = {
+	.packet = sflowexp_packet,
+	.round = sflowexp_round,
+	.close = sflowexp_close,
+};
+
+struct ps_sink *ps_sflowexp_sink(struct ps_sflow_exp *x)
+{
+	x->sink.ops = &sflowexp_ops;
+	return &x->sink;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * sFlow export (--sflow): the collector hands over every sample it places;
+ * sFlow export (--sflow): a sink (user/sink.h) that gets every sample the
+ * collector places;
  * this module turns them into sFlow v5 flow samples (user/sflow.h), adds a
  * counters sample per interface every --sflow-counters seconds, and sends
  * the datagrams to every collector with sendmmsg, once per collector round
@@ -24,11 +25,11 @@
 #include <stdint.h>
 #include "pktsample.h"
 #include "sflow.h"
+#include "sink.h"
+#include "target.h"
 
 #define PS_SFLOW_QUEUE 64 /* datagrams sent together */
 
-struct ps_counters;
-struct ps_target;
 
 /* Per (interface, hook): the sampler's state. */
 struct ps_sflow_sampler {
@@ -44,6 +45,7 @@ struct ps_sflow_sampler {
 };
 
 struct ps_sflow_exp {
+	struct ps_sink sink;     /* ps_sflowexp_sink */
 	struct ps_sflow_config cfg;
 	int fd[PS_SFLOW_MAX_COLLECTORS];
 	int nl_fd;               /* rtnetlink, for the interface counters */
@@ -66,9 +68,7 @@ struct ps_sflow_exp {
 	int n_queued;
 	uint64_t round;
 	/* The kernel's counters of one (interface, hook). */
-	int (*read_counters)(void *arg, uint32_t ifindex, unsigned int hook,
-			     struct ps_counters *c);
-	void *read_arg;
+	struct ps_counter_src counters;
 	/* Accounting: summary and --stats. */
 	uint64_t samples, datagrams, sent, send_errors;
 };
@@ -76,7 +76,12 @@ struct ps_sflow_exp {
 /* Sockets to the collectors (the agent address: --sflow-agent, or the
  * source the kernel picks towards the first one). 0 or -errno, logged. */
 int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
-		     const struct ps_target *targets, int n_targets);
+		     const struct ps_target *targets, int n_targets,
+		     const struct ps_counter_src *counters);
+/* The exporter as a capture's sink (user/sink.h): packet is
+ * ps_sflowexp_sample, round ps_sflowexp_round, close ps_sflowexp_close
+ * with flush; sending never fails the capture. */
+struct ps_sink *ps_sflowexp_sink(struct ps_sflow_exp *x);
 /* One placed sample of target t (an index into targets); pool is the
  * sample's ps_meta.pool. */
 void ps_sflowexp_sample(struct ps_sflow_exp *x, int t, uint32_t pool, const uint8_t *frame,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The clock of --sample-interval: the loader attaches this program to a
+ * The clock of --sample-interval: the loader loads this program only then,
+ * and the ticker (ps_ticker_start, user/sampling.c) attaches it to a
  * software CPU-clock perf event on every CPU; each tick arms the token that
  * the next packet on that CPU takes (include/bpf/sampler.bpf.h).
  */

@@ -63,7 +63,7 @@ static struct ps_sampling sampling(unsigned int mode, uint64_t n, uint64_t rate)
 	struct ps_opts o = { .sample_mode = mode, .sample_n = n, .max_rate = rate };
 	struct ps_sampling s;
 
-	ps_sampling_from_opts(&o, &s);
+	ps_cli_sampling(&o, &s);
 	s.seed = 0x5eed;
 	return s;
 }

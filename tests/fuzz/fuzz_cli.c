@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "support/parse_args.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size + 1), *argv[65] = { "pktsample" };
+	enum ps_extcap_request req;
 	struct ps_opts o;
 	char err[256];
 	int argc = 1, ret;
@@ -24,13 +26,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		i += strlen(buf + i) + 1;
 	}
 	argv[argc] = NULL;
-	ret = ps_cli_parse(argc, argv, &o, err, sizeof(err));
+	ret = ps_test_parse(argc, argv, &o, &req, err, sizeof(err));
 	if (ret != 0 && ret != -EINVAL)
 		abort();
 	if (ret && !err[0]) /* one line once printed: the logger escapes control characters */
 		abort();
 	if (!ret && !o.help && !o.version && !o.list_interfaces && !o.dump_filter &&
-	    !o.extcap.req && !o.read_file) {
+	    !req && !o.read_file) {
 		if (!o.n_ifaces || o.snaplen == 0 || o.snaplen > PS_SNAPLEN_MAX)
 			abort();
 		if (o.sflow.n_collectors && !o.sflow.rate)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Samples through the collector into the pcapng writer, and the file read
+ * Samples through the collector into the capture-file sink, and the file read
  * back by a strict walker: whatever the samples hold (malformed ones are
  * counted and dropped), the output is whole blocks, each packet block's
  * lengths agree, and every packet has an interface described before it.
@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <stdio.h>
+#include "capfile.h"
 #include "collector.h"
 #include "pcapng.h"
 #include "support/pcapng_walk.h"
@@ -19,6 +21,7 @@
 #define NCPUS 4
 
 static struct ps_collector col;
+static struct ps_capfile file;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -26,20 +29,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{ .ifname = "veth0", .ifindex = 5, .hook = PS_HOOK_XDP },
 		{ .ifname = "veth0", .ifindex = 5, .hook = PS_HOOK_TC_EGRESS },
 	};
+	struct ps_capfile_iface idb[2] = { { .description = "x" }, { .description = "x" } };
 	int fd = memfd_create("fuzz", 0);
-	struct pcapng_writer *w = pcapng_writer_new(fd, 4096);
 	struct pn_block b;
 	size_t off = 0, end;
-	uint8_t *file;
+	uint8_t *bytes;
+	char path[64];
 	int ifaces = 0, r;
 
-	if (fd < 0 || !w)
+	if (fd < 0)
 		abort();
-	pcapng_write_shb(w, &(struct pcapng_shb){ .userappl = "fuzz" });
-	for (int i = 0; i < 2; i++)
-		targets[i].if_id = (uint32_t)pcapng_write_idb(w, &(struct pcapng_idb){
-			.linktype = 1, .snaplen = 256, .name = "veth0", .description = "x" });
-	if (ps_collector_init(&col, w, targets, 2, NCPUS, 256, 0))
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (ps_capfile_open(&file, &(struct ps_capfile_cfg){ .output = path, .snaplen = 256 },
+			    NULL) ||
+	    ps_capfile_start(&file, targets, idb, 2, NCPUS, NULL, 0) ||
+	    ps_collector_init(&col, targets, 2, NCPUS, 256, 0) ||
+	    ps_collector_add_sink(&col, ps_capfile_sink(&file)))
 		abort();
 	while (off + 3 <= size) {
 		uint8_t cpu = data[off];
@@ -61,17 +66,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += n;
 	}
 	ps_collector_release(&col, true);
-	pcapng_flush(w);
+	pcapng_flush(file.w);
 	ps_collector_free(&col);
-	pcapng_writer_free(w);
+	ps_capfile_free(&file);
 
 	end = (size_t)lseek(fd, 0, SEEK_END);
-	file = malloc(end ? end : 1);
-	if (pread(fd, file, end, 0) != (ssize_t)end)
+	bytes = malloc(end ? end : 1);
+	if (pread(fd, bytes, end, 0) != (ssize_t)end)
 		abort();
 	close(fd);
 	off = 0;
-	while ((r = pn_next(file, end, &off, &b)) == 1) {
+	while ((r = pn_next(bytes, end, &off, &b)) == 1) {
 		if (b.type == 1)
 			ifaces++;
 		if (b.type == 6) {
@@ -86,6 +91,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (r != 0)
 		abort(); /* a block that does not parse */
-	free(file);
+	free(bytes);
 	return 0;
 }

@@ -8,13 +8,15 @@
 #include <cmocka.h>
 #include "attach.h"
 #include "cli.h"
+#include "support/parse_args.h"
 #include "sampling.h"
 #include "pktsample.h"
 
 #define ARGV(...) ((char *[]){ "pktsample", __VA_ARGS__, NULL })
 #define ARGC(...) ((int)(sizeof((char *[]){ "pktsample", __VA_ARGS__ }) / sizeof(char *)))
+static enum ps_extcap_request req;
 #define PARSE(o, err, ...) \
-	ps_cli_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), (o), (err), sizeof(err))
+	ps_test_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), (o), &req, (err), sizeof(err))
 
 static void defaults(void **state)
 {
@@ -316,7 +318,7 @@ static void rejects_bad_input(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct ps_opts o;
 		char err[256];
-		int r = ps_cli_parse(cases[i].argc, cases[i].argv, &o, err, sizeof(err));
+		int r = ps_test_parse(cases[i].argc, cases[i].argv, &o, &req, err, sizeof(err));
 
 		if (r != -EINVAL || !strstr(err, cases[i].expect) || strchr(err, '\n'))
 			fail_msg("case %zu: got %d '%s', want '%s'", i, r, err,
@@ -390,7 +392,7 @@ static void sampling_config(void **state)
 
 	(void)state;
 	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample", "1000"), 0);
-	ps_sampling_from_opts(&o, &s);
+	ps_cli_sampling(&o, &s);
 	assert_int_equal(s.bpf_mode, PS_SAMPLE_RANDOM);
 	assert_int_equal(s.threshold, 4294967); /* floor(2^32 / 1000) */
 	ps_sampling_tag(&s, buf, sizeof(buf));
@@ -398,12 +400,12 @@ static void sampling_config(void **state)
 	assert_int_equal(ps_sampling_estimate(&s, 7), 7000);
 
 	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample", "1"), 0);
-	ps_sampling_from_opts(&o, &s);
+	ps_cli_sampling(&o, &s);
 	assert_int_equal(s.bpf_mode, PS_SAMPLE_ALL); /* 1 in 1: keep everything */
 
 	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample-flows", "64",
 			       "--max-rate", "5000"), 0);
-	ps_sampling_from_opts(&o, &s);
+	ps_cli_sampling(&o, &s);
 	assert_int_equal(s.cost_ns, 200000);
 	assert_int_equal(s.burst_ns, 50 * 200000); /* 10 ms of packets */
 	ps_sampling_tag(&s, buf, sizeof(buf));
@@ -414,11 +416,11 @@ static void sampling_config(void **state)
 	assert_int_equal(ps_sampling_estimate(&s, 7), 0); /* capped: no factor */
 
 	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--max-rate", "1"), 0);
-	ps_sampling_from_opts(&o, &s);
+	ps_cli_sampling(&o, &s);
 	assert_int_equal(s.burst_ns, s.cost_ns); /* a bucket of one packet */
 
 	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample-interval", "10ms"), 0);
-	ps_sampling_from_opts(&o, &s);
+	ps_cli_sampling(&o, &s);
 	assert_int_equal(s.interval_ns, 10000000);
 	ps_sampling_tag(&s, buf, sizeof(buf));
 	assert_string_equal(buf, "sample=10ms mode=clock");

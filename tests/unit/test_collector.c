@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The collector's sample path without the kernel: crafted samples in,
- * pcapng blocks out, checked option by option.
+ * through the capture-file sink, pcapng blocks out, checked option by
+ * option.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -9,21 +10,25 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/mman.h>
 #include <cmocka.h>
+#include "capfile.h"
 #include "collector.h"
 #include "pcapng.h"
 #include "support/pcapng_walk.h"
 
 struct fixture {
 	int fd;
-	struct pcapng_writer *w;
+	struct ps_capfile out;
+	struct pcapng_writer *w; /* the file's */
 	struct ps_collector *c;
 	struct ps_target targets[3];
+	struct ps_capfile_iface ifaces[3];
 	uint8_t file[1 << 16];
 	size_t size;
 };
@@ -32,13 +37,23 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
+	char path[64];
+
 	f->fd = memfd_create("collector", 0);
-	f->w = pcapng_writer_new(f->fd, 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", f->fd);
 	f->c = calloc(1, sizeof(*f->c));
-	f->targets[0] = (struct ps_target){ .ifindex = 5, .hook = PS_HOOK_XDP, .if_id = 0 };
-	f->targets[1] = (struct ps_target){ .ifindex = 5, .hook = PS_HOOK_TC_EGRESS, .if_id = 1 };
-	f->targets[2] = (struct ps_target){ .ifindex = 5, .hook = PS_HOOK_TC_INGRESS, .if_id = 2 };
-	assert_int_equal(ps_collector_init(f->c, f->w, f->targets, 3, 4, 128, 0), 0);
+	/* Interface ids 0, 1, 2 in this order. */
+	f->targets[0] = (struct ps_target){ .ifname = "veth0", .ifindex = 5, .hook = PS_HOOK_XDP };
+	f->targets[1] = (struct ps_target){ .ifname = "veth0", .ifindex = 5,
+					    .hook = PS_HOOK_TC_EGRESS };
+	f->targets[2] = (struct ps_target){ .ifname = "veth0", .ifindex = 5,
+					    .hook = PS_HOOK_TC_INGRESS };
+	assert_int_equal(ps_capfile_open(&f->out, &(struct ps_capfile_cfg){
+		.output = path, .snaplen = 128 }, NULL), 0);
+	assert_int_equal(ps_capfile_start(&f->out, f->targets, f->ifaces, 3, 4, NULL, 0), 0);
+	f->w = f->out.w;
+	assert_int_equal(ps_collector_init(f->c, f->targets, 3, 4, 128, 0), 0);
+	assert_int_equal(ps_collector_add_sink(f->c, ps_capfile_sink(&f->out)), 0);
 	f->c->clock.offset_ns = 1000; /* deterministic timestamps */
 	*state = f;
 	return 0;
@@ -50,7 +65,7 @@ static int teardown(void **state)
 
 	ps_collector_free(f->c);
 	free(f->c);
-	pcapng_writer_free(f->w);
+	ps_capfile_free(&f->out);
 	close(f->fd);
 	free(f);
 	return 0;
@@ -113,7 +128,7 @@ static void annotates_xdp_packet(void **state)
 
 	for (size_t i = 0; i < sizeof(pkt); i++)
 		pkt[i] = i;
-	f->c->epb_verdict = true;
+	f->out.cfg.epb_verdict = true;
 	feed(f, 1, (struct ps_meta){ .ts_ns = 5000, .seq = 0, .ifindex = 5,
 				     .rx_queue = 2, .wire_len = 60, .cap_len = 60,
 				     .verdict = 2, .cpu = 1, .hook = PS_HOOK_XDP }, pkt);
@@ -146,7 +161,7 @@ static void tc_egress_is_outbound_with_tc_verdict(void **state)
 	struct pn_block b;
 	int64_t verdict;
 
-	f->c->epb_verdict = true;
+	f->out.cfg.epb_verdict = true;
 	feed(f, 0, (struct ps_meta){ .ifindex = 5, .wire_len = 40, .cap_len = 40,
 				     .verdict = -1, .hook = PS_HOOK_TC_EGRESS }, pkt);
 	b = epb(f, 0);
@@ -185,7 +200,7 @@ static void reused_options_follow_each_packet(void **state)
 	uint8_t pkt[20] = { 0 };
 	size_t n = sizeof(want) / sizeof(want[0]);
 
-	f->c->epb_verdict = true;
+	f->out.cfg.epb_verdict = true;
 	for (size_t i = 0; i < n; i++)
 		feed(f, 3, (struct ps_meta){ .seq = i, .ifindex = 5, .rx_queue = want[i].queue,
 					     .wire_len = 20, .cap_len = 20,

@@ -13,12 +13,15 @@
 #include <cmocka.h>
 #include "cli.h"
 #include "extcap.h"
+#include "support/parse_args.h"
+
+static enum ps_extcap_request req;
 
 #define PARSE(o, err, ...)                                                        \
 	({                                                                        \
 		char *argv_[] = { "pktsample", __VA_ARGS__, NULL };               \
-		ps_cli_parse(sizeof(argv_) / sizeof(argv_[0]) - 1, argv_, (o), (err), \
-			     256);                                                \
+		ps_test_parse(sizeof(argv_) / sizeof(argv_[0]) - 1, argv_, (o), &req, \
+			      (err), 256);                                        \
 	})
 
 static void interface_values(void **state)
@@ -67,9 +70,9 @@ static void dialog_defaults_are_the_command_lines(void **state)
 		argv[argc++] = def + 9;
 	}
 	argv[argc] = NULL;
-	assert_int_equal(ps_cli_parse(argc, argv, &dialog, err, sizeof(err)), 0);
+	assert_int_equal(ps_test_parse(argc, argv, &dialog, &req, err, sizeof(err)), 0);
+	assert_int_equal(req, PS_EXTCAP_CAPTURE);
 	assert_int_equal(PARSE(&cli, err, "-i", "eth0", "-w", "/tmp/fifo"), 0);
-	assert_int_equal(dialog.extcap.req, PS_EXTCAP_CAPTURE);
 	assert_string_equal(dialog.ifaces[0], "eth0");
 	assert_string_equal(dialog.output, "/tmp/fifo");
 	assert_int_equal(dialog.hooks, cli.hooks);
@@ -128,12 +131,12 @@ static void sampling_and_filter_map_onto_the_command_line(void **state)
 	assert_int_equal(o.sample_mode, PS_SAMPLE_ALL);
 	/* The queries need nothing else. */
 	assert_int_equal(PARSE(&o, err, "--extcap-interfaces", "--extcap-version=4.0"), 0);
-	assert_int_equal(o.extcap.req, PS_EXTCAP_INTERFACES);
+	assert_int_equal(req, PS_EXTCAP_INTERFACES);
 	assert_int_equal(PARSE(&o, err, "--extcap-interface", "pktsample:v0", "--extcap-config"), 0);
-	assert_int_equal(o.extcap.req, PS_EXTCAP_CONFIG);
+	assert_int_equal(req, PS_EXTCAP_CONFIG);
 	assert_int_equal(PARSE(&o, err, "--extcap-interface", "pktsample:v0",
 			       "--extcap-capture-filter", "tcp"), 0);
-	assert_int_equal(o.extcap.req, PS_EXTCAP_CHECK_FILTER);
+	assert_int_equal(req, PS_EXTCAP_CHECK_FILTER);
 }
 
 static void bad_extcap_input(void **state)
@@ -163,7 +166,7 @@ static void bad_extcap_input(void **state)
 
 		while (cases[i].argv[argc - 1])
 			argv[argc] = cases[i].argv[argc - 1], argc++;
-		r = ps_cli_parse(argc, argv, &o, err, sizeof(err));
+		r = ps_test_parse(argc, argv, &o, &req, err, sizeof(err));
 		if (r != -EINVAL || !strstr(err, cases[i].want) || strchr(err, '\n'))
 			fail_msg("case %zu: %d '%s', want '%s'", i, r, err, cases[i].want);
 	}

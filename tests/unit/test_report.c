@@ -19,7 +19,7 @@ static struct ps_sampling sampling(unsigned int mode, uint64_t n, uint64_t rate)
 			     .sample_interval_ms = mode == PS_SAMPLE_CLOCK ? 10 : 0 };
 	struct ps_sampling s;
 
-	ps_sampling_from_opts(&o, &s);
+	ps_cli_sampling(&o, &s);
 	return s;
 }
 

@@ -13,7 +13,8 @@
 # and capture around another XDP program through fentry/fexit, which CI's
 # kernel refuses (it_xdp_around, told that this kernel must allow it).
 # A line per script with its result and time; the log of one that failed;
-# exit 1 if any failed. PS_VM_SET=all runs every netns script instead (the
+# exit 1 if any failed; a script that runs past PS_VM_SCRIPT_TIMEOUT
+# (default 1800 s) is stopped, counted failed, and its log shown. PS_VM_SET=all runs every netns script instead (the
 # whole suite on that kernel: hours under TCG), PS_VM_SET="it_a it_b" those.
 # PS_VM_KERNEL=6.12 boots the newest 6.12 instead of 6.1.
 set -uo pipefail
@@ -32,7 +33,7 @@ if [ "${1:-}" != --guest ]; then
 	done
 	[ "$(id -u)" = 0 ] || { echo "skipped: vm smoke: needs root" >&2; exit 77; }
 	exec "$top/testenv/kernel-vm.sh" run "${PS_VM_KERNEL:-6.1}" -- "$0" --guest "$build" \
-		"${PS_VM_SET:-smoke}"
+		"${PS_VM_SET:-smoke}" "${PS_VM_SCRIPT_TIMEOUT:-1800}"
 fi
 build=$2
 export PKTSAMPLE=$build/pktsample PSGEN=$build/psgen PCAPCHECK=$build/tests/pcapcheck
@@ -70,7 +71,10 @@ failed=()
 for entry in "${SET[@]}"; do
 	IFS='|' read -r name var <<<"$entry"
 	t0=$(date +%s)
-	env ${var:+"$var"} bash "$top/tests/integration/$name.sh" >"/tmp/vm-$name.log" 2>&1
+	# A script that hangs still shows its log: each has at most
+	# PS_VM_SCRIPT_TIMEOUT seconds (timeout's 124 is its exit then).
+	timeout -k 30 "$4" \
+		env ${var:+"$var"} bash "$top/tests/integration/$name.sh" >"/tmp/vm-$name.log" 2>&1
 	rc=$?
 	echo "# $name: $(tail -1 "/tmp/vm-$name.log") (exit $rc, $(($(date +%s) - t0)) s)"
 	if [ $rc -ne 0 ]; then
