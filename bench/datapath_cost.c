@@ -9,7 +9,7 @@
  * does not keep). The core rows run at 64 and 1500 bytes.
  *
  * A reader thread on another CPU drains the perf buffers and the ring the
- * whole time, as pktsample's collector would, so a captured packet pays
+ * whole time, as pktsample's ingest would, so a captured packet pays
  * for the real copy to user space; the lost column says how many outputs
  * found the buffer full anyway (then the row is a lower bound).
  *
@@ -32,7 +32,7 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "collector.h"
+#include "ingest.h"
 #include "filter.h"
 #include "log.h"
 #include "hooks.h"
@@ -45,7 +45,7 @@
 #define ROUNDS 7
 #define REPEAT 200000
 #define FRAME_MAX 1500
-#define PERF_KIB 4096      /* per CPU, pktsample's default */
+#define PERF_KIB 4096	      /* per CPU, pktsample's default */
 #define RING_BYTES (8u << 20) /* what the default gives on 2 CPUs */
 
 static const uint32_t sizes[] = { 64, 1500 };
@@ -54,32 +54,49 @@ static const uint32_t sizes[] = { 64, 1500 };
 enum frame_kind { F_UDP53, F_UDP9, F_TCP443, F_TCP_GET, F_VLAN_UDP, N_FRAMES };
 
 struct bench_case {
-	const char *expr;        /* NULL: no filter */
+	const char *expr; /* NULL: no filter */
 	enum frame_kind match, miss;
-	const char *sampling;    /* label; NULL: no sampling */
-	struct ps_opts opts;     /* the sampling options */
-	const char *label;       /* overrides the configuration column */
-	uint32_t snaplen;        /* 0: the maximum */
-	unsigned int transport;  /* enum ps_transport */
-	bool all_sizes;          /* run at every size, not just 64 B */
+	const char *sampling;	/* label; NULL: no sampling */
+	struct ps_opts opts;	/* the sampling options */
+	const char *label;	/* overrides the configuration column */
+	uint32_t snaplen;	/* 0: the maximum */
+	unsigned int transport; /* enum ps_transport */
+	bool all_sizes;		/* run at every size, not just 64 B */
 };
 
 static const struct bench_case cases[] = {
 	{ NULL, F_UDP53, F_UDP53, .all_sizes = true },
 	{ NULL, F_UDP53, F_UDP53, .label = "-s 128", .snaplen = 128, .all_sizes = true },
-	{ NULL, F_UDP53, F_UDP53, .label = "--transport ringbuf",
-	  .transport = PS_TRANSPORT_RINGBUF, .all_sizes = true },
+	{ NULL, F_UDP53, F_UDP53, .label = "--transport ringbuf", .transport = PS_TRANSPORT_RINGBUF,
+	  .all_sizes = true },
 	{ NULL, F_UDP53, F_UDP53, .label = "--transport ringbuf -s 128", .snaplen = 128,
 	  .transport = PS_TRANSPORT_RINGBUF, .all_sizes = true },
-	{ NULL, F_UDP53, F_UDP53, "--sample 1000", { .sample_mode = PS_SAMPLE_RANDOM, .sample_n = 1000 },
+	{ NULL,
+	  F_UDP53,
+	  F_UDP53,
+	  "--sample 1000",
+	  { .sample_mode = PS_SAMPLE_RANDOM, .sample_n = 1000 },
 	  .all_sizes = true },
-	{ NULL, F_UDP53, F_UDP53, "--sample 1000 --sample-mode count",
+	{ NULL,
+	  F_UDP53,
+	  F_UDP53,
+	  "--sample 1000 --sample-mode count",
 	  { .sample_mode = PS_SAMPLE_COUNT, .sample_n = 1000 } },
-	{ NULL, F_UDP53, F_UDP53, "--sample-flows 1000", { .sample_mode = PS_SAMPLE_FLOW, .sample_n = 1000 } },
-	{ NULL, F_UDP53, F_UDP53, "--sample-interval 1h (clock not armed)",
+	{ NULL,
+	  F_UDP53,
+	  F_UDP53,
+	  "--sample-flows 1000",
+	  { .sample_mode = PS_SAMPLE_FLOW, .sample_n = 1000 } },
+	{ NULL,
+	  F_UDP53,
+	  F_UDP53,
+	  "--sample-interval 1h (clock not armed)",
 	  { .sample_mode = PS_SAMPLE_CLOCK, .sample_interval_ms = 3600000 } },
 	{ NULL, F_UDP53, F_UDP53, "--max-rate 1 (over the cap)", { .max_rate = 1 } },
-	{ "udp port 53", F_UDP53, F_UDP53, "'udp port 53' --sample 1000",
+	{ "udp port 53",
+	  F_UDP53,
+	  F_UDP53,
+	  "'udp port 53' --sample 1000",
 	  { .sample_mode = PS_SAMPLE_RANDOM, .sample_n = 1000 } },
 	{ "udp port 53", F_UDP53, F_UDP9, .all_sizes = true },
 	{ "tcp port 443 and host 10.0.0.1", F_TCP443, F_UDP9 },
@@ -115,12 +132,12 @@ static void make_frame(enum frame_kind k, uint8_t *b, uint32_t len)
 	memcpy(ip + 12, k == F_UDP9 ? "\xc0\x00\x02\x09" : "\x0a\x00\x00\x01", 4);
 	memcpy(ip + 16, "\xc0\x00\x02\x02", 4);
 	if (ip[9] == 17) {
-		ip[20] = 0xc3, ip[21] = 0x50;           /* 50000 */
+		ip[20] = 0xc3, ip[21] = 0x50; /* 50000 */
 		ip[23] = k == F_UDP9 ? 9 : 53;
 	} else {
 		ip[20] = 0xc3, ip[21] = 0x50;
-		ip[22] = 0x01, ip[23] = 0xbb;           /* 443 */
-		ip[32] = 0x50;                          /* data offset 5 */
+		ip[22] = 0x01, ip[23] = 0xbb; /* 443 */
+		ip[32] = 0x50;		      /* data offset 5 */
 		if (k == F_TCP_GET)
 			memcpy(ip + 40, "GET ", 4);
 	}
@@ -221,18 +238,24 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		if (ps_loader_load(&loader[i], &(struct ps_load_opts){
-				.hooks = PS_HOOK_BIT(PS_HOOK_XDP) | PS_HOOK_BIT(PS_HOOK_TC_INGRESS),
-				.snaplen = cases[i].snaplen, .ifaces = &ifaces, .sampling = &smp,
-				.filter = cases[i].expr ? &filters[i] : NULL,
-				.transport = cases[i].transport, .ring_bytes = RING_BYTES,
-				.xdp_native = true, .maps_from = i ? &loader[0] : NULL })) {
+						       .hooks = PS_HOOK_BIT(PS_HOOK_XDP) |
+								PS_HOOK_BIT(PS_HOOK_TC_INGRESS),
+						       .snaplen = cases[i].snaplen,
+						       .ifaces = &ifaces,
+						       .sampling = &smp,
+						       .filter = cases[i].expr ? &filters[i] : NULL,
+						       .transport = cases[i].transport,
+						       .ring_bytes = RING_BYTES,
+						       .xdp_native = true,
+						       .maps_from = i ? &loader[0] : NULL })) {
 			fprintf(stderr, "cannot load case %zu\n", i);
 			goto out;
 		}
 	}
 	ps_perf_attr_init(&attr, ps_buffer_pages(PERF_KIB, page_size), page_size);
 	rd.pb = perf_buffer__new_raw(ps_loader_events_fd(&loader[0]),
-				     ps_buffer_pages(PERF_KIB, page_size), &attr, on_perf, NULL, NULL);
+				     ps_buffer_pages(PERF_KIB, page_size), &attr, on_perf, NULL,
+				     NULL);
 	rd.rb = ring_buffer__new(ps_loader_ring_fd(&loader[0]), on_ring, NULL, NULL);
 	if (libbpf_get_error(rd.pb) || libbpf_get_error(rd.rb)) {
 		fprintf(stderr, "cannot open the perf buffers or the ring\n");
@@ -249,30 +272,38 @@ int main(int argc, char **argv)
 	for (size_t z = 0; z < N_SIZES; z++)
 		c[n++] = (struct contender){ .hook = "xdp",
 					     .expr = "bare XDP_PASS program (reference)",
-					     .frame = "any", .kind = F_UDP53, .size = sizes[z],
+					     .frame = "any",
+					     .kind = F_UDP53,
+					     .size = sizes[z],
 					     .fd = bpf_program__fd(bare->progs.bare_xdp_pass) };
 
 	for (size_t i = 0; i < N_CASES; i++) {
 		for (size_t z = 0; z < (cases[i].all_sizes ? N_SIZES : 1); z++)
-		for (int hook = 0; hook < 2; hook++)
-			for (int m = 0; m < (cases[i].expr && !cases[i].sampling ? 2 : 1); m++) {
-				struct contender *x = &c[n++];
+			for (int hook = 0; hook < 2; hook++)
+				for (int m = 0; m < (cases[i].expr && !cases[i].sampling ? 2 : 1);
+				     m++) {
+					struct contender *x = &c[n++];
 
-				x->size = sizes[z];
-				x->hook = hook ? "tc" : "xdp";
-				x->expr = cases[i].label ? cases[i].label :
-					  cases[i].sampling ? cases[i].sampling :
-					  cases[i].expr ? cases[i].expr : "(no filter)";
-				x->frame = cases[i].sampling ? "sampled out (999 of 1000)" :
-					   !cases[i].expr ? "captured" : m ? "no match" : "match";
-				if (cases[i].sampling && cases[i].opts.max_rate)
-					x->frame = "rate-limited";
-				if (cases[i].sampling && cases[i].opts.sample_mode == PS_SAMPLE_CLOCK)
-					x->frame = "sampled out";
-				x->kind = m ? cases[i].miss : cases[i].match;
-				x->fd = ps_loader_prog_fd(&loader[i], hook ? PS_PROG_TC_INGRESS :
-										     PS_PROG_XDP);
-			}
+					x->size = sizes[z];
+					x->hook = hook ? "tc" : "xdp";
+					x->expr = cases[i].label    ? cases[i].label :
+						  cases[i].sampling ? cases[i].sampling :
+						  cases[i].expr	    ? cases[i].expr :
+								      "(no filter)";
+					x->frame = cases[i].sampling ? "sampled out (999 of 1000)" :
+						   !cases[i].expr    ? "captured" :
+						   m		     ? "no match" :
+								       "match";
+					if (cases[i].sampling && cases[i].opts.max_rate)
+						x->frame = "rate-limited";
+					if (cases[i].sampling &&
+					    cases[i].opts.sample_mode == PS_SAMPLE_CLOCK)
+						x->frame = "sampled out";
+					x->kind = m ? cases[i].miss : cases[i].match;
+					x->fd = ps_loader_prog_fd(&loader[i],
+								  hook ? PS_PROG_TC_INGRESS :
+									 PS_PROG_XDP);
+				}
 	}
 
 	for (int r = 0; r < ROUNDS; r++)
@@ -289,7 +320,8 @@ int main(int argc, char **argv)
 				o.ctx_size_in = sizeof(xctx);
 			}
 			struct ps_counters before, after;
-			unsigned int hook = strcmp(c[i].hook, "xdp") ? PS_HOOK_TC_INGRESS : PS_HOOK_XDP;
+			unsigned int hook = strcmp(c[i].hook, "xdp") ? PS_HOOK_TC_INGRESS :
+								       PS_HOOK_XDP;
 
 			ps_loader_read_counter(&loader[0], LO_IFINDEX, hook, &before);
 			if (bpf_prog_test_run_opts(c[i].fd, &o)) {
@@ -306,7 +338,8 @@ int main(int argc, char **argv)
 				bool filtered = after.filtered != before.filtered;
 
 				if (filtered != !strcmp(c[i].frame, "no match")) {
-					fprintf(stderr, "%s '%s': the frame did not take the %s path\n",
+					fprintf(stderr,
+						"%s '%s': the frame did not take the %s path\n",
 						c[i].hook, c[i].expr, c[i].frame);
 					goto out;
 				}
@@ -318,7 +351,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (csv)
-		fprintf(csv, "size,hook,configuration,frame,median_ns,min_ns,max_ns,lost_pct,rounds,repeat\n");
+		fprintf(csv,
+			"size,hook,configuration,frame,median_ns,min_ns,max_ns,lost_pct,rounds,repeat\n");
 	printf("| size | hook | configuration | frame | ns/packet median | min-max | outputs lost |\n"
 	       "|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < n; i++) {

@@ -19,7 +19,7 @@ echo "## 1. Datapath cost per packet (BPF_PROG_TEST_RUN on CPU 0, a reader drain
 echo
 "$build/bench_datapath_cost" -o "$top/bench/out/datapath_cost.csv"
 echo
-echo "## 2. Collector + pcapng writer, one core, synthetic samples to tmpfs"
+echo "## 2. Ingest + pcapng writer, one core, synthetic samples to tmpfs"
 echo
 "$build/bench_writer_throughput" /dev/shm/pktsample-bench-writer.pcapng \
 	"$top/bench/out/writer_throughput.csv"

@@ -49,8 +49,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fprintf(out, "%ld.%06ld %ld.%06ld %ld\n", (long)ru.ru_utime.tv_sec,
-		(long)ru.ru_utime.tv_usec, (long)ru.ru_stime.tv_sec,
-		(long)ru.ru_stime.tv_usec, ru.ru_maxrss);
+		(long)ru.ru_utime.tv_usec, (long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec,
+		ru.ru_maxrss);
 	fclose(out);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

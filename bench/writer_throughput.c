@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Collector + capture file (pcapng writer) throughput on one core, without the kernel: a
+ * Ingest + capture file (pcapng writer) throughput on one core, without the kernel: a
  * synthetic producer hands perf samples (ps_meta + packet bytes, as
- * bpf_perf_event_output lays them out) to ps_collector_sample(), which
+ * bpf_perf_event_output lays them out) to ps_ingest_sample(), which
  * splits them into the time-order merge; rounds of ROUND_SAMPLES settle
  * every CPU and write what the merge places, annotated, as pcapng to a
  * file (use tmpfs). Samples come from one CPU, or from two with their
@@ -20,7 +20,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include "capfile.h"
-#include "collector.h"
+#include "ingest.h"
 #include "pcapng.h"
 
 #define ROUNDS 5
@@ -40,8 +40,8 @@ static double cpu_s(void)
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+	       ru.ru_stime.tv_usec / 1e6;
 }
 
 static int cmp(const void *a, const void *b)
@@ -82,21 +82,24 @@ int main(int argc, char **argv)
 		m->version = PS_META_VERSION;
 		m->hook = PS_HOOK_XDP;
 		for (int r = 0; r < ROUNDS; r++) {
-			struct ps_target t = { .ifname = "bench0", .ifindex = 1, .hook = PS_HOOK_XDP,
-					       .linktype = 1 };
+			struct ps_target t = {
+				.ifname = "bench0", .ifindex = 1, .hook = PS_HOOK_XDP, .linktype = 1
+			};
 			struct ps_capfile_iface idb = { .description = "bench" };
 			struct ps_capfile *file = calloc(1, sizeof(*file));
-			struct ps_collector *c = calloc(1, sizeof(*c));
+			struct ps_ingest *c = calloc(1, sizeof(*c));
 			struct pcapng_writer *w;
 			uint64_t seq[2] = { 0, 0 };
 			double t0, c0;
 
 			if (!c || !file ||
-			    ps_capfile_open(file, &(struct ps_capfile_cfg){ .output = argv[1],
-									    .snaplen = 65535 }, NULL) ||
+			    ps_capfile_open(file,
+					    &(struct ps_capfile_cfg){ .output = argv[1],
+								      .snaplen = 65535 },
+					    NULL) ||
 			    ps_capfile_start(file, &t, &idb, 1, ncpus, NULL, 0) ||
-			    ps_collector_init(c, &t, 1, ncpus, 65535, 0) ||
-			    ps_collector_add_sink(c, ps_capfile_sink(file))) {
+			    ps_ingest_init(c, &t, 1, ncpus, 65535, 0) ||
+			    ps_ingest_add_sink(c, ps_capfile_sink(file))) {
 				perror(argv[1]);
 				return 1;
 			}
@@ -108,17 +111,17 @@ int main(int argc, char **argv)
 				m->cpu = (uint32_t)(i % ncpus);
 				m->seq = seq[m->cpu]++;
 				m->ts_ns = i * 1000;
-				ps_collector_sample(c, (int)m->cpu, raw, raw_len);
+				ps_ingest_sample(c, (int)m->cpu, raw, raw_len);
 				if ((i + 1) % ROUND_SAMPLES == 0) {
 					/* A round: every CPU settled up to the last sample
-					 * but the final millisecond, as the collector does. */
+					 * but the final millisecond, as the ingest does. */
 					for (int cpu = 0; cpu < ncpus; cpu++)
-						ps_collector_settle(c, cpu, i * 1000 - 1000000);
-					ps_collector_release(c, false);
+						ps_ingest_settle(c, cpu, i * 1000 - 1000000);
+					ps_ingest_release(c, false);
 					pcapng_flush(w);
 				}
 			}
-			ps_collector_release(c, true);
+			ps_ingest_release(c, true);
 			pcapng_flush(w);
 			rate[r] = SAMPLES / (now_s() - t0);
 			mbs[r] = pcapng_bytes(w) / 1e6 / (now_s() - t0);
@@ -130,7 +133,7 @@ int main(int argc, char **argv)
 					(unsigned long long)c->forced);
 				return 1;
 			}
-			ps_collector_free(c);
+			ps_ingest_free(c);
 			free(c);
 			ps_capfile_free(file);
 			free(file);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * The kernel/user ABI of pktsample: everything the BPF programs and the
- * collector must agree on. Fixed-width types and explicit padding only, so
+ * The kernel/user ABI of pktsample: everything the BPF programs and
+ * user space must agree on. Fixed-width types and explicit padding only, so
  * the layout is the same for clang -target bpf and for the host compiler.
  */
 #ifndef PKTSAMPLE_H
@@ -25,7 +25,8 @@ enum ps_hook {
 
 /* ps_meta.flags */
 #define PS_F_VLAN_OOB (1U << 0) /* skb carries a VLAN tag out of band (TC) */
-#define PS_F_CLOCK_FALLBACK (1U << 1) /* clock mode: taken because the CPU's clock missed its tick */
+#define PS_F_CLOCK_FALLBACK \
+	(1U << 1) /* clock mode: taken because the CPU's clock missed its tick */
 
 /*
  * One perf sample is this struct followed by cap_len packet bytes, appended
@@ -34,21 +35,21 @@ enum ps_hook {
  * a multiple of 8 bytes: use cap_len, never the raw size, for the packet.
  */
 struct ps_meta {
-	__u64 ts_ns;      /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
-	__u64 seq;        /* per-CPU sample sequence: a gap means lost samples */
-	__u32 ifindex;    /* interface the hook is attached to */
-	__u32 rx_queue;   /* XDP/tc-ingress: rx queue; tc-egress: skb queue */
-	__u32 wire_len;   /* full packet length incl. non-linear data */
-	__u32 cap_len;    /* packet bytes appended after this struct */
-	__s32 verdict;    /* what the program returns: XDP_* or TC_ACT_*; at
+	__u64 ts_ns;	/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u64 seq;	/* per-CPU sample sequence: a gap means lost samples */
+	__u32 ifindex;	/* interface the hook is attached to */
+	__u32 rx_queue; /* XDP/tc-ingress: rx queue; tc-egress: skb queue */
+	__u32 wire_len; /* full packet length incl. non-linear data */
+	__u32 cap_len;	/* packet bytes appended after this struct */
+	__s32 verdict;	/* what the program returns: XDP_* or TC_ACT_*; at
 			   * xdp-exit the traced program's XDP_*; at xdp-entry
 			   * PS_VERDICT_NONE */
-	__u32 cpu;        /* CPU the program ran on */
-	__u8 version;     /* PS_META_VERSION */
-	__u8 hook;        /* enum ps_hook */
-	__u8 flags;       /* PS_F_* */
+	__u32 cpu;	/* CPU the program ran on */
+	__u8 version;	/* PS_META_VERSION */
+	__u8 hook;	/* enum ps_hook */
+	__u8 flags;	/* PS_F_* */
 	__u8 pad0;
-	__u16 vlan_tci;   /* out-of-band tag (host order), if PS_F_VLAN_OOB */
+	__u16 vlan_tci;	  /* out-of-band tag (host order), if PS_F_VLAN_OOB */
 	__u16 vlan_proto; /* out-of-band TPID (network order), if PS_F_VLAN_OOB */
 	/* --sflow: this packet's place among the packets its hook let
 	 * through the filter (1, 2, ...; low 32 bits), from one counter all
@@ -84,11 +85,11 @@ _Static_assert(PS_SNAPLEN_MAX == 65460, "snaplen max follows from ps_meta");
  * seen = filtered + sampled_out + rate_limited + emitted + output_errors.
  */
 struct ps_counters {
-	__u64 seen;          /* packets the hook ran on */
-	__u64 filtered;      /* did not match the filter expression */
+	__u64 seen;	     /* packets the hook ran on */
+	__u64 filtered;	     /* did not match the filter expression */
 	__u64 sampled_out;   /* matched, not chosen by the sampler */
 	__u64 rate_limited;  /* chosen, over the --max-rate budget */
-	__u64 emitted;       /* samples handed to the perf buffer */
+	__u64 emitted;	     /* samples handed to the perf buffer */
 	__u64 output_errors; /* bpf_perf_event_output failed (buffer full) */
 };
 _Static_assert(sizeof(struct ps_counters) == 48, "ps_counters is ABI");
@@ -97,8 +98,8 @@ _Static_assert(sizeof(struct ps_counters) == 48, "ps_counters is ABI");
  * Per-CPU emit state (a PERCPU_ARRAY of one entry). seq numbers the samples
  * a CPU emits: a gap means lost samples. in_flight is non-zero from just
  * before a sample's timestamp is taken until its output call has returned:
- * the collector reads it to know which CPUs may still deliver a sample
- * stamped before a given time (user/order.h explains the reasoning).
+ * the ingest reads it to know which CPUs may still deliver a sample
+ * stamped before a given time (user/ingest/order.h explains the reasoning).
  */
 struct ps_emit_state {
 	__u64 seq;
@@ -108,7 +109,7 @@ _Static_assert(sizeof(struct ps_emit_state) == 16, "ps_emit_state is ABI");
 
 /* How samples leave the kernel (--transport). */
 enum ps_transport {
-	PS_TRANSPORT_PERF = 0,    /* bpf_perf_event_output, payload appended */
+	PS_TRANSPORT_PERF = 0,	  /* bpf_perf_event_output, payload appended */
 	PS_TRANSPORT_RINGBUF = 1, /* bpf_ringbuf_reserve + load_bytes */
 };
 
@@ -126,29 +127,29 @@ enum ps_sample_mode {
  * programs and the clock tick program).
  */
 struct ps_sampler {
-	__u64 count;         /* count mode: packets since the last one chosen */
-	__u64 credit_ns;     /* rate cap: token bucket credit, in ns */
-	__u64 refill_ns;     /* rate cap: when credit was last added */
-	__u64 armed;         /* clock mode: a tick is waiting for a packet */
-	__u64 ticks;         /* clock mode: ticks seen on this CPU */
-	__u64 last_tick_ns;  /* clock mode: bpf_ktime_get_ns() of the last tick */
-	__u64 enabled_ns;    /* clock mode: the perf event's enabled time ... */
-	__u64 running_ns;    /* ... and running time, at the last tick */
+	__u64 count;	    /* count mode: packets since the last one chosen */
+	__u64 credit_ns;    /* rate cap: token bucket credit, in ns */
+	__u64 refill_ns;    /* rate cap: when credit was last added */
+	__u64 armed;	    /* clock mode: a tick is waiting for a packet */
+	__u64 ticks;	    /* clock mode: ticks seen on this CPU */
+	__u64 last_tick_ns; /* clock mode: bpf_ktime_get_ns() of the last tick */
+	__u64 enabled_ns;   /* clock mode: the perf event's enabled time ... */
+	__u64 running_ns;   /* ... and running time, at the last tick */
 	/* Clock mode's schedule. A tick at least half an interval after the
 	 * last sampled slot arms a sample and becomes the slot; a CPU whose
 	 * clock does not tick on time has a packet 1.5 intervals after the
 	 * slot taken instead, and the slot moves on by one interval. */
-	__u64 slot_ns;       /* the time the last sample stands for */
+	__u64 slot_ns;	      /* the time the last sample stands for */
 	__u64 fallback_at_ns; /* when the last fallback sample was taken */
-	__u64 fallbacks;     /* samples taken by the fallback */
-	__u64 rng;           /* random mode: xorshift64* state (0: not seeded yet) */
+	__u64 fallbacks;      /* samples taken by the fallback */
+	__u64 rng;	      /* random mode: xorshift64* state (0: not seeded yet) */
 };
 _Static_assert(sizeof(struct ps_sampler) == 96, "ps_sampler is ABI");
 
 /*
  * ELF sections of the hook programs. Not libbpf's "xdp"/"tc": user space
  * registers its own load handlers for these names, to splice the filter in
- * (user/splice.h), and libxdp's own "xdp" programs must not meet them.
+ * (user/filter/splice.h), and libxdp's own "xdp" programs must not meet them.
  */
 #define PS_SEC_XDP "pktsample/xdp"
 #define PS_SEC_TC "pktsample/tc"
@@ -163,8 +164,8 @@ _Static_assert(sizeof(struct ps_sampler) == 96, "ps_sampler is ABI");
 #define PS_FILTER_VLAN_PRESENT (1ULL << 32)
 
 /* Return codes the hooks use: observe, never change the packet's fate. */
-#define PS_XDP_VERDICT 2     /* XDP_PASS */
-#define PS_TC_VERDICT (-1)   /* TC_ACT_UNSPEC == TCX_NEXT: run what follows */
+#define PS_XDP_VERDICT 2   /* XDP_PASS */
+#define PS_TC_VERDICT (-1) /* TC_ACT_UNSPEC == TCX_NEXT: run what follows */
 /* xdp-entry: no verdict yet (the traced program has not run). */
 #define PS_VERDICT_NONE (-1)
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* TC ingress and egress hooks: capture what the shared path chooses, let the rest run. */
-#include "bpf/ctx_skb.bpf.h"
-#include "bpf/capture.bpf.h"
+#include "ctx_skb.bpf.h"
+#include "../xdp/lib/capture.bpf.h"
 
 static __always_inline void tc_capture(struct __sk_buff *skb, __u8 hook)
 {
@@ -21,7 +21,7 @@ static __always_inline void tc_capture(struct __sk_buff *skb, __u8 hook)
 	else
 		p.rx_queue = skb->queue_mapping;
 
-	/* The tag may live in the skb, not in the bytes: the collector puts
+	/* The tag may live in the skb, not in the bytes: the ingest puts
 	 * it back so the capture shows the frame as it was on the wire. */
 	if (skb->vlan_present) {
 		p.flags |= PS_F_VLAN_OOB;

@@ -34,11 +34,11 @@ struct cfg {
 	const char *iface;
 	uint64_t count;
 	unsigned int size;
-	int vlan;          /* -1 = untagged */
+	int vlan; /* -1 = untagged */
 	bool ipv6, tcp;
 	unsigned int flows;
 	unsigned int batch;
-	uint64_t rate;     /* frames/s, 0 = as fast as possible */
+	uint64_t rate; /* frames/s, 0 = as fast as possible */
 	uint8_t dst_mac[6];
 	const char *src_ip, *dst_ip;
 	uint16_t dst_port;
@@ -74,12 +74,15 @@ static uint16_t csum_fold(uint32_t sum)
 	return htons(~sum & 0xffff);
 }
 
-static void put16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = v; }
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
 
 /* Build frame number seq into buf; returns the frame length. */
-static unsigned int build_frame(const struct cfg *c, const uint8_t *src_mac,
-				const void *sip, const void *dip, uint64_t seq,
-				uint8_t *buf)
+static unsigned int build_frame(const struct cfg *c, const uint8_t *src_mac, const void *sip,
+				const void *dip, uint64_t seq, uint8_t *buf)
 {
 	unsigned int l3_off, l4_off, l4_len, hdr = c->tcp ? 20 : 8, i;
 	uint8_t *l3, *l4, *pl;
@@ -122,9 +125,12 @@ static unsigned int build_frame(const struct cfg *c, const uint8_t *src_mac,
 	put16(l4, 10000 + seq % c->flows); /* source port varies per flow */
 	put16(l4 + 2, c->dst_port);
 	if (c->tcp) {
-		l4[4] = seq >> 24; l4[5] = seq >> 16; l4[6] = seq >> 8; l4[7] = seq;
-		l4[12] = 5 << 4;     /* data offset */
-		l4[13] = 0x18;       /* PSH|ACK */
+		l4[4] = seq >> 24;
+		l4[5] = seq >> 16;
+		l4[6] = seq >> 8;
+		l4[7] = seq;
+		l4[12] = 5 << 4; /* data offset */
+		l4[13] = 0x18;	 /* PSH|ACK */
 		put16(l4 + 14, 65535);
 	} else {
 		put16(l4 + 4, l4_len);
@@ -148,8 +154,10 @@ static unsigned int build_frame(const struct cfg *c, const uint8_t *src_mac,
 
 static int parse_mac(const char *s, uint8_t *mac)
 {
-	return sscanf(s, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1],
-		      &mac[2], &mac[3], &mac[4], &mac[5]) == 6 ? 0 : -1;
+	return sscanf(s, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1], &mac[2], &mac[3],
+		      &mac[4], &mac[5]) == 6 ?
+		       0 :
+		       -1;
 }
 
 static uint64_t now_ns(clockid_t id)
@@ -180,8 +188,12 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct cfg c = { .count = 1, .size = 64, .vlan = -1, .flows = 1,
-			 .batch = 64, .dst_mac = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+	struct cfg c = { .count = 1,
+			 .size = 64,
+			 .vlan = -1,
+			 .flows = 1,
+			 .batch = 64,
+			 .dst_mac = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
 			 .dst_port = 9 };
 	static uint8_t frames[MAX_BATCH][MAX_FRAME > 9216 ? 9216 : MAX_FRAME];
 	static uint8_t big[MAX_FRAME];
@@ -198,34 +210,62 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "i:n:s:6w:h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'i': c.iface = optarg; break;
-		case 'n': c.count = strtoull(optarg, NULL, 0); break;
-		case 's': c.size = strtoul(optarg, NULL, 0); break;
-		case 'V': c.vlan = atoi(optarg) & 0xfff; break;
-		case '6': c.ipv6 = true; break;
-		case 'T': c.tcp = true; break;
-		case 'f': c.flows = strtoul(optarg, NULL, 0); break;
-		case 'b': c.batch = strtoul(optarg, NULL, 0); break;
-		case 'r': c.rate = strtoull(optarg, NULL, 0); break;
+		case 'i':
+			c.iface = optarg;
+			break;
+		case 'n':
+			c.count = strtoull(optarg, NULL, 0);
+			break;
+		case 's':
+			c.size = strtoul(optarg, NULL, 0);
+			break;
+		case 'V':
+			c.vlan = atoi(optarg) & 0xfff;
+			break;
+		case '6':
+			c.ipv6 = true;
+			break;
+		case 'T':
+			c.tcp = true;
+			break;
+		case 'f':
+			c.flows = strtoul(optarg, NULL, 0);
+			break;
+		case 'b':
+			c.batch = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			c.rate = strtoull(optarg, NULL, 0);
+			break;
 		case 'm':
 			if (parse_mac(optarg, c.dst_mac))
 				return usage("bad --dst-mac");
 			break;
-		case 'S': c.src_ip = optarg; break;
-		case 'D': c.dst_ip = optarg; break;
-		case 'p': c.dst_port = atoi(optarg); break;
-		case 'w': c.write_path = optarg; break;
-		case 'h': return usage(NULL), 0;
-		default: return usage(NULL);
+		case 'S':
+			c.src_ip = optarg;
+			break;
+		case 'D':
+			c.dst_ip = optarg;
+			break;
+		case 'p':
+			c.dst_port = atoi(optarg);
+			break;
+		case 'w':
+			c.write_path = optarg;
+			break;
+		case 'h':
+			return usage(NULL), 0;
+		default:
+			return usage(NULL);
 		}
 	}
 	if (!c.iface)
 		return usage("-i IFACE is required");
-	min_size = 14 + (c.vlan >= 0 ? 4 : 0) + (c.ipv6 ? 40 : 20) +
-		   (c.tcp ? 20 : 8) + 12;
+	min_size = 14 + (c.vlan >= 0 ? 4 : 0) + (c.ipv6 ? 40 : 20) + (c.tcp ? 20 : 8) + 12;
 	if (c.size < min_size || c.size > MAX_FRAME)
-		return fprintf(stderr, "psgen: size must be %u..%u for these headers\n",
-			       min_size, MAX_FRAME), 2;
+		return fprintf(stderr, "psgen: size must be %u..%u for these headers\n", min_size,
+			       MAX_FRAME),
+		       2;
 	if (!c.flows || !c.batch || c.batch > MAX_BATCH)
 		return usage("--flows and --batch must be 1..1024");
 	if (c.size > sizeof(frames[0]))
@@ -256,8 +296,9 @@ int main(int argc, char **argv)
 		dead = pcap_open_dead(DLT_EN10MB, MAX_FRAME);
 		dump = dead ? pcap_dump_open(dead, c.write_path) : NULL;
 		if (!dump)
-			return fprintf(stderr, "psgen: cannot write %s: %s\n",
-				       c.write_path, dead ? pcap_geterr(dead) : "?"), 1;
+			return fprintf(stderr, "psgen: cannot write %s: %s\n", c.write_path,
+				       dead ? pcap_geterr(dead) : "?"),
+			       1;
 	}
 
 	rt0 = now_ns(CLOCK_REALTIME);
@@ -308,8 +349,7 @@ int main(int argc, char **argv)
 	if (dead)
 		pcap_close(dead);
 	printf("sent=%llu seconds=%.6f pps=%.0f start_ns=%llu end_ns=%llu\n",
-	       (unsigned long long)sent, (t1 - t0) / 1e9,
-	       t1 > t0 ? sent * 1e9 / (t1 - t0) : 0.0,
+	       (unsigned long long)sent, (t1 - t0) / 1e9, t1 > t0 ? sent * 1e9 / (t1 - t0) : 0.0,
 	       (unsigned long long)rt0, (unsigned long long)rt1);
 	close(fd);
 	return 0;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* XDP ingress hook: capture what the shared path chooses, always pass it on. */
-#include "bpf/ctx_xdp.bpf.h"
+#include "ctx_xdp.bpf.h"
 #include <stdbool.h>
-#include "bpf/capture.bpf.h"
+#include "lib/capture.bpf.h"
 
 /* The driver's RX VLAN metadata (6.8+); its program is loaded only where
  * the kernel has it, and where it does not, the object is built without
@@ -27,7 +27,7 @@ static __always_inline int xdp_capture(struct xdp_md *ctx, bool vlan_meta)
 	__u16 tci;
 
 	/* A tag the NIC (or, on veth, the peer) holds out of band: the
-	 * collector puts it back, as at TC. */
+	 * ingest puts it back, as at TC. */
 	if (vlan_meta && !bpf_xdp_metadata_rx_vlan_tag(ctx, &proto, &tci)) {
 		p.flags |= PS_F_VLAN_OOB;
 		p.vlan_tci = tci;
@@ -40,7 +40,7 @@ static __always_inline int xdp_capture(struct xdp_md *ctx, bool vlan_meta)
 /*
  * Native mode. Jumbo frames on veth (MTU 9000) arrive as multi-buffer XDP:
  * this program is opened with BPF_F_XDP_HAS_FRAGS (the section is ours, see
- * PS_SEC_XDP, so libbpf's "xdp.frags" cannot set it; user/splice.c does at
+ * PS_SEC_XDP, so libbpf's "xdp.frags" cannot set it; user/filter/splice.c does at
  * open).
  */
 SEC(PS_SEC_XDP)
@@ -67,7 +67,7 @@ int pktsample_xdp_skb(struct xdp_md *ctx)
  * of the frame (netdev xdp-rx-metadata-features: vlan-tag; veth, mlx5, ice,
  * ...): the same as pktsample_xdp, plus that tag. Loaded once per such
  * device, bound to it (the kfunc becomes the driver's own), by a loader
- * of its own that shares the maps (user/loader.h: xdp_dev_ifindex).
+ * of its own that shares the maps (user/kernel/loader.h: xdp_dev_ifindex).
  */
 SEC(PS_SEC_XDP)
 int pktsample_xdp_dev(struct xdp_md *ctx)

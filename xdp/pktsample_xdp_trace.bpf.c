@@ -4,12 +4,12 @@
  * dispatcher): fentry on it records what it is given, fexit what it
  * returned, with its verdict, as xdpdump does. The program stays attached
  * and unchanged; ours run on the trampoline the kernel puts around it.
- * The target is set at load (user/loader.c: trace_prog_fd), one loader
+ * The target is set at load (user/kernel/loader.c: trace_prog_fd), one loader
  * per traced program, sharing the main loader's maps.
  */
-#include "bpf/ctx_xdp_trace.bpf.h"
+#include "ctx_xdp_trace.bpf.h"
 #include <stdbool.h>
-#include "bpf/capture.bpf.h"
+#include "lib/capture.bpf.h"
 
 static __always_inline void trace_capture(struct xdp_buff *xdp, __u8 hook, __s32 verdict)
 {

@@ -51,8 +51,8 @@ void ps_fx_vlan_oob_close(struct ps_fx_vlan_oob *v)
 uint8_t *ps_fx_frame_numbered(uint32_t len)
 {
 	static const uint8_t hdr[] = {
-		0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00,
-		0x45, 0, 0, 0, 0, 0, 0, 0, 64, 17, 0, 0, 192, 0, 2, 1, 192, 0, 2, 2,
+		0x02, 0, 0, 0, 0, 2,  0x02, 0, 0, 0,   0, 1, 0x08, 0x00, 0x45, 0, 0,
+		0,    0, 0, 0, 0, 64, 17,   0, 0, 192, 0, 2, 1,	   192,	 0,    2, 2,
 	};
 	uint8_t *p = malloc(len > sizeof(hdr) ? len : sizeof(hdr));
 
@@ -67,21 +67,19 @@ uint8_t *ps_fx_frame_numbered(uint32_t len)
 void ps_fx_frame_udp(uint8_t *b)
 {
 	static const uint8_t hdr[] = {
-		2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00,
-		0x45, 0, 0, 50, 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-		0x30, 0x39, 0, 53, 0, 30, 0, 0,
+		2, 0,  0,  0, 0, 2,  2, 0, 0, 0,  0, 1, 0x08, 0x00, 0x45, 0, 0,	 50, 0,	 0, 0x40,
+		0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,    0x30, 0x39, 0, 53, 0,  30, 0, 0,
 	};
 
 	memset(b, 0, PS_FX_UDP_FRAME);
 	memcpy(b, hdr, sizeof(hdr));
 }
 
-int ps_fx_run(int fd, bool xdp, const void *pkt, uint32_t len, uint32_t linear,
-	      uint32_t repeat, uint32_t *retval, uint32_t *duration_ns)
+int ps_fx_run(int fd, bool xdp, const void *pkt, uint32_t len, uint32_t linear, uint32_t repeat,
+	      uint32_t *retval, uint32_t *duration_ns)
 {
 	struct xdp_md xctx = { .ingress_ifindex = LO_IFINDEX, .data_end = linear };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = len,
-		    .repeat = repeat);
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = len, .repeat = repeat);
 
 	if (xdp) {
 		o.ctx_in = &xctx;

@@ -2,7 +2,7 @@
 /*
  * What the BPF tests share: the privilege check (skip, or fail in CI), the
  * out-of-band VLAN helper, frame builders and BPF_PROG_TEST_RUN. The
- * programs themselves are loaded through user/loader.h, as the binary does.
+ * programs themselves are loaded through user/kernel/loader.h, as the binary does.
  */
 #ifndef PS_TEST_FIXTURE_H
 #define PS_TEST_FIXTURE_H
@@ -45,7 +45,7 @@ void ps_fx_frame_udp(uint8_t *b);
  * Returns 0 or -errno; *retval and *duration_ns (kernel's ns per run) if
  * asked for.
  */
-int ps_fx_run(int fd, bool xdp, const void *pkt, uint32_t len, uint32_t linear,
-	      uint32_t repeat, uint32_t *retval, uint32_t *duration_ns);
+int ps_fx_run(int fd, bool xdp, const void *pkt, uint32_t len, uint32_t linear, uint32_t repeat,
+	      uint32_t *retval, uint32_t *duration_ns);
 
 #endif

@@ -70,8 +70,7 @@ static int on_ring(void *ctx, void *data, size_t size)
 }
 
 /* ring_bytes: 0 for the perf transport, else the ring buffer's size. */
-static void load_with(struct fixture *f, uint32_t snaplen, bool with_buffer,
-		      uint32_t ring_bytes)
+static void load_with(struct fixture *f, uint32_t snaplen, bool with_buffer, uint32_t ring_bytes)
 {
 	struct ps_iface_list ifaces = { 0 };
 	struct ps_load_opts o = {
@@ -95,8 +94,8 @@ static void load_with(struct fixture *f, uint32_t snaplen, bool with_buffer,
 		assert_int_equal(libbpf_get_error(f->rb), 0);
 	} else if (with_buffer) {
 		/* 16 pages = 64 KiB: room for one maximal record */
-		f->pb = perf_buffer__new(ps_loader_events_fd(&f->loader), 32, on_sample,
-					 on_lost, f, NULL);
+		f->pb = perf_buffer__new(ps_loader_events_fd(&f->loader), 32, on_sample, on_lost, f,
+					 NULL);
 		assert_non_null(f->pb);
 		assert_int_equal(libbpf_get_error(f->pb), 0);
 	}
@@ -139,21 +138,24 @@ enum prog { XDP, TC_IN, TC_EG };
 static int prog_fd(struct fixture *f, enum prog p)
 {
 	switch (p) {
-	case XDP: return ps_loader_prog_fd(&f->loader, PS_PROG_XDP);
-	case TC_IN: return ps_loader_prog_fd(&f->loader, PS_PROG_TC_INGRESS);
-	default: return ps_loader_prog_fd(&f->loader, PS_PROG_TC_EGRESS);
+	case XDP:
+		return ps_loader_prog_fd(&f->loader, PS_PROG_XDP);
+	case TC_IN:
+		return ps_loader_prog_fd(&f->loader, PS_PROG_TC_INGRESS);
+	default:
+		return ps_loader_prog_fd(&f->loader, PS_PROG_TC_EGRESS);
 	}
 }
 
-static uint32_t run(struct fixture *f, enum prog p, const uint8_t *pkt,
-		    uint32_t len, int repeat)
+static uint32_t run(struct fixture *f, enum prog p, const uint8_t *pkt, uint32_t len, int repeat)
 {
 	uint32_t retval;
 
 	/* the linear part is at most a page; the rest goes into frags */
 	assert_int_equal(ps_fx_run(prog_fd(f, p), p == XDP, pkt, len,
-				   len < XDP_LINEAR_MAX ? len : XDP_LINEAR_MAX, repeat,
-				   &retval, NULL), 0);
+				   len < XDP_LINEAR_MAX ? len : XDP_LINEAR_MAX, repeat, &retval,
+				   NULL),
+			 0);
 	if (f->pb)
 		assert_true(perf_buffer__consume(f->pb) >= 0);
 	if (f->rb)
@@ -234,7 +236,9 @@ static void records_for(uint32_t ring_bytes)
 		assert_true(m.ts_ns >= t0 && m.ts_ns <= t1);
 		assert_memory_equal(bytes, pkt, cap);
 
-		assert_int_equal(ps_loader_read_counter(&f.loader, LO_IFINDEX, c->expect_hook, &cnt), 0);
+		assert_int_equal(ps_loader_read_counter(&f.loader, LO_IFINDEX, c->expect_hook,
+							&cnt),
+				 0);
 		assert_int_equal(cnt.seen, 1);
 		assert_int_equal(cnt.emitted, 1);
 		assert_int_equal(cnt.output_errors, 0);
@@ -259,7 +263,7 @@ static void packet_in_ring_record_out(void **state)
 /*
  * A one-page ring holds one 1500-byte record (2 KiB class): the next two
  * reservations fail, are counted as output errors, and leave a gap of two
- * in the CPU's sequence, which is how the collector counts them per packet.
+ * in the CPU's sequence, which is how the ingest counts them per packet.
  */
 static void pin_to_cpu0(void)
 {
@@ -402,7 +406,8 @@ static void counters_follow_the_interface_list(void **state)
 	assert_int_equal(cnt.emitted, 4);
 	assert_int_equal(ps_loader_read_counter(&f.loader, LO_IFINDEX, PS_HOOK_TC_EGRESS, &cnt), 0);
 	assert_int_equal(cnt.seen, 2);
-	assert_int_equal(ps_loader_read_counter(&f.loader, LO_IFINDEX, PS_HOOK_TC_INGRESS, &cnt), 0);
+	assert_int_equal(ps_loader_read_counter(&f.loader, LO_IFINDEX, PS_HOOK_TC_INGRESS, &cnt),
+			 0);
 	assert_int_equal(cnt.seen, 0);
 	for (unsigned int h = 0; h < PS_HOOK_MAX; h++) {
 		assert_int_equal(ps_loader_read_counter(&f.loader, 9999, h, &cnt), 0);

@@ -33,7 +33,7 @@
 #include "log.h"
 
 #define MAX_PKT 9100
-#define TC_MAX_LEN 3000 /* skb test runs are limited to about a page */
+#define TC_MAX_LEN 3000	    /* skb test runs are limited to about a page */
 #define XDP_LINEAR_MAX 3000 /* the linear part must fit the run's page */
 #define N_BASE 240
 #define N_MUTANTS 360
@@ -89,8 +89,8 @@ static const char *const expressions[] = {
 	"ether[ether[0] & 15] = 2",
 	"ether[(ether[1] & 7) + 10:4] != 0x00020000",
 	"(ip[2:2] << (ip[8] & 0x3f)) > 1000",
-	"ip[2:2] / (ip[8] & 1) = 0",       /* eBPF would give 0 for x/0 */
-	"ip[2:2] % (ip[8] & 3) != 1000",   /* eBPF would keep A for x%0 */
+	"ip[2:2] / (ip[8] & 1) = 0",	 /* eBPF would give 0 for x/0 */
+	"ip[2:2] % (ip[8] & 3) != 1000", /* eBPF would keep A for x%0 */
 	"(ip[0] ^ ip[1]) & 0xff = 0x45",
 	"udp and len - 42 = udp[4:2] - 8",
 	"host 10.0.0.1 or host 10.0.0.2 or host 10.0.0.3 or host 10.0.0.4 or "
@@ -124,15 +124,23 @@ static uint32_t rnd(uint32_t n)
 	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32) % n;
 }
 
-static void put16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = v & 0xff; }
-static void put32(uint8_t *p, uint32_t v) { put16(p, v >> 16); put16(p + 2, v & 0xffff); }
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, v >> 16);
+	put16(p + 2, v & 0xffff);
+}
 
 /* One frame from random choices of every header field the filters test. */
 static void build_frame(struct pkt *p)
 {
 	static const uint16_t ports[] = { 443, 51000, 80, 1024, 53, 9, 1500, 40000, 22 };
-	static const uint32_t v4[] = { 0x0a000001, 0xc0000201, 0xc0000202, 0x0a000010,
-				       0xe0000001, 0xc6336401 };
+	static const uint32_t v4[] = { 0x0a000001, 0xc0000201, 0xc0000202,
+				       0x0a000010, 0xe0000001, 0xc6336401 };
 	static const uint16_t vids[] = { 100, 200, 300 };
 	uint8_t *b = p->b, *l3, *l4;
 	uint32_t off = 12, l4len, target;
@@ -143,8 +151,10 @@ static void build_frame(struct pkt *p)
 	if (rnd(8) == 0)
 		memset(b, 0xff, 6);
 	else
-		memcpy(b, (uint8_t[]){ rnd(6) == 0 ? 0x01 : 0x02, 0, rnd(6) == 0 ? 0x5e : 0, 0, 0,
-				       1 + rnd(2) }, 6);
+		memcpy(b,
+		       (uint8_t[]){ rnd(6) == 0 ? 0x01 : 0x02, 0, rnd(6) == 0 ? 0x5e : 0, 0, 0,
+				    1 + rnd(2) },
+		       6);
 	memcpy(b + 6, (uint8_t[]){ 0x02, 0, 0, 0, 0, 1 + rnd(2) }, 6);
 	for (int v = 0; v < vlans; v++) {
 		put16(b + off, v == 0 && vlans == 2 ? 0x88a8 : 0x8100);
@@ -210,7 +220,10 @@ static void build_frame(struct pkt *p)
 		l4len = 8;
 	}
 	/* Lengths: mostly small, some MTU-sized, a few jumbo. */
-	target = (uint32_t)(l4 - b) + l4len + (rnd(3) ? rnd(64) : rnd(6) ? rnd(1500) : 8000 + rnd(1000));
+	target = (uint32_t)(l4 - b) + l4len +
+		 (rnd(3) ? rnd(64) :
+		  rnd(6) ? rnd(1500) :
+			   8000 + rnd(1000));
 	if (target > MAX_PKT)
 		target = MAX_PKT;
 	for (uint32_t i = (uint32_t)(l4 - b) + l4len + 4; i < target; i++)
@@ -299,8 +312,8 @@ static const char *const view_names[N_VIEWS] = { "xdp", "xdp-split", "tc", "tc-v
 static bool has_outer_tag(const struct pkt *p)
 {
 	/* 22: the harness pops an inner tag too, as the stack would */
-	return p->len >= 22 && ((p->b[12] == 0x81 && p->b[13] == 0x00) ||
-				(p->b[12] == 0x88 && p->b[13] == 0xa8));
+	return p->len >= 22 &&
+	       ((p->b[12] == 0x81 && p->b[13] == 0x00) || (p->b[12] == 0x88 && p->b[13] == 0xa8));
 }
 
 static void dump_packet(const struct pkt *p)
@@ -332,14 +345,19 @@ static void differential(void **state)
 			fail_msg("'%s': %s", expressions[e], err);
 		/* The XDP program and TC ingress with the filter spliced in, as
 		 * the binary loads them. */
-		if (ps_loader_load(&loader, &(struct ps_load_opts){
-				.hooks = PS_HOOK_BIT(PS_HOOK_XDP) | PS_HOOK_BIT(PS_HOOK_TC_INGRESS),
-				.ifaces = &ifaces, .filter = &f, .xdp_native = true }))
+		if (ps_loader_load(&loader,
+				   &(struct ps_load_opts){ .hooks = PS_HOOK_BIT(PS_HOOK_XDP) |
+								    PS_HOOK_BIT(PS_HOOK_TC_INGRESS),
+							   .ifaces = &ifaces,
+							   .filter = &f,
+							   .xdp_native = true }))
 			fail_msg("'%s' does not load (run with PS_VERBOSE=2 for the verifier log)",
 				 expressions[e]);
 		assert_int_equal(ps_fx_vlan_oob_open(&oob, ps_loader_prog_fd(&loader,
-									   PS_PROG_TC_INGRESS)), 0);
-		pb = perf_buffer__new(ps_loader_events_fd(&loader), 64, on_sample, NULL, &rec, NULL);
+									     PS_PROG_TC_INGRESS)),
+				 0);
+		pb = perf_buffer__new(ps_loader_events_fd(&loader), 64, on_sample, NULL, &rec,
+				      NULL);
 		assert_true(pb && !libbpf_get_error(pb));
 		fds[V_XDP] = fds[V_XDP_SPLIT] = ps_loader_prog_fd(&loader, PS_PROG_XDP);
 		fds[V_TC] = ps_loader_prog_fd(&loader, PS_PROG_TC_INGRESS);
@@ -368,7 +386,8 @@ static void differential(void **state)
 				if (v == V_XDP_SPLIT)
 					linear = (uint32_t)((i * 2654435761u) % (linear + 1));
 				rec.n = 0;
-				rc = ps_fx_run(fds[v], v < V_TC, p->b, p->len, linear, 1, NULL, NULL);
+				rc = ps_fx_run(fds[v], v < V_TC, p->b, p->len, linear, 1, NULL,
+					       NULL);
 				if (rc) {
 					/* The kernel's skb test harness refuses frames
 					 * whose IP header is cut short; XDP still runs them. */
@@ -377,7 +396,8 @@ static void differential(void **state)
 						continue;
 					}
 					dump_packet(p);
-					fail_msg("test run failed at %s: %s", view_names[v], strerror(-rc));
+					fail_msg("test run failed at %s: %s", view_names[v],
+						 strerror(-rc));
 				}
 				perf_buffer__consume(pb);
 				runs[v]++;
@@ -385,7 +405,8 @@ static void differential(void **state)
 				    (!rec.n || rec.cap_len == (want < skb_len ? want : skb_len)))
 					continue;
 				mismatches++;
-				fprintf(stderr, "MISMATCH '%s' at %s: libpcap %u, kernel %d record(s), cap %u\n",
+				fprintf(stderr,
+					"MISMATCH '%s' at %s: libpcap %u, kernel %d record(s), cap %u\n",
 					expressions[e], view_names[v], want, rec.n, rec.cap_len);
 				dump_packet(p);
 			}
@@ -400,9 +421,9 @@ static void differential(void **state)
 	       "tc with tag out of band %llu (%llu truncated frames refused by the skb test harness); "
 	       "%llu expected matches; %llu mismatches\n",
 	       N_EXPR, n_corpus, (unsigned long long)runs[V_XDP],
-	       (unsigned long long)runs[V_XDP_SPLIT],
-	       (unsigned long long)runs[V_TC], (unsigned long long)runs[V_TC_OOB],
-	       (unsigned long long)refused, (unsigned long long)matches, (unsigned long long)mismatches);
+	       (unsigned long long)runs[V_XDP_SPLIT], (unsigned long long)runs[V_TC],
+	       (unsigned long long)runs[V_TC_OOB], (unsigned long long)refused,
+	       (unsigned long long)matches, (unsigned long long)mismatches);
 	assert_true(N_EXPR >= 40);
 	assert_true(matches > 0);
 	assert_int_equal(mismatches, 0);

@@ -31,7 +31,7 @@
 #define FRAME PS_FX_UDP_FRAME
 
 struct fixture {
-	struct ps_loader loader; /* XDP and both TC programs, as the binary loads them */
+	struct ps_loader loader;   /* XDP and both TC programs, as the binary loads them */
 	struct ps_fx_vlan_oob oob; /* TC ingress with the tag out of band */
 };
 
@@ -48,8 +48,9 @@ static void load(struct fixture *f, const struct ps_sampling *s)
 	memset(f, 0, sizeof(*f));
 	assert_int_equal(ps_iface_list_add(&ifaces, LO_IFINDEX), 0);
 	assert_int_equal(ps_loader_load(&f->loader, &o), 0);
-	assert_int_equal(ps_fx_vlan_oob_open(&f->oob, ps_loader_prog_fd(&f->loader,
-									 PS_PROG_TC_INGRESS)), 0);
+	assert_int_equal(ps_fx_vlan_oob_open(&f->oob,
+					     ps_loader_prog_fd(&f->loader, PS_PROG_TC_INGRESS)),
+			 0);
 }
 
 static void unload(struct fixture *f)
@@ -83,8 +84,8 @@ static struct ps_counters counters(struct fixture *f, unsigned int hook)
 
 	assert_int_equal(ps_loader_read_counter(&f->loader, LO_IFINDEX, hook, &c), 0);
 	/* every packet ends in exactly one stage */
-	assert_int_equal(c.seen, c.filtered + c.sampled_out + c.rate_limited +
-				 c.emitted + c.output_errors);
+	assert_int_equal(c.seen,
+			 c.filtered + c.sampled_out + c.rate_limited + c.emitted + c.output_errors);
 	return c;
 }
 
@@ -135,8 +136,8 @@ static void random_mode_is_one_in_n(void **state)
 	load(&f, &s);
 	c = xdp_udp_runs(&f, runs);
 	printf("random 1/%llu over %llu runs: %llu chosen (expected %.0f, sigma %.1f, %+.2f sigma)\n",
-	       (unsigned long long)n, (unsigned long long)runs,
-	       (unsigned long long)chosen(&c), mean, sigma, (chosen(&c) - mean) / sigma);
+	       (unsigned long long)n, (unsigned long long)runs, (unsigned long long)chosen(&c),
+	       mean, sigma, (chosen(&c) - mean) / sigma);
 	assert_int_equal(c.seen, runs);
 	assert_true(fabs(chosen(&c) - mean) <= 5 * sigma);
 	unload(&f);
@@ -196,7 +197,8 @@ static uint32_t flow_frame(uint8_t *b, uint32_t flow, bool reverse, int kind)
 	uint32_t off = 12;
 
 	memset(b, 0, 128);
-	memcpy(b, reverse ? "\x02\0\0\0\0\x01\x02\0\0\0\0\x02" : "\x02\0\0\0\0\x02\x02\0\0\0\0\x01", 12);
+	memcpy(b, reverse ? "\x02\0\0\0\0\x01\x02\0\0\0\0\x02" : "\x02\0\0\0\0\x02\x02\0\0\0\0\x01",
+	       12);
 	if (kind == 2) { /* VLAN 100 */
 		memcpy(b + 12, "\x81\x00\x00\x64", 4);
 		off = 16;
@@ -250,12 +252,15 @@ static void flow_mode_is_symmetric_and_one_in_n(void **state)
 			uint32_t len = flow_frame(pkt, fl, dir, kind);
 			/* XDP; TC ingress with the tag in the bytes; TC with the
 			 * tag moved out of band (tc_vlan_oob, tagged flows only) */
-			struct { int fd; bool xdp; unsigned int hook; } hooks[3] = {
+			struct {
+				int fd;
+				bool xdp;
+				unsigned int hook;
+			} hooks[3] = {
 				{ ps_loader_prog_fd(&f.loader, PS_PROG_XDP), true, PS_HOOK_XDP },
 				{ ps_loader_prog_fd(&f.loader, PS_PROG_TC_EGRESS), false,
 				  PS_HOOK_TC_EGRESS },
-				{ f.oob.fd, false,
-				  PS_HOOK_TC_INGRESS },
+				{ f.oob.fd, false, PS_HOOK_TC_INGRESS },
 			};
 
 			for (int h = 0; h < 3; h++) {
@@ -269,13 +274,13 @@ static void flow_mode_is_symmetric_and_one_in_n(void **state)
 			}
 		}
 		if (yes != 0 && yes != decisions)
-			fail_msg("flow %u (kind %d): chosen in %d of %d directions and hooks",
-				 fl, kind, yes, decisions);
+			fail_msg("flow %u (kind %d): chosen in %d of %d directions and hooks", fl,
+				 kind, yes, decisions);
 		picked += yes != 0;
 	}
 	printf("flow 1/%u over %u flows, 6 decisions each (2 directions x 3 hooks): "
-	       "%llu picked (expected %.0f, sigma %.1f, %+.2f sigma)\n", n, flows,
-	       (unsigned long long)picked, mean, sigma, (picked - mean) / sigma);
+	       "%llu picked (expected %.0f, sigma %.1f, %+.2f sigma)\n",
+	       n, flows, (unsigned long long)picked, mean, sigma, (picked - mean) / sigma);
 	assert_true(fabs(picked - mean) <= 5 * sigma);
 	unload(&f);
 }
@@ -307,11 +312,11 @@ static void rate_cap_never_exceeds_its_bucket(void **state)
 	elapsed = mono_s() - elapsed;
 	allowed = rate * elapsed + bucket;
 	printf("rate cap %llu/s, bucket %llu: %llu of %llu passed in %.3f s (at most %.0f allowed)\n",
-	       (unsigned long long)rate, (unsigned long long)bucket,
-	       (unsigned long long)chosen(&c), (unsigned long long)runs, elapsed, allowed);
+	       (unsigned long long)rate, (unsigned long long)bucket, (unsigned long long)chosen(&c),
+	       (unsigned long long)runs, elapsed, allowed);
 	assert_int_equal(c.seen, runs);
 	assert_true(chosen(&c) <= allowed);
-	assert_true(chosen(&c) >= bucket);          /* the bucket was used */
+	assert_true(chosen(&c) >= bucket);	       /* the bucket was used */
 	assert_true(chosen(&c) >= rate * elapsed / 2); /* and it refilled */
 	assert_int_equal(c.rate_limited, runs - chosen(&c));
 	unload(&f);

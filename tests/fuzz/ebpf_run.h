@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * A small eBPF interpreter for what user/xlate.c emits, so the translator
+ * A small eBPF interpreter for what user/filter/xlate.c emits, so the translator
  * can be fuzzed without the kernel: the translated filter runs here and
  * its answer is compared with libpcap's bpf_filter() on the cBPF it came
  * from. Every memory access is checked: one outside the packet or the
@@ -23,7 +23,7 @@
 
 struct ebpf_env {
 	const uint8_t *pkt;
-	uint32_t len;      /* bytes the program may read: data_end - data */
+	uint32_t len; /* bytes the program may read: data_end - data */
 	uint8_t stack[EBPF_STACK];
 	int ctx_marker;
 	/* PS_XLATE_XDP_TRACE: data is a plain kernel address, so no direct
@@ -32,8 +32,7 @@ struct ebpf_env {
 	int kmem_only;
 };
 
-__attribute__((noreturn, format(printf, 1, 2)))
-static void ebpf_die(const char *fmt, ...)
+__attribute__((noreturn, format(printf, 1, 2))) static void ebpf_die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -48,10 +47,14 @@ static void ebpf_die(const char *fmt, ...)
 static int ebpf_size(uint8_t code)
 {
 	switch (BPF_SIZE(code)) {
-	case BPF_B: return 1;
-	case BPF_H: return 2;
-	case BPF_W: return 4;
-	default: return 8;
+	case BPF_B:
+		return 1;
+	case BPF_H:
+		return 2;
+	case BPF_W:
+		return 4;
+	default:
+		return 8;
 	}
 }
 
@@ -77,26 +80,52 @@ static uint64_t ebpf_alu(uint8_t op, uint64_t d, uint64_t s, int is64, int32_t i
 		s &= mask;
 	}
 	switch (op) {
-	case BPF_ADD: d += s; break;
-	case BPF_SUB: d -= s; break;
-	case BPF_MUL: d *= s; break;
-	case BPF_DIV: d = s ? d / s : 0; break;
-	case BPF_MOD: d = s ? d % s : d; break;
-	case BPF_OR: d |= s; break;
-	case BPF_AND: d &= s; break;
-	case BPF_XOR: d ^= s; break;
-	case BPF_LSH: d <<= s & (is64 ? 63 : 31); break;
-	case BPF_RSH: d >>= s & (is64 ? 63 : 31); break;
+	case BPF_ADD:
+		d += s;
+		break;
+	case BPF_SUB:
+		d -= s;
+		break;
+	case BPF_MUL:
+		d *= s;
+		break;
+	case BPF_DIV:
+		d = s ? d / s : 0;
+		break;
+	case BPF_MOD:
+		d = s ? d % s : d;
+		break;
+	case BPF_OR:
+		d |= s;
+		break;
+	case BPF_AND:
+		d &= s;
+		break;
+	case BPF_XOR:
+		d ^= s;
+		break;
+	case BPF_LSH:
+		d <<= s & (is64 ? 63 : 31);
+		break;
+	case BPF_RSH:
+		d >>= s & (is64 ? 63 : 31);
+		break;
 	case BPF_ARSH:
 		d = is64 ? (uint64_t)((int64_t)d >> (s & 63)) :
 			   (uint64_t)(uint32_t)((int32_t)d >> (s & 31));
 		break;
-	case BPF_NEG: d = -d; break;
-	case BPF_MOV: d = s; break;
+	case BPF_NEG:
+		d = -d;
+		break;
+	case BPF_MOV:
+		d = s;
+		break;
 	case BPF_END:
 		/* BPF_TO_BE on a little-endian host: a byte swap */
-		d = imm == 16 ? htobe16((uint16_t)d) : imm == 32 ? htobe32((uint32_t)d) :
-			imm == 64 ? htobe64(d) : (ebpf_die("insn %zu: END %d", pc, imm), 0);
+		d = imm == 16 ? htobe16((uint16_t)d) :
+		    imm == 32 ? htobe32((uint32_t)d) :
+		    imm == 64 ? htobe64(d) :
+				(ebpf_die("insn %zu: END %d", pc, imm), 0);
 		return d;
 	default:
 		ebpf_die("insn %zu: ALU op 0x%x", pc, op);
@@ -111,18 +140,30 @@ static int ebpf_cond(uint8_t op, uint64_t a, uint64_t b, int is32, size_t pc)
 		b = (uint32_t)b;
 	}
 	switch (op) {
-	case BPF_JEQ: return a == b;
-	case BPF_JNE: return a != b;
-	case BPF_JGT: return a > b;
-	case BPF_JGE: return a >= b;
-	case BPF_JLT: return a < b;
-	case BPF_JLE: return a <= b;
-	case BPF_JSET: return (a & b) != 0;
-	case BPF_JSGT: return is32 ? (int32_t)a > (int32_t)b : (int64_t)a > (int64_t)b;
-	case BPF_JSGE: return is32 ? (int32_t)a >= (int32_t)b : (int64_t)a >= (int64_t)b;
-	case BPF_JSLT: return is32 ? (int32_t)a < (int32_t)b : (int64_t)a < (int64_t)b;
-	case BPF_JSLE: return is32 ? (int32_t)a <= (int32_t)b : (int64_t)a <= (int64_t)b;
-	default: ebpf_die("insn %zu: jump op 0x%x", pc, op);
+	case BPF_JEQ:
+		return a == b;
+	case BPF_JNE:
+		return a != b;
+	case BPF_JGT:
+		return a > b;
+	case BPF_JGE:
+		return a >= b;
+	case BPF_JLT:
+		return a < b;
+	case BPF_JLE:
+		return a <= b;
+	case BPF_JSET:
+		return (a & b) != 0;
+	case BPF_JSGT:
+		return is32 ? (int32_t)a > (int32_t)b : (int64_t)a > (int64_t)b;
+	case BPF_JSGE:
+		return is32 ? (int32_t)a >= (int32_t)b : (int64_t)a >= (int64_t)b;
+	case BPF_JSLT:
+		return is32 ? (int32_t)a < (int32_t)b : (int64_t)a < (int64_t)b;
+	case BPF_JSLE:
+		return is32 ? (int32_t)a <= (int32_t)b : (int64_t)a <= (int64_t)b;
+	default:
+		ebpf_die("insn %zu: jump op 0x%x", pc, op);
 	}
 }
 
@@ -160,7 +201,8 @@ static uint64_t ebpf_run(struct ebpf_env *e, const struct bpf_insn *prog, size_t
 		case BPF_ALU64:
 			if (i->dst_reg == 10)
 				ebpf_die("insn %zu: writes the frame pointer", pc);
-			r[i->dst_reg] = ebpf_alu(op, r[i->dst_reg], src, cls == BPF_ALU64, i->imm, pc);
+			r[i->dst_reg] = ebpf_alu(op, r[i->dst_reg], src, cls == BPF_ALU64, i->imm,
+						 pc);
 			break;
 		case BPF_LDX: {
 			int sz = ebpf_size(i->code);
@@ -198,13 +240,15 @@ static uint64_t ebpf_run(struct ebpf_env *e, const struct bpf_insn *prog, size_t
 					/* The kernel would read whatever is there:
 					 * the bounds check before it must hold. */
 					if (from < p || from + len > p + e->len)
-						ebpf_die("insn %zu: probe_read outside the packet", pc);
+						ebpf_die("insn %zu: probe_read outside the packet",
+							 pc);
 					memcpy(to, (const void *)from, len);
 					r[0] = 0;
 					r[1] = r[2] = r[3] = r[4] = r[5] = 0xdeadbeefdeadbeefull;
 					break;
 				}
-				if (i->imm != BPF_FUNC_xdp_load_bytes && i->imm != BPF_FUNC_skb_load_bytes)
+				if (i->imm != BPF_FUNC_xdp_load_bytes &&
+				    i->imm != BPF_FUNC_skb_load_bytes)
 					ebpf_die("insn %zu: helper %d", pc, i->imm);
 				if (r[1] != (uint64_t)(uintptr_t)&e->ctx_marker)
 					ebpf_die("insn %zu: helper without the context", pc);
@@ -220,7 +264,8 @@ static uint64_t ebpf_run(struct ebpf_env *e, const struct bpf_insn *prog, size_t
 				r[1] = r[2] = r[3] = r[4] = r[5] = 0xdeadbeefdeadbeefull;
 				break;
 			}
-			if (op == BPF_JA || ebpf_cond(op, r[i->dst_reg], src, cls == BPF_JMP32, pc)) {
+			if (op == BPF_JA ||
+			    ebpf_cond(op, r[i->dst_reg], src, cls == BPF_JMP32, pc)) {
 				if (i->off < 0)
 					ebpf_die("insn %zu: backward jump", pc);
 				pc += (size_t)i->off;

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data, size);
 	buf[size] = 0;
-	for (size_t i = 0; i < size && argc < 64; ) {
+	for (size_t i = 0; i < size && argc < 64;) {
 		argv[argc++] = buf + i;
 		i += strlen(buf + i) + 1;
 	}
@@ -31,8 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (ret && !err[0]) /* one line once printed: the logger escapes control characters */
 		abort();
-	if (!ret && !o.help && !o.version && !o.list_interfaces && !o.dump_filter &&
-	    !req && !o.read_file) {
+	if (!ret && !o.help && !o.version && !o.list_interfaces && !o.dump_filter && !req &&
+	    !o.read_file) {
 		if (!o.n_ifaces || o.snaplen == 0 || o.snaplen > PS_SNAPLEN_MAX)
 			abort();
 		if (o.sflow.n_collectors && !o.sflow.rate)

@@ -31,8 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cap = (uint32_t)(size - 3);
 	frame = malloc(cap ? cap : 1);
 	memcpy(frame, data + 3, cap);
-	n = ps_decode(&d[data[0] & 3], data[0] & 4 ? PS_LINKTYPE_RAW : PS_LINKTYPE_ETHERNET,
-		      frame, cap, data[2] ? wire : cap, text, sizeof(text), &out);
+	n = ps_decode(&d[data[0] & 3], data[0] & 4 ? PS_LINKTYPE_RAW : PS_LINKTYPE_ETHERNET, frame,
+		      cap, data[2] ? wire : cap, text, sizeof(text), &out);
 	if (n >= sizeof(text) || text[n] || strlen(text) != n)
 		abort();
 	if (out.link_len > cap)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Samples through the collector into the capture-file sink, and the file read
+ * Samples through the ingest into the capture-file sink, and the file read
  * back by a strict walker: whatever the samples hold (malformed ones are
  * counted and dropped), the output is whole blocks, each packet block's
  * lengths agree, and every packet has an interface described before it.
@@ -14,13 +14,13 @@
 #include <unistd.h>
 #include <stdio.h>
 #include "capfile.h"
-#include "collector.h"
+#include "ingest.h"
 #include "pcapng.h"
 #include "support/pcapng_walk.h"
 
 #define NCPUS 4
 
-static struct ps_collector col;
+static struct ps_ingest col;
 static struct ps_capfile file;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -43,8 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ps_capfile_open(&file, &(struct ps_capfile_cfg){ .output = path, .snaplen = 256 },
 			    NULL) ||
 	    ps_capfile_start(&file, targets, idb, 2, NCPUS, NULL, 0) ||
-	    ps_collector_init(&col, targets, 2, NCPUS, 256, 0) ||
-	    ps_collector_add_sink(&col, ps_capfile_sink(&file)))
+	    ps_ingest_init(&col, targets, 2, NCPUS, 256, 0) ||
+	    ps_ingest_add_sink(&col, ps_capfile_sink(&file)))
 		abort();
 	while (off + 3 <= size) {
 		uint8_t cpu = data[off];
@@ -56,18 +56,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			memcpy(&t, data + off, size - off < 8 ? size - off : 8);
 			for (int c = 0; c < NCPUS; c++)
-				ps_collector_settle(&col, c, t);
-			ps_collector_release(&col, false);
+				ps_ingest_settle(&col, c, t);
+			ps_ingest_release(&col, false);
 			continue;
 		}
 		if (n > size - off)
 			n = size - off;
-		ps_collector_sample(&col, cpu % NCPUS, data + off, (uint32_t)n);
+		ps_ingest_sample(&col, cpu % NCPUS, data + off, (uint32_t)n);
 		off += n;
 	}
-	ps_collector_release(&col, true);
+	ps_ingest_release(&col, true);
 	pcapng_flush(file.w);
-	ps_collector_free(&col);
+	ps_ingest_free(&col);
 	ps_capfile_free(&file);
 
 	end = (size_t)lseek(fd, 0, SEEK_END);

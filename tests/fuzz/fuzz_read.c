@@ -27,8 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd < 0 || !out || write(fd, data, size) != (ssize_t)size)
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	ps_printer_init(&pr, &(struct ps_print_opts){ .link = true, .hex_ascii = 2,
-						      .annotate = true }, out);
+	ps_printer_init(&pr,
+			&(struct ps_print_opts){ .link = true, .hex_ascii = 2, .annotate = true },
+			out);
 	ret = ps_capread_open(&r, path, err, sizeof(err));
 	while (ret >= 0 && (ret = ps_capread_next(&r, &rec, err, sizeof(err))) > 0) {
 		if (rec.kind != PS_REC_PACKET)
@@ -37,13 +38,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    rec.data + rec.cap_len > rec.raw + rec.raw_len)
 			abort();
 		ps_print_packet(&pr, &(struct ps_print_pkt){
-			.ts_ns = rec.ts_ns, .linktype = rec.iface->linktype, .data = rec.data,
-			.cap_len = rec.cap_len, .wire_len = rec.wire_len,
-			.ifname = rec.iface->name[0] ? rec.iface->name : NULL,
-			.hook = rec.iface->hook, .direction = rec.direction,
-			.comment = rec.comment[0] ? rec.comment : NULL,
-			.has_id = rec.has_id, .id = rec.id,
-		});
+					     .ts_ns = rec.ts_ns,
+					     .linktype = rec.iface->linktype,
+					     .data = rec.data,
+					     .cap_len = rec.cap_len,
+					     .wire_len = rec.wire_len,
+					     .ifname = rec.iface->name[0] ? rec.iface->name : NULL,
+					     .hook = rec.iface->hook,
+					     .direction = rec.direction,
+					     .comment = rec.comment[0] ? rec.comment : NULL,
+					     .has_id = rec.has_id,
+					     .id = rec.id,
+				     });
 	}
 	if (ret < 0 && (!err[0] || strchr(err, '\n')))
 		abort();

@@ -53,10 +53,11 @@ static void check(const struct sock_filter *prog, size_t n, enum ps_xlate_target
 	got = (uint32_t)ebpf_run(&env, e.insns, e.n, wire, vlan);
 	if (got != want) {
 		fprintf(stderr, "%s%s: cBPF says %u, the translation %u\n",
-			t == PS_XLATE_XDP ? "xdp" : t == PS_XLATE_TC ? "tc" :
-			t == PS_XLATE_XDP_TRACE ? "around another xdp program" : "xdp with the driver's tag",
-			vlan ? " (tag out of band)" : "", want,
-			got);
+			t == PS_XLATE_XDP	? "xdp" :
+			t == PS_XLATE_TC	? "tc" :
+			t == PS_XLATE_XDP_TRACE ? "around another xdp program" :
+						  "xdp with the driver's tag",
+			vlan ? " (tag out of band)" : "", want, got);
 		abort();
 	}
 	ps_ebpf_free(&e);

@@ -95,7 +95,7 @@ def main():
         meta = struct.pack("<QQIIIIiIBBBBHHII", 1000 + i, i, 2, 0, len(frame), len(frame), 2,
                            0, 2, 0, flags, 0, 100, 0x0081, i + 1, 0)
         write("split", i, struct.pack("<q", -5) + meta + frame)
-        # the collector: [cpu][size u16][sample], then a settle record
+        # the ingest: [cpu][size u16][sample], then a settle record
         write("pcapng", i, struct.pack("<BH", i, len(meta) + len(frame)) + meta + frame +
               struct.pack("<BH", 0xff, 0) + struct.pack("<Q", 1 << 40))
 

@@ -14,7 +14,7 @@ fi
 seconds=$1
 shift
 targets=${*:-cli split decode xlate pcapng read}
-build=${BUILD_DIR:-$top/build-fuzz}
+build=$(realpath -m "${BUILD_DIR:-$top/build-fuzz}") # absolute: the targets run elsewhere
 work=$build/fuzz-work
 mkdir -p "$build"
 

@@ -99,7 +99,7 @@ stop_capture INT
 assert_nothing_attached
 in_cap tc qdisc del dev "$CAPIF" clsact # the killed run's qdisc: nobody's now
 
-# Capabilities only, no root uid (the README's file-capabilities setup):
+# Capabilities only, no root uid (doc/guide.md's file-capabilities setup):
 # start, capture, stop, nothing left, for links and for clsact (whose
 # detach needs the CAP_NET_ADMIN it has); at this kernel's
 # perf_event_paranoid and at Debian's 3, where perf events need

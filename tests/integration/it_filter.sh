@@ -10,7 +10,7 @@
 # tcpdump filters its own capture file rather than live: on Linux a live
 # tcpdump runs the expression after the kernel has stripped VLAN tags, so
 # there `udp port 53` also selects tagged DNS; pktsample, like tcpdump -r
-# and Wireshark, sees the frame as it was on the wire (README, Filters).
+# and Wireshark, sees the frame as it was on the wire (doc/guide.md, Filters).
 source "$(dirname "$0")/lib.sh"
 
 env_up --mtu 9000

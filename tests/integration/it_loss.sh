@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Loss, made certain: the collector is stopped while a 4 KiB-per-CPU buffer
+# Loss, made certain: the ingest is stopped while a 4 KiB-per-CPU buffer
 # overflows. Every lost sample must be accounted for, the same way in the
 # packet blocks (epb_dropcount), the statistics blocks and the summary.
 source "$(dirname "$0")/lib.sh"

@@ -30,7 +30,7 @@ print_refresh_time: 1
 EOF
 "$TESTENV" exec "$ENV" cap -- sfacctd -f "$WORK/sfacctd.conf" >"$WORK/sfacctd.log" 2>&1 &
 PIDS+=($!)
-# Not a datagram before the collector listens: one sent earlier is refused
+# Not a datagram before the ingest listens: one sent earlier is refused
 # (ICMP port unreachable) and counted as failed.
 for _ in $(seq $((50 * PS_TIME_SCALE))); do
 	in_cap ss -Hlun 'sport = :6343' | grep -q . && break
@@ -57,7 +57,7 @@ td=$(pgrep -f "^tcpdump -i lo -U -w $WORK/sflow.pcap" || true)
 [ -z "$td" ] || kill -INT "$td"
 wait "$TD" 2>/dev/null || true
 
-# The collector's renormalised count (each second's rows appended): within
+# The ingest's renormalised count (each second's rows appended): within
 # 5 sigma of the frames sent.
 [ -s "$WORK/sfacctd.csv" ] || fail "sfacctd wrote nothing: $(cat "$WORK/sfacctd.log")"
 got=$(awk -F, '/PACKETS/ { for (i = 1; i <= NF; i++) if ($i == "PACKETS") p = i; next }
@@ -120,11 +120,11 @@ in_cap "$PKTSAMPLE" -i "$CAPIF" --sample-flows 4 --sflow 127.0.0.1 2>"$WORK/err"
 assert_eq "2 1" "$rc $(grep -c . "$WORK/err")" "--sflow with --sample-flows: exit 2, one line"
 assert_match "needs a 1-in-N rate" "$(cat "$WORK/err")" "--sflow with --sample-flows: says why"
 
-# A collector that is not there: sends fail, are counted, the capture goes on.
+# A ingest that is not there: sends fail, are counted, the capture goes on.
 start_capture -i "$CAPIF" --sample 2 --sflow 127.0.0.1:9 --sflow-counters 1
 in_peer "$PSGEN" -i "$PEERIF" -n 2000 --rate 5000 >/dev/null
 sleep 1.2
 stop_capture INT
-assert_eq 0 "$PS_RC" "a refusing collector: the capture still exits 0"
-assert_match "sent, [1-9][0-9]* failed" "$(cat "$WORK/ps.err")" "a refusing collector: failures counted"
+assert_eq 0 "$PS_RC" "a refusing ingest: the capture still exits 0"
+assert_match "sent, [1-9][0-9]* failed" "$(cat "$WORK/ps.err")" "a refusing ingest: failures counted"
 assert_nothing_attached

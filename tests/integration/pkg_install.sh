@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # What gets installed: the man page renders without a warning and names
 # every option --help lists; the bash completion parses and completes;
-# cmake --install puts binary, page and completion where Debian does; the
-# .deb from CPack carries them with the right Depends.
+# cmake --install puts binary, page and completion where Debian does, and
+# the extcap's help link names the guide it installed; the .deb from
+# CPack carries them with the right Depends, and lintian finds nothing.
 PS_NO_ROOT=1
 source "$(dirname "$0")/lib.sh"
-need_tools man bash cpack dpkg-deb
+need_tools man bash cpack dpkg-deb lintian
 : "${BUILD_DIR:=$(dirname "$PKTSAMPLE")}"
-page=$top/user/pktsample.8
-completion=$top/user/pktsample.bash
+page=$top/doc/pktsample.8
+completion=$top/packaging/pktsample.bash
 
 # The man page.
 man --warnings -l "$page" >"$WORK/man.txt" 2>"$WORK/man.err" || fail "man -l failed: $(cat "$WORK/man.err")"
@@ -43,10 +44,14 @@ fi
 
 # cmake --install, where Debian puts things.
 DESTDIR=$WORK/root cmake --install "$BUILD_DIR" --prefix /usr >/dev/null
-for f in usr/sbin/pktsample usr/share/man/man8/pktsample.8 usr/share/bash-completion/completions/pktsample; do
+for f in usr/sbin/pktsample usr/share/man/man8/pktsample.8.gz \
+	usr/share/bash-completion/completions/pktsample usr/share/doc/pktsample/copyright; do
 	[ -f "$WORK/root/$f" ] || fail "cmake --install did not install /$f"
 done
-ok "cmake --install: binary, man page and completion in Debian's places"
+ok "cmake --install: binary, man page, completion and copyright in Debian's places"
+help=$("$WORK/root/usr/sbin/pktsample" --extcap-interfaces | sed -n 's/^extcap .*{help=file:\/\/\([^}#]*\)[^}]*}.*/\1/p')
+assert_eq "$WORK/root/usr/share/doc/pktsample/guide.md" "$help" \
+	"the extcap's help link is the guide installed beside the binary"
 link=$WORK/root/usr/lib/x86_64-linux-gnu/wireshark/extcap/pktsample
 [ -L "$link" ] || fail "cmake --install did not link pktsample into Wireshark's extcap directory"
 assert_eq "$WORK/root/usr/sbin/pktsample" "$(readlink -f "$link")" \
@@ -60,10 +65,14 @@ deb=$(ls "$WORK"/deb/pktsample_*_amd64.deb 2>/dev/null | head -1)
 assert_eq "libbpf1, libxdp1, libpcap0.8, libelf1, zlib1g, libc6" "$(dpkg-deb -f "$deb" Depends)" \
 	"the .deb depends on the libraries pktsample links"
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
-for f in ./usr/sbin/pktsample ./usr/share/man/man8/pktsample.8 ./usr/share/bash-completion/completions/pktsample; do
+for f in ./usr/sbin/pktsample ./usr/share/man/man8/pktsample.8.gz \
+	./usr/share/bash-completion/completions/pktsample ./usr/share/doc/pktsample/guide.md; do
 	grep -qx -- "$f" <<<"$contents" || fail "the .deb lacks $f"
 done
-ok "the .deb carries the binary, the man page and the completion"
+ok "the .deb carries the binary, the man page, the completion and the guide"
 assert_match "^l.* \./usr/lib/x86_64-linux-gnu/wireshark/extcap/pktsample -> \.\./\.\./\.\./\.\./sbin/pktsample$" \
 	"$(dpkg-deb -c "$deb" | grep extcap/pktsample | awk '{print $1, $6, $7, $8}')" \
 	"the .deb links pktsample into Wireshark's extcap directory"
+# Debian's own judge: no error, no warning, not even a pedantic note.
+tags=$(lintian --pedantic --info "$deb" 2>&1 | grep -v "^N:\|running with root privileges" || true)
+assert_eq "" "$tags" "lintian --pedantic finds nothing in the .deb"

@@ -34,8 +34,7 @@ struct frame {
 static pcap_t *open_file(const char *path)
 {
 	char err[PCAP_ERRBUF_SIZE];
-	pcap_t *p = pcap_open_offline_with_tstamp_precision(
-		path, PCAP_TSTAMP_PRECISION_NANO, err);
+	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
 
 	if (!p) {
 		fprintf(stderr, "pcapcheck: %s\n", err);
@@ -132,8 +131,8 @@ static int cmd_same(const char *a, const char *b)
 	qsort(fb, nb, sizeof(*fb), frame_cmp);
 	for (size_t i = 0; i < na; i++)
 		if (frame_cmp(&fa[i], &fb[i])) {
-			printf("frame differs: %u/%u bytes vs %u/%u bytes\n",
-			       fa[i].caplen, fa[i].len, fb[i].caplen, fb[i].len);
+			printf("frame differs: %u/%u bytes vs %u/%u bytes\n", fa[i].caplen,
+			       fa[i].len, fb[i].caplen, fb[i].len);
 			ret = 1;
 			goto out;
 		}
@@ -190,8 +189,11 @@ static uint8_t *read_whole(const char *path, size_t *size)
 
 static int cmd_isb(const char *path)
 {
-	static const struct { uint16_t code; const char *name; } opts[] = {
-		{ 4, "ifrecv" }, { 5, "ifdrop" }, { 6, "filteraccept" },
+	static const struct {
+		uint16_t code;
+		const char *name;
+	} opts[] = {
+		{ 4, "ifrecv" }, { 5, "ifdrop" },   { 6, "filteraccept" },
 		{ 7, "osdrop" }, { 8, "usrdeliv" },
 	};
 	struct pn_block b;
@@ -212,8 +214,7 @@ static int cmd_isb(const char *path)
 			const uint8_t *v;
 
 			if (pn_opt(&b, opts[i].code, 0, &v) == 8)
-				printf(" %s=%llu", opts[i].name,
-				       (unsigned long long)pn_u64(v));
+				printf(" %s=%llu", opts[i].name, (unsigned long long)pn_u64(v));
 		}
 		{ /* opt_comment: pktsample's per-stage counters */
 			const uint8_t *v;
@@ -246,8 +247,8 @@ static int cmd_blocks(const char *path)
 		packets += b.type == 6;
 	free(buf);
 	if (r < 0 || off != size) {
-		fprintf(stderr, "pcapcheck: %s: partial or malformed block at %zu of %zu\n",
-			path, off, size);
+		fprintf(stderr, "pcapcheck: %s: partial or malformed block at %zu of %zu\n", path,
+			off, size);
 		return 1;
 	}
 	printf("%zu\n", packets);
@@ -286,8 +287,7 @@ static int opt_is(const struct pn_block *b, uint16_t code, const char *want)
 	return n >= 0 && (size_t)n == strlen(want) && !memcmp(v, want, n);
 }
 
-static int cmd_extract(const char *path, const char *ifname, const char *descr,
-		       const char *out)
+static int cmd_extract(const char *path, const char *ifname, const char *descr, const char *out)
 {
 	struct pn_block b;
 	size_t size, off = 0;

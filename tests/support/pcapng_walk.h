@@ -13,13 +13,12 @@
 
 struct pn_block {
 	uint32_t type;
-	uint32_t len;        /* total block length */
+	uint32_t len;	     /* total block length */
 	const uint8_t *data; /* the whole block */
 };
 
 /* Next block at *off; returns 1, 0 at the end, -1 if malformed. */
-static inline int pn_next(const uint8_t *buf, size_t size, size_t *off,
-			  struct pn_block *b)
+static inline int pn_next(const uint8_t *buf, size_t size, size_t *off, struct pn_block *b)
 {
 	uint32_t trailer;
 
@@ -45,19 +44,22 @@ static inline size_t pn_opts_offset(const struct pn_block *b)
 	uint32_t caplen;
 
 	switch (b->type) {
-	case 0x0A0D0D0A: return 8 + 16;
-	case 1: return 8 + 8;
-	case 5: return 8 + 12;
+	case 0x0A0D0D0A:
+		return 8 + 16;
+	case 1:
+		return 8 + 8;
+	case 5:
+		return 8 + 12;
 	case 6:
 		memcpy(&caplen, b->data + 20, 4);
 		return 8 + 20 + ((caplen + 3) & ~3u);
-	default: return b->len - 4;
+	default:
+		return b->len - 4;
 	}
 }
 
 /* The nth (0-based) option with this code; returns its length or -1. */
-static inline int pn_opt(const struct pn_block *b, uint16_t code, int nth,
-			 const uint8_t **val)
+static inline int pn_opt(const struct pn_block *b, uint16_t code, int nth, const uint8_t **val)
 {
 	size_t off = pn_opts_offset(b), end = b->len - 4;
 

@@ -65,18 +65,34 @@ static void our_own_file(void **state)
 	(void)state;
 	assert_non_null(w);
 	assert_int_equal(pcapng_write_shb(w, &(struct pcapng_shb){ .userappl = "test" }), 0);
-	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){
-		.linktype = 1, .snaplen = 128, .name = "veth0", .description = "xdp ingress" }), 0);
-	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){
-		.linktype = 1, .snaplen = 128, .name = "veth0", .description = "tc egress" }), 1);
+	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){ .linktype = 1,
+								   .snaplen = 128,
+								   .name = "veth0",
+								   .description = "xdp ingress" }),
+			 0);
+	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){ .linktype = 1,
+								   .snaplen = 128,
+								   .name = "veth0",
+								   .description = "tc egress" }),
+			 1);
 	for (int i = 0; i < 4; i++)
-		assert_int_equal(pcapng_write_epb(w, &(struct pcapng_epb){
-			.if_id = (uint32_t)(i & 1), .ts_ns = 1700000000123456789ull + (uint64_t)i,
-			.cap_len = 41 + (uint32_t)i, .wire_len = 1000, .data = frame,
-			.direction = i & 1 ? PCAPNG_DIR_OUTBOUND : PCAPNG_DIR_INBOUND,
-			.has_packet_id = true, .packet_id = 77 + (uint64_t)i,
-			.drop_count = (uint64_t)i, .comment = i & 1 ? "hook=tc-egress" : "hook=xdp",
-		}), 0);
+		assert_int_equal(pcapng_write_epb(w,
+						  &(struct pcapng_epb){
+							  .if_id = (uint32_t)(i & 1),
+							  .ts_ns = 1700000000123456789ull +
+								   (uint64_t)i,
+							  .cap_len = 41 + (uint32_t)i,
+							  .wire_len = 1000,
+							  .data = frame,
+							  .direction = i & 1 ? PCAPNG_DIR_OUTBOUND :
+									       PCAPNG_DIR_INBOUND,
+							  .has_packet_id = true,
+							  .packet_id = 77 + (uint64_t)i,
+							  .drop_count = (uint64_t)i,
+							  .comment = i & 1 ? "hook=tc-egress" :
+									     "hook=xdp",
+						  }),
+				 0);
 	assert_int_equal(pcapng_write_isb(w, &(struct pcapng_isb){ .if_id = 0, .usr_deliv = 2 }),
 			 0);
 	assert_int_equal(pcapng_writer_free(w), 0);
@@ -127,11 +143,18 @@ static void hooks_around_an_xdp_program(void **state)
 	(void)state;
 	assert_int_equal(pcapng_write_shb(w, &(struct pcapng_shb){ .userappl = "test" }), 0);
 	for (int i = 0; i < 4; i++)
-		assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){
-			.linktype = 1, .snaplen = 128, .name = "eth0", .description = desc[i] }), i);
+		assert_int_equal(pcapng_write_idb(w,
+						  &(struct pcapng_idb){ .linktype = 1,
+									.snaplen = 128,
+									.name = "eth0",
+									.description = desc[i] }),
+				 i);
 	for (int i = 0; i < 4; i++)
-		assert_int_equal(pcapng_write_epb(w, &(struct pcapng_epb){
-			.if_id = (uint32_t)i, .cap_len = 60, .wire_len = 60, .data = frame }), 0);
+		assert_int_equal(pcapng_write_epb(w, &(struct pcapng_epb){ .if_id = (uint32_t)i,
+									   .cap_len = 60,
+									   .wire_len = 60,
+									   .data = frame }),
+				 0);
 	assert_int_equal(pcapng_writer_free(w), 0);
 	close(fd);
 	assert_int_equal(ps_capread_open(&r, path, err, sizeof(err)), 0);
@@ -164,20 +187,20 @@ static size_t be_block(uint8_t *b, uint32_t type, const uint8_t *body, uint32_t 
 
 static void other_byte_order_and_resolution(void **state)
 {
-	static const uint8_t shb[] = { 0x1a, 0x2b, 0x3c, 0x4d, 0, 1, 0, 0,
+	static const uint8_t shb[] = { 0x1a, 0x2b, 0x3c, 0x4d, 0,    1,	   0,	 0,
 				       0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	/* linktype 1, snaplen 96, if_name "eth9", if_tsresol 9, end */
-	static const uint8_t idb[] = { 0, 1, 0, 0, 0, 0, 0, 96, 0, 2, 0, 4, 'e', 't', 'h', '9',
-				       0, 9, 0, 1, 9, 0, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t idb[] = { 0,   1,	 0, 0, 0, 0, 0, 96, 0, 2, 0, 4, 'e', 't',
+				       'h', '9', 0, 9, 0, 1, 9, 0,  0, 0, 0, 0, 0,   0 };
 	/* if 0, ts 0x00000001:0x00000002 ns, caplen 4, len 60, data, epb_flags out */
-	static const uint8_t epb[] = { 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 4,
-				       0, 0, 0, 60, 0xde, 0xad, 0xbe, 0xef, 0, 2, 0, 4,
-				       0, 0, 0, 2, 0, 0, 0, 0 };
+	static const uint8_t epb[] = { 0, 0, 0, 0, 0, 0, 0, 1,	0,    0,    0,	  2,
+				       0, 0, 0, 4, 0, 0, 0, 60, 0xde, 0xad, 0xbe, 0xef,
+				       0, 2, 0, 4, 0, 0, 0, 2,	0,    0,    0,	  0 };
 	/* classic pcap, big-endian, nanoseconds, one record */
-	static const uint8_t pcap[] = { 0xa1, 0xb2, 0x3c, 0x4d, 0, 2, 0, 4, 0, 0, 0, 0,
-					0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 0, 1,
-					0, 0, 0, 5, 0, 0, 0, 7, 0, 0, 0, 2, 0, 0, 0, 64,
-					0xab, 0xcd };
+	static const uint8_t pcap[] = { 0xa1, 0xb2, 0x3c, 0x4d, 0, 2, 0,  4,	0,    0, 0,
+					0,    0,    0,	  0,	0, 0, 0,  0xff, 0xff, 0, 0,
+					0,    1,    0,	  0,	0, 5, 0,  0,	0,    7, 0,
+					0,    0,    2,	  0,	0, 0, 64, 0xab, 0xcd };
 	uint8_t file[256];
 	size_t n = 0;
 	struct ps_capread_rec recs[2];
@@ -206,25 +229,27 @@ static void other_byte_order_and_resolution(void **state)
 
 static void malformed_files_say_where(void **state)
 {
-	static const uint8_t shb[] = { 0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a,
-				       1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-				       28, 0, 0, 0 };
+	static const uint8_t shb[] = { 0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0,    0,	  0x4d, 0x3c,
+				       0x2b, 0x1a, 1,	 0,    0,  0, 0xff, 0xff, 0xff, 0xff,
+				       0xff, 0xff, 0xff, 0xff, 28, 0, 0,    0 };
 	/* an EPB of interface 5, which nothing described */
-	static const uint8_t epb_no_if[] = { 6, 0, 0, 0, 32, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0,
-					     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0, 0 };
+	static const uint8_t epb_no_if[] = { 6, 0, 0, 0, 32, 0, 0, 0, 5, 0, 0, 0, 0,  0, 0, 0,
+					     0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 32, 0, 0, 0 };
 	/* a block whose trailing length differs */
 	static const uint8_t bad_trailer[] = { 9, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0 };
 	/* a pcap record cut short */
-	static const uint8_t cut_pcap[] = { 0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0,
-					    0, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0,
-					    1, 0, 0, 0, 0, 0, 0, 0, 100, 0, 0, 0, 100, 0, 0, 0, 1 };
+	static const uint8_t cut_pcap[] = { 0xd4, 0xc3, 0xb2, 0xa1, 2, 0,    4,	   0, 0, 0, 0,
+					    0,	  0,	0,    0,    0, 0xff, 0xff, 0, 0, 1, 0,
+					    0,	  0,	1,    0,    0, 0,    0,	   0, 0, 0, 100,
+					    0,	  0,	0,    100,  0, 0,    0,	   1 };
 	struct {
 		const uint8_t *tail;
 		size_t len;
 		bool with_shb;
 		const char *want;
 	} cases[] = {
-		{ epb_no_if, sizeof(epb_no_if), true, "interface 5, which no block describes at offset 28" },
+		{ epb_no_if, sizeof(epb_no_if), true,
+		  "interface 5, which no block describes at offset 28" },
 		{ bad_trailer, sizeof(bad_trailer), true, "two lengths differ at offset 28" },
 		{ cut_pcap, sizeof(cut_pcap), false, "the file ends inside a record at offset 24" },
 		{ shb, 12, false, "the file ends inside a record" },

@@ -48,10 +48,9 @@ static void everything(void **state)
 
 	(void)state;
 	assert_int_equal(PARSE(&o, err, "-i", "veth0", "-i", "veth1", "--hook",
-			       "xdp,tc-ingress,tc-egress", "-s", "128", "-c", "1000",
-			       "-w", "-", "--duration", "500ms", "-B", "8192",
-			       "--xdp-mode", "skb", "--tc-mode", "clsact", "-vv",
-			       "--transport", "ringbuf"),
+			       "xdp,tc-ingress,tc-egress", "-s", "128", "-c", "1000", "-w", "-",
+			       "--duration", "500ms", "-B", "8192", "--xdp-mode", "skb",
+			       "--tc-mode", "clsact", "-vv", "--transport", "ringbuf"),
 			 0);
 	assert_int_equal(o.n_ifaces, 2);
 	assert_string_equal(o.ifaces[1], "veth1");
@@ -75,12 +74,12 @@ static void long_capture_options(void **state)
 	uint64_t b;
 
 	(void)state;
-	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "out", "-C", "50", "-W", "4",
-			       "-G", "3600", "-z", "gzip", "-Z", "nobody", "--tc-position",
-			       "last", "--xdp-attach", "libxdp"),
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "out", "-C", "50", "-W", "4", "-G", "3600",
+			       "-z", "gzip", "-Z", "nobody", "--tc-position", "last",
+			       "--xdp-attach", "libxdp"),
 			 -EINVAL); /* -Z and libxdp: refused, see rejects_bad_input */
-	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "out", "-C", "50", "-W", "4",
-			       "-G", "3600", "-z", "gzip", "-Z", "nobody", "--tc-position", "last"),
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "out", "-C", "50", "-W", "4", "-G", "3600",
+			       "-z", "gzip", "-Z", "nobody", "--tc-position", "last"),
 			 0);
 	assert_int_equal(o.file_size, 50000000);
 	assert_int_equal(o.file_count, 4);
@@ -140,15 +139,17 @@ static void printing_and_reading(void **state)
 	assert_null(o.output);
 	assert_false(o.print);
 	assert_int_equal(PARSE(&o, err, "-i", "a", "-e", "-n", "-ttt", "-xx", "-X", "-A", "-q",
-			       "-l", "-v", "-w", "f", "--print"), 0);
+			       "-l", "-v", "-w", "f", "--print"),
+			 0);
 	assert_true(o.link_header && o.numeric && o.quiet && o.line_buffered && o.print);
 	assert_int_equal(o.ts_format, 3);
 	assert_int_equal(o.hex, 2);
 	assert_int_equal(o.hex_ascii, 1);
 	assert_int_equal(o.ascii, 1);
 	assert_string_equal(o.output, "f");
-	assert_int_equal(PARSE(&o, err, "-r", "in.pcap", "-w", "out.pcap", "-c", "5", "-e",
-			       "tcp", "port", "80"), 0);
+	assert_int_equal(PARSE(&o, err, "-r", "in.pcap", "-w", "out.pcap", "-c", "5", "-e", "tcp",
+			       "port", "80"),
+			 0);
 	assert_string_equal(o.read_file, "in.pcap");
 	assert_int_equal(o.count, 5);
 	assert_int_equal(o.n_filter_words, 3);
@@ -163,7 +164,8 @@ static void sflow_options(void **state)
 
 	(void)state;
 	assert_int_equal(PARSE(&o, err, "-i", "a", "--sflow", "192.0.2.1", "--sflow",
-			       "[2001:db8::1]:7000", "--sample", "100"), 0);
+			       "[2001:db8::1]:7000", "--sample", "100"),
+			 0);
 	assert_int_equal(o.sflow.n_collectors, 2);
 	assert_int_equal(o.sflow.collectors[0].port, 6343);
 	assert_int_equal(o.sflow.collectors[1].port, 7000);
@@ -172,8 +174,9 @@ static void sflow_options(void **state)
 	assert_int_equal(o.sflow.counters_s, 20);
 	assert_null(o.output);
 	assert_int_equal(PARSE(&o, err, "-i", "a", "--sflow", "192.0.2.1", "--sample", "8",
-			       "--sample-mode", "count", "--sflow-header", "256", "--sflow-counters",
-			       "5", "--sflow-agent", "2001:db8::9"), 0);
+			       "--sample-mode", "count", "--sflow-header", "256",
+			       "--sflow-counters", "5", "--sflow-agent", "2001:db8::9"),
+			 0);
 	assert_int_equal(o.sflow.rate, 8);
 	assert_int_equal(o.sflow.header_bytes, 256);
 	assert_int_equal(o.sflow.counters_s, 5);
@@ -212,7 +215,10 @@ struct bad_case {
 	const char *expect; /* substring of the message */
 };
 
-#define BAD(msg, ...) { ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), msg }
+#define BAD(msg, ...)                                     \
+	{                                                 \
+		ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), msg \
+	}
 
 static void rejects_bad_input(void **state)
 {
@@ -239,9 +245,10 @@ static void rejects_bad_input(void **state)
 		BAD("--sflow needs a 1-in-N rate, which --max-rate would break", "-i", "a",
 		    "--sflow", "192.0.2.1", "--max-rate", "100"),
 		BAD("need --sflow", "-i", "a", "--sflow-header", "64"),
-		BAD("bad --sflow-header '13'", "-i", "a", "--sflow", "192.0.2.1", "--sflow-header", "13"),
-		BAD("bad --sflow-counters '0'", "-i", "a", "--sflow", "192.0.2.1", "--sflow-counters",
-		    "0"),
+		BAD("bad --sflow-header '13'", "-i", "a", "--sflow", "192.0.2.1", "--sflow-header",
+		    "13"),
+		BAD("bad --sflow-counters '0'", "-i", "a", "--sflow", "192.0.2.1",
+		    "--sflow-counters", "0"),
 		BAD("bad --sflow-agent '192.0.2.1:5'", "-i", "a", "--sflow", "192.0.2.1",
 		    "--sflow-agent", "192.0.2.1:5"),
 		BAD("--sflow is for a live capture", "-r", "f", "--sflow", "192.0.2.1"),
@@ -273,22 +280,24 @@ static void rejects_bad_input(void **state)
 		BAD("bad --sample '4294967296'", "-i", "a", "-w", "f", "--sample", "4294967296"),
 		BAD("--sample and --sample-flows exclude each other", "-i", "a", "-w", "f",
 		    "--sample", "10", "--sample-flows", "4"),
-		BAD("--sample-flows and --sample-interval exclude each other", "-i", "a",
-		    "-w", "f", "--sample-flows", "4", "--sample-interval", "10ms"),
-		BAD("bad --sample-interval '500us'", "-i", "a", "-w", "f",
-		    "--sample-interval", "500us"),
-		BAD("bad --sample-interval '0ms'", "-i", "a", "-w", "f",
-		    "--sample-interval", "0ms"),
+		BAD("--sample-flows and --sample-interval exclude each other", "-i", "a", "-w", "f",
+		    "--sample-flows", "4", "--sample-interval", "10ms"),
+		BAD("bad --sample-interval '500us'", "-i", "a", "-w", "f", "--sample-interval",
+		    "500us"),
+		BAD("bad --sample-interval '0ms'", "-i", "a", "-w", "f", "--sample-interval",
+		    "0ms"),
 		BAD("bad --sample-flows '0'", "-i", "a", "-w", "f", "--sample-flows", "0"),
 		BAD("bad --sample-mode 'flow'", "-i", "a", "-w", "f", "--sample", "2",
 		    "--sample-mode", "flow"),
-		BAD("--sample-mode needs --sample N", "-i", "a", "-w", "f", "--sample-mode", "count"),
+		BAD("--sample-mode needs --sample N", "-i", "a", "-w", "f", "--sample-mode",
+		    "count"),
 		BAD("--sample-mode needs --sample N", "-i", "a", "-w", "f", "--sample-flows", "3",
 		    "--sample-mode", "count"),
 		BAD("bad --max-rate '0'", "-i", "a", "-w", "f", "--max-rate", "0"),
-		BAD("bad --max-rate '1000000001'", "-i", "a", "-w", "f", "--max-rate", "1000000001"),
-		BAD("bad --max-rate '18446744073709551616'", "-i", "a", "-w", "f",
-		    "--max-rate", "18446744073709551616"),
+		BAD("bad --max-rate '1000000001'", "-i", "a", "-w", "f", "--max-rate",
+		    "1000000001"),
+		BAD("bad --max-rate '18446744073709551616'", "-i", "a", "-w", "f", "--max-rate",
+		    "18446744073709551616"),
 		BAD("bad --stats '50ms'", "-i", "a", "-w", "f", "--stats", "50ms"),
 		BAD("empty filter file", "-i", "a", "-w", "f", "-F", ""),
 		BAD("bad count ' 7'", "-i", "a", "-w", "f", "-c", " 7"),
@@ -309,8 +318,8 @@ static void rejects_bad_input(void **state)
 		BAD("-Z cannot be used with --xdp-attach libxdp", "-i", "a", "-w", "f", "-Z",
 		    "nobody", "--xdp-attach", "libxdp"),
 		BAD("bad -Q 'both'", "-i", "a", "-w", "f", "-Q", "both"),
-		BAD("-Q and --hook exclude each other", "-i", "a", "-w", "f", "-Q", "in",
-		    "--hook", "xdp"),
+		BAD("-Q and --hook exclude each other", "-i", "a", "-w", "f", "-Q", "in", "--hook",
+		    "xdp"),
 		BAD("bad --xdp-attach 'netlink'", "-i", "a", "-w", "f", "--xdp-attach", "netlink"),
 	};
 
@@ -321,8 +330,7 @@ static void rejects_bad_input(void **state)
 		int r = ps_test_parse(cases[i].argc, cases[i].argv, &o, &req, err, sizeof(err));
 
 		if (r != -EINVAL || !strstr(err, cases[i].expect) || strchr(err, '\n'))
-			fail_msg("case %zu: got %d '%s', want '%s'", i, r, err,
-				 cases[i].expect);
+			fail_msg("case %zu: got %d '%s', want '%s'", i, r, err, cases[i].expect);
 	}
 }
 
@@ -366,18 +374,21 @@ static void sampling_options(void **state)
 	assert_int_equal(o.sample_mode, PS_SAMPLE_RANDOM);
 	assert_int_equal(o.sample_n, 1000);
 	/* --sample-mode before or after --sample */
-	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample-mode", "count",
-			       "--sample", "7"), 0);
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample-mode", "count", "--sample",
+			       "7"),
+			 0);
 	assert_int_equal(o.sample_mode, PS_SAMPLE_COUNT);
 	assert_int_equal(o.sample_n, 7);
-	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample-flows", "64",
-			       "--max-rate", "5000", "--stats", "2s"), 0);
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample-flows", "64", "--max-rate",
+			       "5000", "--stats", "2s"),
+			 0);
 	assert_int_equal(o.sample_mode, PS_SAMPLE_FLOW);
 	assert_int_equal(o.sample_n, 64);
 	assert_int_equal(o.max_rate, 5000);
 	assert_int_equal(o.stats_ms, 2000);
-	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample-interval", "10ms",
-			       "tcp", "port", "443"), 0);
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample-interval", "10ms", "tcp",
+			       "port", "443"),
+			 0);
 	assert_int_equal(o.sample_mode, PS_SAMPLE_CLOCK);
 	assert_int_equal(o.sample_interval_ms, 10);
 	assert_int_equal(o.n_filter_words, 3);
@@ -403,8 +414,9 @@ static void sampling_config(void **state)
 	ps_cli_sampling(&o, &s);
 	assert_int_equal(s.bpf_mode, PS_SAMPLE_ALL); /* 1 in 1: keep everything */
 
-	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample-flows", "64",
-			       "--max-rate", "5000"), 0);
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--sample-flows", "64", "--max-rate",
+			       "5000"),
+			 0);
 	ps_cli_sampling(&o, &s);
 	assert_int_equal(s.cost_ns, 200000);
 	assert_int_equal(s.burst_ns, 50 * 200000); /* 10 ms of packets */
@@ -478,13 +490,15 @@ static void usage_lists_every_option(void **state)
 {
 	char buf[16384] = "";
 	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
-	const char *names[] = { "--iface", "--write", "--read-file", "--print", "--link-header",
-				"--time", "--hex", "--hex-ascii", "--ascii", "--quiet",
-				"--line-buffered", "--sflow", "--sflow-agent", "--sflow-header",
-				"--sflow-counters", "--hook", "--snaplen",
-				"--count", "--duration", "--buffer-size",
-				"--xdp-mode", "--tc-mode", "--verbose", "--transport",
-				"--version", "--help" };
+	const char *names[] = { "--iface",	 "--write",	    "--read-file",
+				"--print",	 "--link-header",   "--time",
+				"--hex",	 "--hex-ascii",	    "--ascii",
+				"--quiet",	 "--line-buffered", "--sflow",
+				"--sflow-agent", "--sflow-header",  "--sflow-counters",
+				"--hook",	 "--snaplen",	    "--count",
+				"--duration",	 "--buffer-size",   "--xdp-mode",
+				"--tc-mode",	 "--verbose",	    "--transport",
+				"--version",	 "--help" };
 
 	(void)state;
 	ps_cli_usage(f);

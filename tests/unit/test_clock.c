@@ -25,9 +25,9 @@ static void picks_tightest_bracket(void **state)
 {
 	/* (mono, real, mono) triples; the second has the narrowest bracket. */
 	const int64_t reads[] = {
-		1000, 501000, 1400,  /* width 400 */
-		2000, 502050, 2100,  /* width 100: offset 502050 - 2050 = 500000 */
-		3000, 503900, 3800,  /* width 800 */
+		1000, 501000, 1400, /* width 400 */
+		2000, 502050, 2100, /* width 100: offset 502050 - 2050 = 500000 */
+		3000, 503900, 3800, /* width 800 */
 	};
 	struct script s = { reads, 0 };
 	struct ps_clock c;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* What a device means for a capture: link type, default ingress hook, XDP
- * mode and its cost (user/device.h). */
+ * mode and its cost (user/kernel/device.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,19 +11,43 @@
 #include <cmocka.h>
 #include "device.h"
 
-static const struct ps_device veth = { .ifindex = 7, .name = "v0", .flags = IFF_UP,
-	.arphrd = ARPHRD_ETHER, .driver = "veth", .xdp_native = 1, .rx_vlan_offload = 1 };
-static const struct ps_device nic = { .ifindex = 2, .name = "eth0", .flags = IFF_UP,
-	.arphrd = ARPHRD_ETHER, .driver = "ixgbe", .xdp_native = 1, .rx_vlan_offload = 0 };
-static const struct ps_device bridge = { .ifindex = 3, .name = "br0", .flags = IFF_UP,
-	.arphrd = ARPHRD_ETHER, .driver = "bridge", .xdp_native = 0 };
-static const struct ps_device tun = { .ifindex = 4, .name = "tun0", .flags = IFF_UP,
-	.arphrd = ARPHRD_NONE, .driver = "tun", .xdp_native = -1 };
-static const struct ps_device lo = { .ifindex = 1, .name = "lo",
-	.flags = IFF_UP | IFF_LOOPBACK, .arphrd = ARPHRD_LOOPBACK, .xdp_native = 0 };
+static const struct ps_device veth = { .ifindex = 7,
+				       .name = "v0",
+				       .flags = IFF_UP,
+				       .arphrd = ARPHRD_ETHER,
+				       .driver = "veth",
+				       .xdp_native = 1,
+				       .rx_vlan_offload = 1 };
+static const struct ps_device nic = { .ifindex = 2,
+				      .name = "eth0",
+				      .flags = IFF_UP,
+				      .arphrd = ARPHRD_ETHER,
+				      .driver = "ixgbe",
+				      .xdp_native = 1,
+				      .rx_vlan_offload = 0 };
+static const struct ps_device bridge = { .ifindex = 3,
+					 .name = "br0",
+					 .flags = IFF_UP,
+					 .arphrd = ARPHRD_ETHER,
+					 .driver = "bridge",
+					 .xdp_native = 0 };
+static const struct ps_device tun = { .ifindex = 4,
+				      .name = "tun0",
+				      .flags = IFF_UP,
+				      .arphrd = ARPHRD_NONE,
+				      .driver = "tun",
+				      .xdp_native = -1 };
+static const struct ps_device lo = { .ifindex = 1,
+				     .name = "lo",
+				     .flags = IFF_UP | IFF_LOOPBACK,
+				     .arphrd = ARPHRD_LOOPBACK,
+				     .xdp_native = 0 };
 /* Before 6.3 no kernel says which drivers have XDP: lo's is known all the same. */
-static const struct ps_device lo_before_6_3 = { .ifindex = 1, .name = "lo",
-	.flags = IFF_UP | IFF_LOOPBACK, .arphrd = ARPHRD_LOOPBACK, .xdp_native = -1 };
+static const struct ps_device lo_before_6_3 = { .ifindex = 1,
+						.name = "lo",
+						.flags = IFF_UP | IFF_LOOPBACK,
+						.arphrd = ARPHRD_LOOPBACK,
+						.xdp_native = -1 };
 
 /* As libpcap: Ethernet and lo as Ethernet, header-less devices as RAW. */
 static void link_types(void **state)
@@ -31,7 +55,7 @@ static void link_types(void **state)
 	(void)state;
 	assert_int_equal(PS_LINKTYPE_ETHERNET, ps_linktype_of(ARPHRD_ETHER));
 	assert_int_equal(PS_LINKTYPE_ETHERNET, ps_linktype_of(ARPHRD_LOOPBACK));
-	assert_int_equal(PS_LINKTYPE_RAW, ps_linktype_of(ARPHRD_NONE)); /* tun, wireguard */
+	assert_int_equal(PS_LINKTYPE_RAW, ps_linktype_of(ARPHRD_NONE));	  /* tun, wireguard */
 	assert_int_equal(PS_LINKTYPE_RAW, ps_linktype_of(ARPHRD_TUNNEL)); /* ipip */
 	assert_int_equal(PS_LINKTYPE_RAW, ps_linktype_of(ARPHRD_TUNNEL6));
 	assert_int_equal(PS_LINKTYPE_RAW, ps_linktype_of(ARPHRD_SIT));
@@ -75,14 +99,16 @@ static void default_ingress_around_xdp(void **state)
 	snprintf(lb.xdp_prog_name, sizeof(lb.xdp_prog_name), "katran");
 	lb.xdp_traceable = 1;
 	assert_int_equal(PS_HOOKS_XDP_TRACE, ps_device_default_ingress(&lb, why, sizeof(why)));
-	assert_string_equal("XDP program 42 (katran) is attached: traced at its entry and exit", why);
+	assert_string_equal("XDP program 42 (katran) is attached: traced at its entry and exit",
+			    why);
 	lb.xdp_traceable = 0;
 	snprintf(lb.xdp_trace_why, sizeof(lb.xdp_trace_why),
 		 "the kernel refuses fentry on it (Operation not permitted)");
 	assert_int_equal(PS_HOOK_BIT(PS_HOOK_TC_INGRESS),
 			 ps_device_default_ingress(&lb, why, sizeof(why)));
 	assert_string_equal("XDP program 42 (katran) is attached and the kernel refuses fentry on "
-			    "it (Operation not permitted); tc-ingress sees what it passes", why);
+			    "it (Operation not permitted); tc-ingress sees what it passes",
+			    why);
 }
 
 /* --hook's names, and a set of them as -v and -D print it. */

@@ -17,11 +17,10 @@
 
 static enum ps_extcap_request req;
 
-#define PARSE(o, err, ...)                                                        \
-	({                                                                        \
-		char *argv_[] = { "pktsample", __VA_ARGS__, NULL };               \
-		ps_test_parse(sizeof(argv_) / sizeof(argv_[0]) - 1, argv_, (o), &req, \
-			      (err), 256);                                        \
+#define PARSE(o, err, ...)                                                                         \
+	({                                                                                         \
+		char *argv_[] = { "pktsample", __VA_ARGS__, NULL };                                \
+		ps_test_parse(sizeof(argv_) / sizeof(argv_[0]) - 1, argv_, (o), &req, (err), 256); \
 	})
 
 static void interface_values(void **state)
@@ -100,8 +99,11 @@ static void lo_defaults_to_tc_egress(void **state)
 	(void)state;
 	ps_extcap_print_config(f, "lo");
 	fclose(f);
-	assert_non_null(strstr(text, "{call=--hook}{display=Hooks}{type=multicheck}{default=tc-egress}"));
-	assert_non_null(strstr(text, "{value=xdp}{display=XDP (ingress, before the stack)}{default=false}"));
+	assert_non_null(
+		strstr(text, "{call=--hook}{display=Hooks}{type=multicheck}{default=tc-egress}"));
+	assert_non_null(
+		strstr(text,
+		       "{value=xdp}{display=XDP (ingress, before the stack)}{default=false}"));
 	free(text);
 }
 
@@ -112,30 +114,36 @@ static void sampling_and_filter_map_onto_the_command_line(void **state)
 
 	(void)state;
 	assert_int_equal(PARSE(&o, err, "--capture", "--extcap-interface", "pktsample:v0", "--fifo",
-			       "f", "--extcap-capture-filter", "udp port 53",
-			       "--extcap-sampling", "count", "--extcap-sampling-n", "7"), 0);
+			       "f", "--extcap-capture-filter", "udp port 53", "--extcap-sampling",
+			       "count", "--extcap-sampling-n", "7"),
+			 0);
 	assert_int_equal(o.sample_mode, PS_SAMPLE_COUNT);
 	assert_int_equal(o.sample_n, 7);
 	assert_int_equal(o.n_filter_words, 1);
 	assert_string_equal(o.filter_words[0], "udp port 53");
 	assert_int_equal(PARSE(&o, err, "--capture", "--extcap-interface", "pktsample:v0", "--fifo",
-			       "f", "--extcap-sampling", "flows", "--extcap-sampling-n", "64"), 0);
+			       "f", "--extcap-sampling", "flows", "--extcap-sampling-n", "64"),
+			 0);
 	assert_int_equal(o.sample_mode, PS_SAMPLE_FLOW);
 	assert_int_equal(PARSE(&o, err, "--capture", "--extcap-interface", "pktsample:v0", "--fifo",
 			       "f", "--extcap-sampling", "interval", "--extcap-sampling-interval",
-			       "20ms"), 0);
+			       "20ms"),
+			 0);
 	assert_int_equal(o.sample_mode, PS_SAMPLE_CLOCK);
 	assert_int_equal(o.sample_interval_ms, 20);
 	assert_int_equal(PARSE(&o, err, "--capture", "--extcap-interface", "pktsample:v0", "--fifo",
-			       "f", "--extcap-sampling", "all", "--extcap-sampling-n", "100"), 0);
+			       "f", "--extcap-sampling", "all", "--extcap-sampling-n", "100"),
+			 0);
 	assert_int_equal(o.sample_mode, PS_SAMPLE_ALL);
 	/* The queries need nothing else. */
 	assert_int_equal(PARSE(&o, err, "--extcap-interfaces", "--extcap-version=4.0"), 0);
 	assert_int_equal(req, PS_EXTCAP_INTERFACES);
-	assert_int_equal(PARSE(&o, err, "--extcap-interface", "pktsample:v0", "--extcap-config"), 0);
+	assert_int_equal(PARSE(&o, err, "--extcap-interface", "pktsample:v0", "--extcap-config"),
+			 0);
 	assert_int_equal(req, PS_EXTCAP_CONFIG);
 	assert_int_equal(PARSE(&o, err, "--extcap-interface", "pktsample:v0",
-			       "--extcap-capture-filter", "tcp"), 0);
+			       "--extcap-capture-filter", "tcp"),
+			 0);
 	assert_int_equal(req, PS_EXTCAP_CHECK_FILTER);
 }
 
@@ -148,13 +156,15 @@ static void bad_extcap_input(void **state)
 		{ "needs --fifo", { "--capture", "--extcap-interface", "pktsample:v0" } },
 		{ "is not a pktsample interface", { "--extcap-interface", "v0", "--extcap-dlts" } },
 		{ "need --extcap-interface", { "--extcap-config" } },
-		{ "bad --sample '0'", { "--capture", "--extcap-interface", "pktsample:v0", "--fifo",
-				        "f", "--extcap-sampling", "random", "--extcap-sampling-n",
-				        "0" } },
-		{ "bad --extcap-sampling 'most'", { "--capture", "--extcap-interface", "pktsample:v0",
-						    "--fifo", "f", "--extcap-sampling", "most" } },
+		{ "bad --sample '0'",
+		  { "--capture", "--extcap-interface", "pktsample:v0", "--fifo", "f",
+		    "--extcap-sampling", "random", "--extcap-sampling-n", "0" } },
+		{ "bad --extcap-sampling 'most'",
+		  { "--capture", "--extcap-interface", "pktsample:v0", "--fifo", "f",
+		    "--extcap-sampling", "most" } },
 		{ "takes its interface and output from Wireshark",
-		  { "--capture", "--extcap-interface", "pktsample:v0", "--fifo", "f", "-i", "v1" } },
+		  { "--capture", "--extcap-interface", "pktsample:v0", "--fifo", "f", "-i",
+		    "v1" } },
 	};
 
 	(void)state;

@@ -34,7 +34,7 @@ static void link_events(void **state)
 
 	(void)state;
 	put_msg(buf, &off, RTM_NEWLINK, 5, IFF_UP | IFF_RUNNING, 20);
-	put_msg(buf, &off, RTM_NEWADDR, 5, 0, 0);       /* not a link event */
+	put_msg(buf, &off, RTM_NEWADDR, 5, 0, 0);	      /* not a link event */
 	put_msg(buf, &off, RTM_NEWLINK, 7, IFF_BROADCAST, 0); /* down */
 	put_msg(buf, &off, RTM_DELLINK, 6, IFF_UP, 0);
 	assert_int_equal(ps_linkwatch_parse(buf, off, ev, 8), 3);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The merge (user/order.c) on synthetic per-CPU streams: simulated rounds
+ * The merge (user/ingest/order.c) on synthetic per-CPU streams: simulated rounds
  * in which CPUs emit, go silent, burst and are caught in flight, checked
  * for order, completeness and the bounds the header promises.
  */
@@ -53,7 +53,10 @@ static void merges_sorted_streams(void **state)
 {
 	struct ps_order o;
 	static const uint64_t ts[NCPU][4] = {
-		{ 10, 40, 70, 100 }, { 20, 50, 80, 110 }, { 5, 6, 7, 200 }, { 30, 30, 30, 30 },
+		{ 10, 40, 70, 100 },
+		{ 20, 50, 80, 110 },
+		{ 5, 6, 7, 200 },
+		{ 30, 30, 30, 30 },
 	};
 	uint8_t seen[16] = { 0 };
 	uint64_t last = 0;
@@ -146,7 +149,7 @@ static void counts_what_comes_late(void **state)
 }
 
 /*
- * Rounds as the collector runs them, on a simulated kernel: every CPU has a
+ * Rounds as the ingest runs them, on a simulated kernel: every CPU has a
  * stream of timestamps (bursts, long silences, ties); a sample reaches its
  * buffer some time after its timestamp (the in-flight gap, sometimes long);
  * a round at time `now` reads every sample already in a buffer, then settles
@@ -154,7 +157,7 @@ static void counts_what_comes_late(void **state)
  * once, in order, and the merge never holds more than a few rounds' worth.
  */
 struct sim_sample {
-	uint64_t ts;      /* stamped */
+	uint64_t ts;	  /* stamped */
 	uint64_t arrives; /* in the buffer */
 };
 
@@ -180,11 +183,11 @@ static void rounds_on_a_simulated_kernel(void **state)
 			if (c == 3 && i % 5000 == 0)
 				t += 3000000000ull;
 			else if (r < 900)
-				t += rand_r(&seed) % 50;            /* burst, ties too */
+				t += rand_r(&seed) % 50; /* burst, ties too */
 			else if (r < 995)
 				t += rand_r(&seed) % 20000;
 			else
-				t += 50000000;                      /* 50 ms pause */
+				t += 50000000; /* 50 ms pause */
 			/* One program at a time per CPU: the next sample is
 			 * stamped after the previous one is in the buffer. */
 			if (t < prev_arrival)
@@ -194,7 +197,7 @@ static void rounds_on_a_simulated_kernel(void **state)
 			 * up to 20 ms (an interrupt, a preempted vCPU). In order
 			 * per CPU: one program at a time. */
 			x->arrives = t + (rand_r(&seed) % 500 ? rand_r(&seed) % 800 :
-						  rand_r(&seed) % 20000000);
+								rand_r(&seed) % 20000000);
 			prev_arrival = x->arrives;
 		}
 	}

@@ -25,7 +25,7 @@
 #include "support/pcapng_walk.h"
 
 #define LE16(x) (x) & 0xff, ((x) >> 8) & 0xff
-#define LE32(x) LE16((x) & 0xffff), LE16(((x) >> 16) & 0xffff)
+#define LE32(x) LE16((x)&0xffff), LE16(((x) >> 16) & 0xffff)
 #define LE64(x) LE32((uint32_t)(x)), LE32((uint32_t)((uint64_t)(x) >> 32))
 
 static int mem_fd(void)
@@ -44,16 +44,18 @@ static size_t contents(int fd, uint8_t *buf, size_t size)
 	return n;
 }
 
-#define assert_written(fd, expect)                                       \
-	do {                                                             \
-		uint8_t got[4096];                                       \
-		size_t n = contents(fd, got, sizeof(got));               \
-		assert_int_equal(n, sizeof(expect));                     \
-		assert_memory_equal(got, expect, sizeof(expect));        \
+#define assert_written(fd, expect)                                \
+	do {                                                      \
+		uint8_t got[4096];                                \
+		size_t n = contents(fd, got, sizeof(got));        \
+		assert_int_equal(n, sizeof(expect));              \
+		assert_memory_equal(got, expect, sizeof(expect)); \
 	} while (0)
 
 static void shb_bytes(void **state)
 {
+	/* The bytes as the format lays them out. */
+	/* clang-format off */
 	static const uint8_t expect[] = {
 		LE32(0x0A0D0D0A), LE32(76), LE32(0x1A2B3C4D), LE16(1), LE16(0),
 		LE64(UINT64_MAX),
@@ -63,12 +65,15 @@ static void shb_bytes(void **state)
 		' ', '0', '.', '1', '.', '0', 0,
 		LE32(0), LE32(76),
 	};
+	/* clang-format on */
 	int fd = mem_fd();
 	struct pcapng_writer *w = pcapng_writer_new(fd, 0);
 
 	(void)state;
-	assert_int_equal(pcapng_write_shb(w, &(struct pcapng_shb){
-		.hardware = "x86_64", .os = "Linux", .userappl = "pktsample 0.1.0" }), 0);
+	assert_int_equal(pcapng_write_shb(w, &(struct pcapng_shb){ .hardware = "x86_64",
+								   .os = "Linux",
+								   .userappl = "pktsample 0.1.0" }),
+			 0);
 	assert_int_equal(pcapng_writer_free(w), 0);
 	assert_written(fd, expect);
 	close(fd);
@@ -76,6 +81,8 @@ static void shb_bytes(void **state)
 
 static void idb_bytes(void **state)
 {
+	/* The bytes as the format lays them out. */
+	/* clang-format off */
 	static const uint8_t expect[] = {
 		LE32(1), LE32(56), LE16(1), LE16(0), LE32(128),
 		LE16(2), LE16(4), 'e', 't', 'h', '0',
@@ -83,13 +90,16 @@ static void idb_bytes(void **state)
 		LE16(9), LE16(1), 9, 0, 0, 0,
 		LE32(0), LE32(56),
 	};
+	/* clang-format on */
 	int fd = mem_fd();
 	struct pcapng_writer *w = pcapng_writer_new(fd, 0);
 
 	(void)state;
-	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){
-		.linktype = 1, .snaplen = 128, .name = "eth0",
-		.description = "xdp ingress" }), 0);
+	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){ .linktype = 1,
+								   .snaplen = 128,
+								   .name = "eth0",
+								   .description = "xdp ingress" }),
+			 0);
 	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){ .linktype = 1 }), 1);
 	assert_int_equal(pcapng_writer_free(w), 0);
 	{
@@ -105,6 +115,8 @@ static void idb_bytes(void **state)
 
 static void epb_bytes_with_every_option(void **state)
 {
+	/* The bytes as the format lays them out. */
+	/* clang-format off */
 	static const uint8_t expect[] = {
 		LE32(6), LE32(112), LE32(0), LE32(1), LE32(2), LE32(5), LE32(60),
 		1, 2, 3, 4, 5, 0, 0, 0,
@@ -117,18 +129,29 @@ static void epb_bytes_with_every_option(void **state)
 		LE16(4), LE16(8), LE64(5),                 /* drop count */
 		LE32(0), LE32(112),
 	};
+	/* clang-format on */
 	const uint8_t data[] = { 1, 2, 3, 4, 5 };
 	int fd = mem_fd();
 	struct pcapng_writer *w = pcapng_writer_new(fd, 0);
 
 	(void)state;
-	assert_int_equal(pcapng_write_epb(w, &(struct pcapng_epb){
-		.if_id = 0, .ts_ns = 0x0000000100000002ull, .cap_len = 5,
-		.wire_len = 60, .data = data, .direction = PCAPNG_DIR_INBOUND,
-		.has_queue = true, .queue = 3, .has_packet_id = true,
-		.packet_id = 0x0001000000000007ull, .has_verdict = true,
-		.verdict_type = PCAPNG_VERDICT_XDP, .verdict = 2,
-		.drop_count = 5, .comment = "hello" }), 0);
+	assert_int_equal(pcapng_write_epb(w,
+					  &(struct pcapng_epb){ .if_id = 0,
+								.ts_ns = 0x0000000100000002ull,
+								.cap_len = 5,
+								.wire_len = 60,
+								.data = data,
+								.direction = PCAPNG_DIR_INBOUND,
+								.has_queue = true,
+								.queue = 3,
+								.has_packet_id = true,
+								.packet_id = 0x0001000000000007ull,
+								.has_verdict = true,
+								.verdict_type = PCAPNG_VERDICT_XDP,
+								.verdict = 2,
+								.drop_count = 5,
+								.comment = "hello" }),
+			 0);
 	assert_int_equal(pcapng_writer_free(w), 0);
 	assert_written(fd, expect);
 	close(fd);
@@ -136,20 +159,30 @@ static void epb_bytes_with_every_option(void **state)
 
 static void epb_minimal_and_negative_tc_verdict(void **state)
 {
+	/* The bytes as the format lays them out. */
+	/* clang-format off */
 	static const uint8_t expect[] = {
 		LE32(6), LE32(60), LE32(1), LE32(0), LE32(9), LE32(0), LE32(64),
 		LE16(2), LE16(4), LE32(2),                 /* flags: outbound */
 		LE16(7), LE16(9), 1, LE64(-1), 0, 0, 0,    /* TC_ACT_UNSPEC */
 		LE32(0), LE32(60),
 	};
+	/* clang-format on */
 	int fd = mem_fd();
 	struct pcapng_writer *w = pcapng_writer_new(fd, 0);
 
 	(void)state;
-	assert_int_equal(pcapng_write_epb(w, &(struct pcapng_epb){
-		.if_id = 1, .ts_ns = 9, .cap_len = 0, .wire_len = 64,
-		.data = "", .direction = PCAPNG_DIR_OUTBOUND, .has_verdict = true,
-		.verdict_type = PCAPNG_VERDICT_TC, .verdict = -1 }), 0);
+	assert_int_equal(pcapng_write_epb(w,
+					  &(struct pcapng_epb){ .if_id = 1,
+								.ts_ns = 9,
+								.cap_len = 0,
+								.wire_len = 64,
+								.data = "",
+								.direction = PCAPNG_DIR_OUTBOUND,
+								.has_verdict = true,
+								.verdict_type = PCAPNG_VERDICT_TC,
+								.verdict = -1 }),
+			 0);
 	assert_int_equal(pcapng_writer_free(w), 0);
 	assert_written(fd, expect);
 	close(fd);
@@ -164,12 +197,21 @@ static void epb_preencoded_options_match_fields(void **state)
 	static char long_comment[PCAPNG_COMMENT_MAX + 100];
 	const uint8_t data[] = { 9, 8, 7, 6, 5, 4, 3 };
 	struct pcapng_epb e = {
-		.if_id = 2, .ts_ns = 123456789, .cap_len = 7, .wire_len = 1500,
-		.data = data, .direction = PCAPNG_DIR_OUTBOUND,
-		.has_queue = true, .queue = 5, .has_packet_id = true,
-		.packet_id = 42, .has_verdict = true,
-		.verdict_type = PCAPNG_VERDICT_TC, .verdict = -1,
-		.drop_count = 3, .comment = long_comment,
+		.if_id = 2,
+		.ts_ns = 123456789,
+		.cap_len = 7,
+		.wire_len = 1500,
+		.data = data,
+		.direction = PCAPNG_DIR_OUTBOUND,
+		.has_queue = true,
+		.queue = 5,
+		.has_packet_id = true,
+		.packet_id = 42,
+		.has_verdict = true,
+		.verdict_type = PCAPNG_VERDICT_TC,
+		.verdict = -1,
+		.drop_count = 3,
+		.comment = long_comment,
 	};
 	struct pcapng_epb_opts opts;
 	uint8_t a[4096], b[4096];
@@ -207,6 +249,8 @@ static void epb_preencoded_options_match_fields(void **state)
 
 static void isb_bytes(void **state)
 {
+	/* The bytes as the format lays them out. */
+	/* clang-format off */
 	static const uint8_t expect[] = {
 		LE32(5), LE32(88), LE32(1), LE32(0xA), LE32(0xB),
 		LE16(2), LE16(8), LE32(0x11), LE32(0x22),  /* start: high, low */
@@ -216,14 +260,20 @@ static void isb_bytes(void **state)
 		LE16(8), LE16(8), LE64(993),               /* usrdeliv */
 		LE32(0), LE32(88),
 	};
+	/* clang-format on */
 	int fd = mem_fd();
 	struct pcapng_writer *w = pcapng_writer_new(fd, 0);
 
 	(void)state;
-	assert_int_equal(pcapng_write_isb(w, &(struct pcapng_isb){
-		.if_id = 1, .ts_ns = 0x0000000A0000000Bull,
-		.start_ns = 0x0000001100000022ull, .end_ns = 0x0000003300000044ull,
-		.if_recv = 1000, .if_drop = 7, .usr_deliv = 993 }), 0);
+	assert_int_equal(pcapng_write_isb(w,
+					  &(struct pcapng_isb){ .if_id = 1,
+								.ts_ns = 0x0000000A0000000Bull,
+								.start_ns = 0x0000001100000022ull,
+								.end_ns = 0x0000003300000044ull,
+								.if_recv = 1000,
+								.if_drop = 7,
+								.usr_deliv = 993 }),
+			 0);
 	assert_int_equal(pcapng_writer_free(w), 0);
 	assert_written(fd, expect);
 	close(fd);
@@ -238,38 +288,59 @@ static void write_sample(struct pcapng_writer *w)
 
 	for (size_t i = 0; i < sizeof(big); i++)
 		big[i] = (uint8_t)(i * 7);
-	assert_int_equal(pcapng_write_shb(w, &(struct pcapng_shb){
-		.hardware = "x86_64", .os = "Linux", .userappl = "pktsample test" }), 0);
-	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){
-		.linktype = 1, .snaplen = 65460, .name = "veth0",
-		.description = "xdp ingress", .comment = "sample" }), 0);
-	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){
-		.linktype = 1, .snaplen = 65460, .name = "veth0",
-		.description = "tc egress" }), 1);
+	assert_int_equal(pcapng_write_shb(w, &(struct pcapng_shb){ .hardware = "x86_64",
+								   .os = "Linux",
+								   .userappl = "pktsample test" }),
+			 0);
+	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){ .linktype = 1,
+								   .snaplen = 65460,
+								   .name = "veth0",
+								   .description = "xdp ingress",
+								   .comment = "sample" }),
+			 0);
+	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){ .linktype = 1,
+								   .snaplen = 65460,
+								   .name = "veth0",
+								   .description = "tc egress" }),
+			 1);
 	for (size_t i = 0; i < 3; i++) {
 		bool xdp = i != 1;
 
-		assert_int_equal(pcapng_write_epb(w, &(struct pcapng_epb){
-			.if_id = xdp ? 0 : 1,
-			.ts_ns = 1700000000123456789ull + i,
-			.cap_len = lens[i], .wire_len = lens[i] + (i == 2 ? 99 : 0),
-			.data = big,
-			.direction = xdp ? PCAPNG_DIR_INBOUND : PCAPNG_DIR_OUTBOUND,
-			.has_queue = true, .queue = 3,
-			.has_packet_id = true, .packet_id = 100 + i,
-			.has_verdict = true,
-			.verdict_type = xdp ? PCAPNG_VERDICT_XDP : PCAPNG_VERDICT_TC,
-			.verdict = xdp ? 2 : -1,
-			.drop_count = i == 2 ? 4 : 0,
-			.comment = xdp ? "hook=xdp cpu=1 queue=3" : "hook=tc-egress cpu=0 queue=3",
-		}), 0);
+		assert_int_equal(pcapng_write_epb(w,
+						  &(struct pcapng_epb){
+							  .if_id = xdp ? 0 : 1,
+							  .ts_ns = 1700000000123456789ull + i,
+							  .cap_len = lens[i],
+							  .wire_len = lens[i] + (i == 2 ? 99 : 0),
+							  .data = big,
+							  .direction = xdp ? PCAPNG_DIR_INBOUND :
+									     PCAPNG_DIR_OUTBOUND,
+							  .has_queue = true,
+							  .queue = 3,
+							  .has_packet_id = true,
+							  .packet_id = 100 + i,
+							  .has_verdict = true,
+							  .verdict_type = xdp ? PCAPNG_VERDICT_XDP :
+										PCAPNG_VERDICT_TC,
+							  .verdict = xdp ? 2 : -1,
+							  .drop_count = i == 2 ? 4 : 0,
+							  .comment =
+								  xdp ? "hook=xdp cpu=1 queue=3" :
+									"hook=tc-egress cpu=0 queue=3",
+						  }),
+				 0);
 	}
 	for (uint32_t id = 0; id < 2; id++)
-		assert_int_equal(pcapng_write_isb(w, &(struct pcapng_isb){
-			.if_id = id, .ts_ns = 1700000001000000000ull,
-			.start_ns = 1700000000000000000ull,
-			.end_ns = 1700000001000000000ull,
-			.if_recv = 10, .if_drop = 4, .usr_deliv = 2 }), 0);
+		assert_int_equal(pcapng_write_isb(w,
+						  &(struct pcapng_isb){
+							  .if_id = id,
+							  .ts_ns = 1700000001000000000ull,
+							  .start_ns = 1700000000000000000ull,
+							  .end_ns = 1700000001000000000ull,
+							  .if_recv = 10,
+							  .if_drop = 4,
+							  .usr_deliv = 2 }),
+				 0);
 }
 
 static void read_back_with_libpcap(const char *path)
@@ -335,8 +406,7 @@ static void write_error_is_sticky(void **state)
 	w = pcapng_writer_new(fds[1], 0);
 	assert_int_equal(pcapng_write_shb(w, &(struct pcapng_shb){ 0 }), 0);
 	assert_int_equal(pcapng_flush(w), -EPIPE);
-	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){ .linktype = 1 }),
-			 -EPIPE);
+	assert_int_equal(pcapng_write_idb(w, &(struct pcapng_idb){ .linktype = 1 }), -EPIPE);
 	assert_int_equal(pcapng_writer_free(w), -EPIPE);
 	close(fds[1]);
 }
@@ -467,7 +537,8 @@ static void stopped_output_gives_up(void **state)
 	write_sample(w);
 	for (int i = 0; i < 100; i++) /* more than the 64 KiB pipe */
 		assert_int_equal(pcapng_write_epb(w, &(struct pcapng_epb){ .cap_len = 1000,
-									   .data = big }), 0);
+									   .data = big }),
+				 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	assert_int_equal(pcapng_flush(w), -ETIMEDOUT);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -475,7 +546,8 @@ static void stopped_output_gives_up(void **state)
 	assert_true(ms >= 450 && ms < 2000);
 	assert_true(pcapng_writer_packets(w, -1) > 3 && pcapng_writer_packets(w, -1) < 103);
 	assert_true(pcapng_writer_good_bytes(w) <= 65536);
-	assert_string_equal(pcapng_strerror(-ETIMEDOUT), "the reader took nothing more after the stop");
+	assert_string_equal(pcapng_strerror(-ETIMEDOUT),
+			    "the reader took nothing more after the stop");
 	/* Sticky: nothing more is tried. */
 	assert_int_equal(pcapng_flush(w), -ETIMEDOUT);
 	pcapng_writer_free(w);

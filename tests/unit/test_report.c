@@ -15,7 +15,9 @@
 
 static struct ps_sampling sampling(unsigned int mode, uint64_t n, uint64_t rate)
 {
-	struct ps_opts o = { .sample_mode = mode, .sample_n = n, .max_rate = rate,
+	struct ps_opts o = { .sample_mode = mode,
+			     .sample_n = n,
+			     .max_rate = rate,
 			     .sample_interval_ms = mode == PS_SAMPLE_CLOCK ? 10 : 0 };
 	struct ps_sampling s;
 
@@ -24,15 +26,20 @@ static struct ps_sampling sampling(unsigned int mode, uint64_t n, uint64_t rate)
 }
 
 static const struct ps_counters every_stage = {
-	.seen = 1000, .filtered = 600, .sampled_out = 300, .rate_limited = 20,
-	.emitted = 75, .output_errors = 5,
+	.seen = 1000,
+	.filtered = 600,
+	.sampled_out = 300,
+	.rate_limited = 20,
+	.emitted = 75,
+	.output_errors = 5,
 };
 
 static void summary_without_filter_or_sampling(void **state)
 {
 	struct ps_sampling s = sampling(PS_SAMPLE_ALL, 0, 0);
 	struct ps_summary sum = { .all = { .seen = 20430, .emitted = 20430 },
-				  .written = 20430, .smp = &s };
+				  .written = 20430,
+				  .smp = &s };
 	char buf[512];
 
 	(void)state;
@@ -45,8 +52,11 @@ static void summary_without_filter_or_sampling(void **state)
 static void summary_with_filter_sampling_and_rate_cap(void **state)
 {
 	struct ps_sampling s = sampling(PS_SAMPLE_RANDOM, 10, 500);
-	struct ps_summary sum = { .all = every_stage, .written = 70, .filter = true,
-				  .smp = &s, .transport = PS_TRANSPORT_RINGBUF };
+	struct ps_summary sum = { .all = every_stage,
+				  .written = 70,
+				  .filter = true,
+				  .smp = &s,
+				  .transport = PS_TRANSPORT_RINGBUF };
 	char buf[512];
 
 	(void)state;
@@ -63,9 +73,11 @@ static void summary_with_filter_sampling_and_rate_cap(void **state)
 static void summary_estimates_one_in_n(void **state)
 {
 	struct ps_sampling s = sampling(PS_SAMPLE_COUNT, 100, 0);
-	struct ps_summary sum = { .all = { .seen = 10000, .sampled_out = 9900, .emitted = 98,
-					   .output_errors = 2 },
-				  .written = 98, .smp = &s };
+	struct ps_summary sum = {
+		.all = { .seen = 10000, .sampled_out = 9900, .emitted = 98, .output_errors = 2 },
+		.written = 98,
+		.smp = &s
+	};
 	char buf[512];
 
 	(void)state;
@@ -95,7 +107,9 @@ static void summary_says_one_packet(void **state)
 {
 	struct ps_sampling s = sampling(PS_SAMPLE_RANDOM, 1, 0);
 	struct ps_summary sum = { .all = { .seen = 1, .emitted = 1, .output_errors = 1 },
-				  .written = 1, .filter = true, .smp = &s };
+				  .written = 1,
+				  .filter = true,
+				  .smp = &s };
 	char buf[512];
 
 	(void)state;
@@ -112,8 +126,11 @@ static void summary_says_one_packet(void **state)
 static void summary_after_a_write_error(void **state)
 {
 	struct ps_sampling s = sampling(PS_SAMPLE_ALL, 0, 0);
-	struct ps_summary sum = { .all = { .seen = 908, .emitted = 908 }, .written = 56,
-				  .write_error = true, .lost_to_write = 852, .smp = &s };
+	struct ps_summary sum = { .all = { .seen = 908, .emitted = 908 },
+				  .written = 56,
+				  .write_error = true,
+				  .lost_to_write = 852,
+				  .smp = &s };
 	char buf[512];
 
 	(void)state;

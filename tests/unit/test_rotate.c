@@ -126,12 +126,9 @@ static void too_long(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(widths_as_tcpdump),
-		cmocka_unit_test(size_names),
-		cmocka_unit_test(size_ring),
-		cmocka_unit_test(time_names_and_timer),
-		cmocka_unit_test(empty_name),
-		cmocka_unit_test(time_file_limit),
+		cmocka_unit_test(widths_as_tcpdump), cmocka_unit_test(size_names),
+		cmocka_unit_test(size_ring),	     cmocka_unit_test(time_names_and_timer),
+		cmocka_unit_test(empty_name),	     cmocka_unit_test(time_file_limit),
 		cmocka_unit_test(too_long),
 	};
 

@@ -34,43 +34,53 @@ static size_t unhex(const char *s, uint8_t *out)
 
 static void flow_sample_datagram(void **state)
 {
-	static const uint8_t header[14] = { 0x02, 0, 0, 0, 0, 0x0b, 0x02, 0, 0, 0, 0, 0x0a,
-					    0x08, 0x00 };
-	struct ps_sflow_agent agent = { .family = AF_INET, .addr = { 10, 0, 0, 1 }, .sub_agent = 2 };
+	static const uint8_t header[14] = { 0x02, 0, 0, 0, 0,	 0x0b, 0x02,
+					    0,	  0, 0, 0, 0x0a, 0x08, 0x00 };
+	struct ps_sflow_agent agent = { .family = AF_INET,
+					.addr = { 10, 0, 0, 1 },
+					.sub_agent = 2 };
 	struct ps_sflow_dgram d;
 	uint8_t want[256];
 	size_t n = unhex(
 		/* sample_datagram_v5 */
-		"00000005"  /* version */
+		"00000005"	    /* version */
 		"00000001 0a000001" /* agent: IPv4 10.0.0.1 */
-		"00000002"  /* sub_agent_id */
-		"00000007"  /* sequence_number */
-		"000003e8"  /* uptime: 1000 ms */
-		"00000001"  /* one sample */
+		"00000002"	    /* sub_agent_id */
+		"00000007"	    /* sequence_number */
+		"000003e8"	    /* uptime: 1000 ms */
+		"00000001"	    /* one sample */
 		/* flow_sample: enterprise 0, format 1; 72 bytes */
 		"00000001 00000048"
-		"00000001"  /* sequence_number */
-		"00000003"  /* source_id: type 0, ifIndex 3 */
-		"0000000a"  /* sampling_rate 10 */
-		"00000064"  /* sample_pool 100 */
-		"00000002"  /* drops 2 */
-		"00000003"  /* input ifIndex 3 */
-		"00000000"  /* output unknown */
-		"00000001"  /* one record */
+		"00000001" /* sequence_number */
+		"00000003" /* source_id: type 0, ifIndex 3 */
+		"0000000a" /* sampling_rate 10 */
+		"00000064" /* sample_pool 100 */
+		"00000002" /* drops 2 */
+		"00000003" /* input ifIndex 3 */
+		"00000000" /* output unknown */
+		"00000001" /* one record */
 		/* sampled_header: enterprise 0, format 1; 32 bytes */
 		"00000001 00000020"
-		"00000001"  /* header_protocol: ETHERNET-ISO88023 */
-		"0000003c"  /* frame_length 60 */
-		"00000000"  /* stripped */
-		"0000000e"  /* header length 14, then the bytes padded to 16 */
+		"00000001" /* header_protocol: ETHERNET-ISO88023 */
+		"0000003c" /* frame_length 60 */
+		"00000000" /* stripped */
+		"0000000e" /* header length 14, then the bytes padded to 16 */
 		"02000000000b 02000000000a 0800 0000",
 		want);
 
 	(void)state;
 	ps_sflow_begin(&d, &agent, 7, 1000);
-	assert_int_equal(ps_sflow_add_flow(&d, &(struct ps_sflow_flow){
-		.seq = 1, .source_id = 3, .rate = 10, .pool = 100, .drops = 2, .input = 3,
-		.output = 0, .frame_length = 60, .header = header, .header_len = 14 }), 0);
+	assert_int_equal(ps_sflow_add_flow(&d, &(struct ps_sflow_flow){ .seq = 1,
+									.source_id = 3,
+									.rate = 10,
+									.pool = 100,
+									.drops = 2,
+									.input = 3,
+									.output = 0,
+									.frame_length = 60,
+									.header = header,
+									.header_len = 14 }),
+			 0);
 	assert_int_equal(d.len, n);
 	assert_memory_equal(d.buf, want, n);
 }
@@ -81,39 +91,55 @@ static void counters_sample_datagram(void **state)
 					.addr = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 } };
 	struct ps_sflow_dgram d;
 	uint8_t want[256];
-	size_t n = unhex(
-		"00000005"
-		"00000002 20010db8000000000000000000000001" /* agent: IPv6 */
-		"00000000 00000001 00000000"  /* sub-agent 0, sequence 1, uptime 0 */
-		"00000001"
-		/* counters_sample: enterprise 0, format 2; 108 bytes */
-		"00000002 0000006c"
-		"00000005"  /* sequence_number */
-		"00000002"  /* source_id: ifIndex 2 */
-		"00000001"  /* one record */
-		/* if_counters: enterprise 0, format 1; 88 bytes */
-		"00000001 00000058"
-		"00000002"  /* ifIndex */
-		"00000006"  /* ifType: ethernetCsmacd */
-		"000000003b9aca00"  /* ifSpeed: 1 Gb/s */
-		"00000001"  /* ifDirection: full duplex */
-		"00000003"  /* ifStatus: admin and oper up */
-		"0000000100000002"  /* ifInOctets */
-		"00000003 00000004 ffffffff 00000005 00000006 00000007"
-		"0000000800000009"  /* ifOutOctets */
-		"0000000a ffffffff ffffffff 0000000b 0000000c"
-		"00000001",  /* ifPromiscuousMode */
-		want);
+	size_t n = unhex("00000005"
+			 "00000002 20010db8000000000000000000000001" /* agent: IPv6 */
+			 "00000000 00000001 00000000" /* sub-agent 0, sequence 1, uptime 0 */
+			 "00000001"
+			 /* counters_sample: enterprise 0, format 2; 108 bytes */
+			 "00000002 0000006c"
+			 "00000005" /* sequence_number */
+			 "00000002" /* source_id: ifIndex 2 */
+			 "00000001" /* one record */
+			 /* if_counters: enterprise 0, format 1; 88 bytes */
+			 "00000001 00000058"
+			 "00000002"	    /* ifIndex */
+			 "00000006"	    /* ifType: ethernetCsmacd */
+			 "000000003b9aca00" /* ifSpeed: 1 Gb/s */
+			 "00000001"	    /* ifDirection: full duplex */
+			 "00000003"	    /* ifStatus: admin and oper up */
+			 "0000000100000002" /* ifInOctets */
+			 "00000003 00000004 ffffffff 00000005 00000006 00000007"
+			 "0000000800000009" /* ifOutOctets */
+			 "0000000a ffffffff ffffffff 0000000b 0000000c"
+			 "00000001", /* ifPromiscuousMode */
+			 want);
 
 	(void)state;
 	ps_sflow_begin(&d, &agent, 1, 0);
-	assert_int_equal(ps_sflow_add_counters(&d, &(struct ps_sflow_ifcounters){
-		.seq = 5, .source_id = 2, .if_index = 2, .if_type = 6, .if_speed = 1000000000,
-		.if_direction = 1, .if_status = 3, .in_octets = 0x100000002ull, .in_ucast = 3,
-		.in_mcast = 4, .in_bcast = PS_SFLOW_UNKNOWN32, .in_discards = 5, .in_errors = 6,
-		.in_unknown_protos = 7, .out_octets = 0x800000009ull, .out_ucast = 10,
-		.out_mcast = PS_SFLOW_UNKNOWN32, .out_bcast = PS_SFLOW_UNKNOWN32,
-		.out_discards = 11, .out_errors = 12, .promiscuous = 1 }), 0);
+	assert_int_equal(ps_sflow_add_counters(&d,
+					       &(struct ps_sflow_ifcounters){
+						       .seq = 5,
+						       .source_id = 2,
+						       .if_index = 2,
+						       .if_type = 6,
+						       .if_speed = 1000000000,
+						       .if_direction = 1,
+						       .if_status = 3,
+						       .in_octets = 0x100000002ull,
+						       .in_ucast = 3,
+						       .in_mcast = 4,
+						       .in_bcast = PS_SFLOW_UNKNOWN32,
+						       .in_discards = 5,
+						       .in_errors = 6,
+						       .in_unknown_protos = 7,
+						       .out_octets = 0x800000009ull,
+						       .out_ucast = 10,
+						       .out_mcast = PS_SFLOW_UNKNOWN32,
+						       .out_bcast = PS_SFLOW_UNKNOWN32,
+						       .out_discards = 11,
+						       .out_errors = 12,
+						       .promiscuous = 1 }),
+			 0);
 	assert_int_equal(d.len, n);
 	assert_memory_equal(d.buf, want, n);
 }

@@ -11,8 +11,7 @@
 
 /* A raw sample as the kernel lays it out: meta, packet, padding so that
  * 4 (raw size field) + raw size is a multiple of 8. */
-static size_t make_sample(uint8_t *buf, const struct ps_meta *m,
-			  const uint8_t *pkt)
+static size_t make_sample(uint8_t *buf, const struct ps_meta *m, const uint8_t *pkt)
 {
 	size_t sum = sizeof(*m) + m->cap_len;
 	size_t raw = ((sum + 4 + 7) & ~(size_t)7) - 4;
@@ -25,9 +24,14 @@ static size_t make_sample(uint8_t *buf, const struct ps_meta *m,
 
 static struct ps_meta meta(uint32_t cap, uint32_t wire)
 {
-	return (struct ps_meta){ .ts_ns = 123, .seq = 7, .ifindex = 3,
-				 .wire_len = wire, .cap_len = cap, .verdict = 2,
-				 .cpu = 1, .version = PS_META_VERSION,
+	return (struct ps_meta){ .ts_ns = 123,
+				 .seq = 7,
+				 .ifindex = 3,
+				 .wire_len = wire,
+				 .cap_len = cap,
+				 .verdict = 2,
+				 .cpu = 1,
+				 .version = PS_META_VERSION,
 				 .hook = PS_HOOK_XDP };
 }
 

@@ -27,7 +27,9 @@ static int build(const char *expr, struct ps_filter *f, char *err, size_t len)
 /* Expressions refused before anything loads, and what the message says. */
 static void bad_expressions_are_refused(void **state)
 {
-	static const struct { const char *expr, *says[2]; } cases[] = {
+	static const struct {
+		const char *expr, *says[2];
+	} cases[] = {
 		{ "tcp port", { "syntax error", "bad filter expression" } },
 		{ "host 999.1.1.1", { "bad filter expression", NULL } },
 		{ "tcp and udp", { "rejects", NULL } },
@@ -48,8 +50,8 @@ static void bad_expressions_are_refused(void **state)
 			fail_msg("'%s' was accepted", cases[i].expr);
 		for (int j = 0; j < 2; j++)
 			if (cases[i].says[j] && !strstr(err, cases[i].says[j]))
-				fail_msg("'%s': '%s' does not say '%s'", cases[i].expr,
-					 err, cases[i].says[j]);
+				fail_msg("'%s': '%s' does not say '%s'", cases[i].expr, err,
+					 cases[i].says[j]);
 		ps_filter_free(&f);
 	}
 }
@@ -57,15 +59,18 @@ static void bad_expressions_are_refused(void **state)
 static void malformed_cbpf_is_refused(void **state)
 {
 	struct sock_filter past_end[] = {
-		{ BPF_JMP | BPF_JEQ | BPF_K, 5, 0, 1 }, { BPF_RET | BPF_K, 0, 0, 1 },
+		{ BPF_JMP | BPF_JEQ | BPF_K, 5, 0, 1 },
+		{ BPF_RET | BPF_K, 0, 0, 1 },
 	};
 	struct sock_filter no_ret[] = { { BPF_LD | BPF_W | BPF_LEN, 0, 0, 0 } };
 	struct sock_filter bad_mem[] = {
-		{ BPF_LD | BPF_MEM, 0, 0, 16 }, { BPF_RET | BPF_A, 0, 0, 0 },
+		{ BPF_LD | BPF_MEM, 0, 0, 16 },
+		{ BPF_RET | BPF_A, 0, 0, 0 },
 	};
 	/* A JEQ with junk above the opcode's 8 bits (found by fuzz_xlate). */
 	struct sock_filter wide_code[] = {
-		{ 0x5f15, 0, 0, 10 }, { BPF_RET | BPF_K, 0, 0, 1 },
+		{ 0x5f15, 0, 0, 10 },
+		{ BPF_RET | BPF_K, 0, 0, 1 },
 	};
 	struct ps_ebpf out;
 	char err[256];
@@ -106,8 +111,7 @@ static void check_structure(const struct ps_ebpf *e)
 		const struct bpf_insn *in = &e->insns[i];
 		__u8 cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
 
-		if ((cls == BPF_JMP || cls == BPF_JMP32) && op != BPF_CALL &&
-		    op != BPF_EXIT) {
+		if ((cls == BPF_JMP || cls == BPF_JMP32) && op != BPF_CALL && op != BPF_EXIT) {
 			assert_true(in->off >= 0); /* forward only */
 			assert_true(i + 1 + in->off < e->n);
 		}
@@ -120,8 +124,8 @@ static void check_structure(const struct ps_ebpf *e)
 static void translations_are_well_formed(void **state)
 {
 	static const char *const exprs[] = {
-		"tcp port 443 and host 10.0.0.1", "vlan 100 and udp",
-		"ether[(ether[1] & 7) + 10:4] != 0", "ip[2:2] / (ip[8] & 1) > 10",
+		"tcp port 443 and host 10.0.0.1",     "vlan 100 and udp",
+		"ether[(ether[1] & 7) + 10:4] != 0",  "ip[2:2] / (ip[8] & 1) > 10",
 		"(ip[2:2] << (ip[8] & 0x3f)) > 1000", "len > 8000",
 	};
 	(void)state;
@@ -158,7 +162,7 @@ static void dump_lists_both_languages(void **state)
 	assert_int_equal(build("vlan 100 and udp", &f, err, sizeof(err)), 0);
 	ps_filter_dump(mem, &f);
 	fclose(mem);
-	assert_non_null(strstr(text, "(000) ldh      [12]"));      /* cBPF, as tcpdump -d */
+	assert_non_null(strstr(text, "(000) ldh      [12]")); /* cBPF, as tcpdump -d */
 	assert_non_null(strstr(text, "jeq      #0x8100"));
 	assert_non_null(strstr(text, "call bpf_xdp_load_bytes#189"));
 	assert_non_null(strstr(text, "call bpf_skb_load_bytes#26"));
@@ -210,19 +214,25 @@ static void splice_fixes_calls_and_infos(void **state)
 	const struct bpf_func_info *of;
 
 	(void)state;
-	in[1] = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_CALL, .imm = 3 };  /* -> 5 */
-	in[2] = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_CALL, .imm = 6 };  /* -> 9 */
-	in[3] = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .imm = 26 };                             /* helper */
-	in[10] = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_CALL, .imm = -6 }; /* -> 5 */
+	in[1] = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL,
+				   .src_reg = BPF_PSEUDO_CALL,
+				   .imm = 3 }; /* -> 5 */
+	in[2] = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL,
+				   .src_reg = BPF_PSEUDO_CALL,
+				   .imm = 6 };				    /* -> 9 */
+	in[3] = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .imm = 26 }; /* helper */
+	in[10] = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL,
+				    .src_reg = BPF_PSEUDO_CALL,
+				    .imm = -6 }; /* -> 5 */
 	for (int i = 0; i < 6; i++)
 		body[i] = (struct bpf_insn){ .code = BPF_ALU | BPF_MOV | BPF_K, .imm = 100 + i };
 
 	assert_int_equal(ps_splice_func(&img, 1, body, 6, &out), 0);
 	assert_int_equal(out.n, 14);
-	assert_int_equal(out.insns[1].imm, 3);       /* f1 still starts at 5 */
-	assert_int_equal(out.insns[2].imm, 8);       /* f2 now at 11 */
-	assert_int_equal(out.insns[3].imm, 26);      /* helper ids untouched */
-	assert_int_equal(out.insns[12].imm, -8);     /* f2's call back to 5 */
+	assert_int_equal(out.insns[1].imm, 3);	 /* f1 still starts at 5 */
+	assert_int_equal(out.insns[2].imm, 8);	 /* f2 now at 11 */
+	assert_int_equal(out.insns[3].imm, 26);	 /* helper ids untouched */
+	assert_int_equal(out.insns[12].imm, -8); /* f2's call back to 5 */
 	assert_int_equal(out.insns[5].imm, 100);
 	assert_int_equal(out.insns[10].imm, 105);
 	of = out.func_info;
@@ -231,7 +241,7 @@ static void splice_fixes_calls_and_infos(void **state)
 	assert_int_equal(of[2].insn_off, 11);
 	assert_int_equal(of[2].type_id, 12);
 	ol = out.line_info;
-	assert_int_equal(out.line_info_cnt, 5);      /* line 7 was inside f1 */
+	assert_int_equal(out.line_info_cnt, 5); /* line 7 was inside f1 */
 	assert_int_equal(ol[2].insn_off, 5);
 	assert_int_equal(ol[3].insn_off, 11);
 	assert_int_equal(ol[4].insn_off, 12);

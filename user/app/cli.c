@@ -1,0 +1,909 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "errmsg.h"
+#include "cli.h"
+#include "printer.h"
+#include "hooks.h"
+#include "sampling.h"
+#include "pktsample.h"
+
+int ps_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	/* Digits first: strtoull would skip blanks and take a sign. */
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end || x < min || x > max)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int ps_parse_hooks(const char *s, unsigned int *mask)
+{
+	unsigned int m = 0;
+	const char *p = s;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+		unsigned int h;
+
+		for (h = 0; h < PS_HOOK_MAX; h++)
+			if (strlen(ps_hook_name(h)) == n && !strncmp(p, ps_hook_name(h), n))
+				break;
+		if (h == PS_HOOK_MAX)
+			return -EINVAL;
+		m |= 1u << h;
+		p += n;
+		if (*p == ',' && !*++p)
+			return -EINVAL; /* a trailing comma: an item is missing */
+	}
+	if (!m)
+		return -EINVAL;
+	*mask = m;
+	return 0;
+}
+
+int ps_parse_duration_ms(const char *s, uint64_t *ms)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t ms;
+	} units[] = {
+		{ "", 1000 }, { "s", 1000 }, { "ms", 1 }, { "m", 60000 }, { "h", 3600000 },
+	};
+	unsigned long long x;
+	char *end;
+	size_t i;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (x == 0 || x > UINT64_MAX / units[i].ms)
+			return -EINVAL;
+		*ms = x * units[i].ms;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * One row per option: getopt's table, the help text and the handler, or
+ * for a switch, a counted switch or a string kept as given the field of
+ * struct ps_opts it sets.
+ */
+struct cli_opt {
+	const char *name;
+	int key;
+	int has_arg;
+	const char *arg;
+	const char *help;
+	int (*set)(struct ps_opts *o, const char *arg, char *err, size_t errlen);
+	size_t field; /* SET_FLAG: a bool, SET_COUNT: an unsigned int, SET_STR: a
+		       * const char * in struct ps_opts */
+	bool live;    /* only a live capture takes it, not -r */
+	bool hidden;  /* not in --help: Wireshark's extcap options */
+	enum { SET_BY_FN, SET_FLAG, SET_COUNT, SET_STR } kind; /* SET_BY_FN: set() */
+};
+/* A switch: sets a bool. A counted switch (-t, -x, ...): each use adds one. */
+#define FLAG(f) .kind = SET_FLAG, .field = offsetof(struct ps_opts, f)
+#define COUNT(f) .kind = SET_COUNT, .field = offsetof(struct ps_opts, f)
+/* A string kept as given (the extcap options; user/app/extcap.c checks them). */
+#define STR(f) .kind = SET_STR, .field = offsetof(struct ps_opts, f)
+/* Marks a row that -r refuses. */
+#define LIVE .live = true
+/* Marks a row --help does not list. */
+#define HIDDEN .hidden = true
+
+static int set_iface(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (!*a)
+		return ps_fail(err, len, "empty interface name");
+	if (o->n_ifaces == PS_MAX_IFACES)
+		return ps_fail(err, len, "at most %d interfaces", PS_MAX_IFACES);
+	for (int i = 0; i < o->n_ifaces; i++)
+		if (!strcmp(o->ifaces[i], a))
+			return ps_fail(err, len, "interface '%s' given twice", a);
+	o->ifaces[o->n_ifaces++] = a;
+	return 0;
+}
+
+static int set_write(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (!*a)
+		return ps_fail(err, len, "empty output path");
+	o->output = a;
+	return 0;
+}
+
+static int set_read(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (!*a)
+		return ps_fail(err, len, "empty -r path");
+	o->read_file = a;
+	return 0;
+}
+
+static int set_hook(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (ps_parse_hooks(a, &o->hooks))
+		return ps_fail(err, len,
+			       "bad --hook '%s': use a comma list of xdp, tc-ingress, tc-egress",
+			       a);
+	o->hooks_given = true;
+	return 0;
+}
+
+static int set_snaplen(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	uint64_t v;
+
+	if (ps_parse_u64(a, 0, PS_SNAPLEN_MAX, &v))
+		return ps_fail(err, len, "bad snaplen '%s': use 1..%u, or 0 for %u", a,
+			       PS_SNAPLEN_MAX, PS_SNAPLEN_MAX);
+	o->snaplen = v ? v : PS_SNAPLEN_MAX;
+	return 0;
+}
+
+static int set_sflow(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	struct ps_sflow_config *c = &o->sflow;
+
+	if (c->n_collectors == PS_SFLOW_MAX_COLLECTORS)
+		return ps_fail(err, len, "at most %d --sflow collectors", PS_SFLOW_MAX_COLLECTORS);
+	if (ps_sflow_parse_addr(a, true, &c->collectors[c->n_collectors]))
+		return ps_fail(err, len,
+			       "bad --sflow '%s': use an IPv4 or IPv6 address, with :PORT if not %u "
+			       "([ADDR]:PORT for IPv6)",
+			       a, PS_SFLOW_PORT);
+	c->n_collectors++;
+	return 0;
+}
+
+static int set_sflow_agent(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	o->sflow_opts = true;
+	if (ps_sflow_parse_addr(a, false, &o->sflow.agent))
+		return ps_fail(err, len, "bad --sflow-agent '%s': use an IPv4 or IPv6 address", a);
+	o->sflow.has_agent = true;
+	return 0;
+}
+
+static int set_sflow_header(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	uint64_t v;
+
+	o->sflow_opts = true;
+	if (ps_parse_u64(a, 14, PS_SFLOW_HEADER_MAX, &v))
+		return ps_fail(err, len, "bad --sflow-header '%s': use 14 to %u bytes", a,
+			       PS_SFLOW_HEADER_MAX);
+	o->sflow.header_bytes = (uint32_t)v;
+	return 0;
+}
+
+static int set_sflow_counters(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	uint64_t v;
+
+	o->sflow_opts = true;
+	if (ps_parse_u64(a, 1, 3600, &v))
+		return ps_fail(err, len, "bad --sflow-counters '%s': use 1 to 3600 seconds", a);
+	o->sflow.counters_s = (uint32_t)v;
+	return 0;
+}
+
+static int set_count(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (ps_parse_u64(a, 1, UINT64_MAX, &o->count))
+		return ps_fail(err, len, "bad count '%s': use a positive integer", a);
+	return 0;
+}
+
+int ps_parse_file_size(const char *s, uint64_t *bytes)
+{
+	static const struct {
+		char suffix;
+		uint64_t unit;
+	} units[] = {
+		{ '\0', 1000000 }, { 'k', 1024 },    { 'K', 1024 },    { 'm', 1 << 20 },
+		{ 'M', 1 << 20 },  { 'g', 1 << 30 }, { 'G', 1 << 30 },
+	};
+	unsigned long long x;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || !x || (*end && end[1]))
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (*end == units[i].suffix) {
+			if (x > UINT64_MAX / units[i].unit)
+				return -EINVAL;
+			*bytes = x * units[i].unit;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int set_file_size(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (ps_parse_file_size(a, &o->file_size))
+		return ps_fail(err, len,
+			       "bad -C '%s': use millions of bytes, or a number with k, m or g", a);
+	return 0;
+}
+
+static int set_rotate_seconds(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (ps_parse_u64(a, 1, 366 * 86400ull, &o->rotate_seconds))
+		return ps_fail(err, len, "bad -G '%s': use a number of seconds, 1 or more", a);
+	return 0;
+}
+
+static int set_file_count(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	uint64_t n;
+
+	if (ps_parse_u64(a, 1, 1000000, &n))
+		return ps_fail(err, len, "bad -W '%s': use a number of files from 1 to 1000000", a);
+	o->file_count = (uint32_t)n;
+	return 0;
+}
+
+static int set_postrotate(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (!*a)
+		return ps_fail(err, len, "empty -z command");
+	o->postrotate_cmd = a;
+	return 0;
+}
+
+static int set_user(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (!*a)
+		return ps_fail(err, len, "empty -Z user name");
+	o->user = a;
+	return 0;
+}
+
+static int set_duration(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (ps_parse_duration_ms(a, &o->duration_ms))
+		return ps_fail(err, len, "bad duration '%s': use e.g. 10, 10s, 500ms, 2m, 1h", a);
+	return 0;
+}
+
+static int set_buffer(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	uint64_t v;
+
+	if (ps_parse_u64(a, 4, PS_MAX_BUFFER_KIB, &v))
+		return ps_fail(err, len, "bad buffer size '%s': use 4..%u KiB per CPU", a,
+			       PS_MAX_BUFFER_KIB);
+	o->buffer_kib = v;
+	return 0;
+}
+
+/* The index of word a in names[n] (an enum's values, in order), or -1. */
+static int pick_word(const char *a, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(a, names[i]))
+			return i;
+	return -1;
+}
+
+static int set_xdp_mode(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	static const char *const names[] = {
+		[PS_XDP_AUTO] = "auto",
+		[PS_XDP_NATIVE] = "native",
+		[PS_XDP_SKB] = "skb",
+	};
+	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
+
+	if (i < 0)
+		return ps_fail(err, len, "bad --xdp-mode '%s': use native, skb or auto", a);
+	o->xdp_mode = (enum ps_xdp_mode)i;
+	return 0;
+}
+
+static int set_transport(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	static const char *const names[] = {
+		[PS_TRANSPORT_PERF] = "perf",
+		[PS_TRANSPORT_RINGBUF] = "ringbuf",
+	};
+	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
+
+	if (i < 0)
+		return ps_fail(err, len, "bad --transport '%s': use perf or ringbuf", a);
+	o->transport = (unsigned int)i;
+	o->transport_given = true;
+	return 0;
+}
+
+static int set_tc_mode(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	static const char *const names[] = {
+		[PS_TC_AUTO] = "auto",
+		[PS_TC_TCX] = "tcx",
+		[PS_TC_CLSACT] = "clsact",
+	};
+	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
+
+	if (i < 0)
+		return ps_fail(err, len, "bad --tc-mode '%s': use tcx, clsact or auto", a);
+	o->tc_mode = (enum ps_tc_mode)i;
+	return 0;
+}
+
+static int set_tc_position(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	static const char *const names[] = {
+		[PS_TC_WIRE] = "wire",
+		[PS_TC_FIRST] = "first",
+		[PS_TC_LAST] = "last",
+	};
+	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
+
+	if (i < 0)
+		return ps_fail(err, len, "bad --tc-position '%s': use first, last or wire", a);
+	o->tc_position = (enum ps_tc_position)i;
+	return 0;
+}
+
+/* tcpdump's -Q: in is the ingress hook pktsample uses by default (TC). */
+static int set_direction(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	static const char *const names[] = { "in", "out", "inout" };
+	static const unsigned int hooks[] = {
+		PS_HOOK_BIT(PS_HOOK_TC_INGRESS),
+		PS_HOOK_BIT(PS_HOOK_TC_EGRESS),
+		PS_HOOKS_DEFAULT,
+	};
+	int i = pick_word(a, names, 3);
+
+	if (i < 0)
+		return ps_fail(err, len, "bad -Q '%s': use in, out or inout", a);
+	o->direction_hooks = hooks[i];
+	return 0;
+}
+
+static int set_xdp_attach(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	static const char *const names[] = {
+		[PS_XDP_VIA_LINK] = "link",
+		[PS_XDP_VIA_LIBXDP] = "libxdp",
+	};
+	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
+
+	if (i < 0)
+		return ps_fail(err, len, "bad --xdp-attach '%s': use link or libxdp", a);
+	o->xdp_attach = (enum ps_xdp_attach)i;
+	return 0;
+}
+
+static int set_filter_file(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (!*a)
+		return ps_fail(err, len, "empty filter file name");
+	o->filter_file = a;
+	return 0;
+}
+
+/*
+ * --sample, --sample-flows and --sample-interval exclude each other;
+ * --sample-mode count turns --sample's random choice into every Nth, once
+ * parsing is done (the options may come in any order).
+ */
+static int set_sampling(struct ps_opts *o, unsigned int mode, char *err, size_t len)
+{
+	static const char *const opt[] = {
+		[PS_SAMPLE_RANDOM] = "--sample",
+		[PS_SAMPLE_FLOW] = "--sample-flows",
+		[PS_SAMPLE_CLOCK] = "--sample-interval",
+	};
+
+	if (o->sample_mode != PS_SAMPLE_ALL && o->sample_mode != mode)
+		return ps_fail(err, len, "%s and %s exclude each other: choose one way to sample",
+			       opt[o->sample_mode], opt[mode]);
+	o->sample_mode = mode;
+	return 0;
+}
+
+static int set_sample(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (ps_parse_u64(a, 1, UINT32_MAX, &o->sample_n))
+		return ps_fail(err, len, "bad --sample '%s': use N from 1 to %u (1 in N packets)",
+			       a, UINT32_MAX);
+	return set_sampling(o, PS_SAMPLE_RANDOM, err, len);
+}
+
+static int set_sample_mode(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (strcmp(a, "random") && strcmp(a, "count"))
+		return ps_fail(err, len, "bad --sample-mode '%s': use random or count", a);
+	o->sample_mode_given = true;
+	o->sample_count = !strcmp(a, "count");
+	return 0;
+}
+
+static int set_sample_flows(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (ps_parse_u64(a, 1, UINT32_MAX, &o->sample_n))
+		return ps_fail(err, len,
+			       "bad --sample-flows '%s': use N from 1 to %u (1 in N flows)", a,
+			       UINT32_MAX);
+	return set_sampling(o, PS_SAMPLE_FLOW, err, len);
+}
+
+static int set_sample_interval(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (ps_parse_duration_ms(a, &o->sample_interval_ms) || o->sample_interval_ms > 3600000)
+		return ps_fail(err, len, "bad --sample-interval '%s': use 1ms to 1h, e.g. 10ms", a);
+	return set_sampling(o, PS_SAMPLE_CLOCK, err, len);
+}
+
+static int set_max_rate(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (ps_parse_u64(a, 1, PS_MAX_RATE, &o->max_rate))
+		return ps_fail(err, len, "bad --max-rate '%s': use 1 to %llu packets/s per CPU", a,
+			       PS_MAX_RATE);
+	return 0;
+}
+
+static int set_stats(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (ps_parse_duration_ms(a, &o->stats_ms) || o->stats_ms < 100)
+		return ps_fail(err, len, "bad --stats '%s': use 100ms or more, e.g. 1s", a);
+	return 0;
+}
+
+static int set_verbose(struct ps_opts *o, const char *a, char *e, size_t l)
+{
+	(void)a, (void)e, (void)l;
+	o->verbosity++;
+	return 0;
+}
+
+enum {
+	KEY_HOOK = 256,
+	KEY_DURATION,
+	KEY_XDP_MODE,
+	KEY_TC_MODE,
+	KEY_VERSION,
+	KEY_SAMPLE,
+	KEY_SAMPLE_MODE,
+	KEY_SAMPLE_FLOWS,
+	KEY_SAMPLE_INTERVAL,
+	KEY_MAX_RATE,
+	KEY_STATS,
+	KEY_TRANSPORT,
+	KEY_EPB_VERDICT,
+	KEY_XDP_ATTACH,
+	KEY_TC_POSITION,
+	KEY_PRINT,
+	KEY_EXTCAP_INTERFACES,
+	KEY_EXTCAP_VERSION,
+	KEY_EXTCAP_INTERFACE,
+	KEY_EXTCAP_DLTS,
+	KEY_EXTCAP_CONFIG,
+	KEY_CAPTURE,
+	KEY_FIFO,
+	KEY_EXTCAP_FILTER,
+	KEY_EXTCAP_SAMPLING,
+	KEY_EXTCAP_SAMPLING_N,
+	KEY_EXTCAP_SAMPLING_INTERVAL,
+	KEY_EXTCAP_LOG_FILE,
+	KEY_SFLOW,
+	KEY_SFLOW_AGENT,
+	KEY_SFLOW_HEADER,
+	KEY_SFLOW_COUNTERS
+};
+
+static const struct cli_opt cli_opts[] = {
+	{ "iface", 'i', required_argument, "IFACE",
+	  "capture on IFACE (repeat for more; any: every interface that is up, lo only if named)",
+	  set_iface, LIVE },
+	{ "write", 'w', required_argument, "FILE",
+	  "write pcapng to FILE ('-' for stdout); without -w, print the packets", set_write },
+	{ "read-file", 'r', required_argument, "FILE",
+	  "print a pcap or pcapng FILE ('-' for stdin) instead of capturing; with -w, copy it",
+	  set_read },
+	{ "print", KEY_PRINT, no_argument, NULL,
+	  "print the packets on stdout also while writing them with -w", FLAG(print) },
+	{ "link-header", 'e', no_argument, NULL,
+	  "print the link-level header: MAC addresses, ethertype, VLAN tags", FLAG(link_header) },
+	{ "numeric", 'n', no_argument, NULL,
+	  "do not resolve addresses or ports (pktsample never does; for tcpdump habits)",
+	  FLAG(numeric) },
+	{ "time", 't', no_argument, NULL,
+	  "no time (-tt: since 1970, -ttt: since the previous packet, -tttt: with the date, -ttttt: since the first)",
+	  COUNT(ts_format) },
+	{ "hex", 'x', no_argument, NULL,
+	  "print each packet in hex after its line (-xx: with the link-level header)", COUNT(hex) },
+	{ "hex-ascii", 'X', no_argument, NULL,
+	  "print each packet in hex and ASCII (-XX: with the link-level header)",
+	  COUNT(hex_ascii) },
+	{ "ascii", 'A', no_argument, NULL,
+	  "print each packet in ASCII (-AA: with the link-level header)", COUNT(ascii) },
+	{ "quiet", 'q', no_argument, NULL, "print less protocol information", FLAG(quiet) },
+	{ "line-buffered", 'l', no_argument, NULL,
+	  "write each printed line at once (for a pipe into grep or a script)",
+	  FLAG(line_buffered) },
+	{ "file-size", 'C', required_argument, "SIZE",
+	  "start a new file when one exceeds SIZE millions of bytes (k, m, g: KiB, MiB, GiB)",
+	  set_file_size, LIVE },
+	{ "rotate-seconds", 'G', required_argument, "SECONDS",
+	  "start a new file every SECONDS; FILE may hold strftime(3) conversions",
+	  set_rotate_seconds, LIVE },
+	{ "file-count", 'W', required_argument, "N",
+	  "with -C: a ring of N files; with -G alone: stop after N files", set_file_count, LIVE },
+	{ "postrotate-command", 'z', required_argument, "CMD",
+	  "run CMD FILE on each file closed by -C or -G (e.g. gzip)", set_postrotate, LIVE },
+	{ "relinquish-privileges", 'Z', required_argument, "USER",
+	  "once capturing, become USER (files are then created as USER)", set_user, LIVE },
+	{ "hook", KEY_HOOK, required_argument, "LIST",
+	  "hooks: xdp,tc-ingress,tc-egress,xdp-entry,xdp-exit (default tc-ingress,tc-egress; "
+	  "xdp-entry,xdp-exit for tc-ingress around another XDP program; tc-egress alone on lo)",
+	  set_hook, LIVE },
+	{ "direction", 'Q', required_argument, "DIR",
+	  "in (tc-ingress), out (tc-egress) or inout (both, the default), as tcpdump's -Q; "
+	  "around another XDP program too",
+	  set_direction, LIVE },
+	{ "no-promiscuous-mode", 'p', no_argument, NULL,
+	  "do not put the interfaces into promiscuous mode", FLAG(no_promisc), LIVE },
+	{ "list-interfaces", 'D', no_argument, NULL,
+	  "list the interfaces: state, driver, link type, default ingress hook and why, attach modes",
+	  FLAG(list_interfaces) },
+	{ "snaplen", 's', required_argument, "BYTES",
+	  "bytes kept per packet (default and max 65460; 0 = max)", set_snaplen, LIVE },
+	{ "count", 'c', required_argument, "N",
+	  "stop after N packets (written, printed, or with -r selected)", set_count },
+	{ "duration", KEY_DURATION, required_argument, "TIME",
+	  "stop after TIME (10, 10s, 500ms, 2m, 1h)", set_duration, LIVE },
+	{ "buffer-size", 'B', required_argument, "KIB", "perf buffer per CPU in KiB (default 4096)",
+	  set_buffer, LIVE },
+	{ "transport", KEY_TRANSPORT, required_argument, "KIND",
+	  "perf (default: per-CPU perf buffers) or ringbuf (one BPF ring of -B x CPUs)",
+	  set_transport, LIVE },
+	{ "xdp-mode", KEY_XDP_MODE, required_argument, "MODE",
+	  "with --hook xdp: native, skb or auto (default: skb on veth, else native if the driver has it)",
+	  set_xdp_mode, LIVE },
+	{ "tc-mode", KEY_TC_MODE, required_argument, "MODE",
+	  "TC attach: tcx, clsact or auto (default auto: tcx, else clsact)", set_tc_mode, LIVE },
+	{ "xdp-attach", KEY_XDP_ATTACH, required_argument, "HOW",
+	  "link (default: the kernel detaches it if pktsample dies) or libxdp (its dispatcher)",
+	  set_xdp_attach, LIVE },
+	{ "tc-position", KEY_TC_POSITION, required_argument, "WHERE",
+	  "first or last among the TC programs already there (default wire: first at "
+	  "ingress, last at egress, as tcpdump sees it)",
+	  set_tc_position, LIVE },
+	{ "filter-file", 'F', required_argument, "FILE",
+	  "read the filter expression from FILE ('#' starts a comment)", set_filter_file },
+	{ "dump-filter", 'd', no_argument, NULL,
+	  "print the filter's cBPF and the eBPF it becomes, then exit", FLAG(dump_filter) },
+	{ "sample", KEY_SAMPLE, required_argument, "N",
+	  "keep 1 in N matching packets (random, per CPU)", set_sample, LIVE },
+	{ "sample-mode", KEY_SAMPLE_MODE, required_argument, "MODE",
+	  "with --sample: random (default) or count (every Nth per CPU)", set_sample_mode, LIVE },
+	{ "sample-flows", KEY_SAMPLE_FLOWS, required_argument, "N",
+	  "keep every packet of 1 in N flows, both directions", set_sample_flows, LIVE },
+	{ "sample-interval", KEY_SAMPLE_INTERVAL, required_argument, "TIME",
+	  "keep one packet per CPU every TIME (>= 1ms), clock-driven", set_sample_interval, LIVE },
+	{ "max-rate", KEY_MAX_RATE, required_argument, "PPS",
+	  "at most PPS packets/s per CPU leave the kernel", set_max_rate, LIVE },
+	{ "sflow", KEY_SFLOW, required_argument, "ADDR[:PORT]",
+	  "export the samples as sFlow v5 to a collector (repeat for more; port 6343)", set_sflow,
+	  LIVE },
+	{ "sflow-agent", KEY_SFLOW_AGENT, required_argument, "ADDR",
+	  "the agent address in the datagrams (default: the source towards the collector)",
+	  set_sflow_agent, LIVE },
+	{ "sflow-header", KEY_SFLOW_HEADER, required_argument, "BYTES",
+	  "bytes of each sampled packet sent (default 128)", set_sflow_header, LIVE },
+	{ "sflow-counters", KEY_SFLOW_COUNTERS, required_argument, "SECONDS",
+	  "send interface counters every SECONDS (default 20)", set_sflow_counters, LIVE },
+	{ "stats", KEY_STATS, required_argument, "TIME",
+	  "print a line of counters to stderr every TIME", set_stats, LIVE },
+	{ "epb-verdict", KEY_EPB_VERDICT, no_argument, NULL,
+	  "write each packet's verdict (epb_verdict; Wireshark 4.0's editors corrupt it)",
+	  FLAG(epb_verdict), LIVE },
+	{ "verbose", 'v', no_argument, NULL,
+	  "more messages, and printed packets annotated (-vv: libbpf/libxdp debug)", set_verbose },
+	{ "version", KEY_VERSION, no_argument, NULL, "print the version", FLAG(version) },
+	{ "help", 'h', no_argument, NULL, "show this help", FLAG(help) },
+	/* Wireshark's extcap protocol (user/app/extcap.h), documented in the man page. */
+	{ "extcap-interfaces", KEY_EXTCAP_INTERFACES, no_argument, NULL, NULL,
+	  COUNT(extcap.interfaces), HIDDEN },
+	{ "extcap-version", KEY_EXTCAP_VERSION, optional_argument, NULL, NULL,
+	  COUNT(extcap.version), HIDDEN },
+	{ "extcap-interface", KEY_EXTCAP_INTERFACE, required_argument, NULL, NULL,
+	  STR(extcap.interface), HIDDEN },
+	{ "extcap-dlts", KEY_EXTCAP_DLTS, no_argument, NULL, NULL, COUNT(extcap.dlts), HIDDEN },
+	{ "extcap-config", KEY_EXTCAP_CONFIG, no_argument, NULL, NULL, COUNT(extcap.config),
+	  HIDDEN },
+	{ "capture", KEY_CAPTURE, no_argument, NULL, NULL, COUNT(extcap.capture), HIDDEN },
+	{ "fifo", KEY_FIFO, required_argument, NULL, NULL, STR(extcap.fifo), HIDDEN },
+	{ "extcap-capture-filter", KEY_EXTCAP_FILTER, required_argument, NULL, NULL,
+	  STR(extcap.capture_filter), HIDDEN },
+	{ "extcap-sampling", KEY_EXTCAP_SAMPLING, required_argument, NULL, NULL,
+	  STR(extcap.sampling), HIDDEN },
+	{ "extcap-sampling-n", KEY_EXTCAP_SAMPLING_N, required_argument, NULL, NULL,
+	  STR(extcap.sampling_n), HIDDEN },
+	{ "extcap-sampling-interval", KEY_EXTCAP_SAMPLING_INTERVAL, required_argument, NULL, NULL,
+	  STR(extcap.sampling_interval), HIDDEN },
+	{ "extcap-log-file", KEY_EXTCAP_LOG_FILE, required_argument, NULL, NULL,
+	  STR(extcap.log_file), HIDDEN },
+};
+#define N_OPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
+
+/* The one place an option takes effect: from argv, or from the extcap
+ * dialog (ps_cli_set). */
+static int apply(struct ps_opts *o, const struct cli_opt *c, const char *value, char *err,
+		 size_t errlen)
+{
+	char *field = (char *)o + c->field;
+
+	switch (c->kind) {
+	case SET_FLAG:
+		*(bool *)field = true;
+		return 0;
+	case SET_COUNT:
+		(*(unsigned int *)field)++;
+		return 0;
+	case SET_STR:
+		*(const char **)field = value;
+		return 0;
+	case SET_BY_FN:
+		break;
+	}
+	return c->set(o, value, err, errlen);
+}
+
+int ps_cli_set(struct ps_opts *o, const char *name, const char *value, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < N_OPTS; i++)
+		if (!strcmp(cli_opts[i].name, name))
+			return apply(o, &cli_opts[i], value, err, errlen);
+	return ps_fail(err, errlen, "no option --%s", name);
+}
+
+void ps_cli_print_opts(const struct ps_opts *o, struct ps_print_opts *po)
+{
+	*po = (struct ps_print_opts){
+		.ts = o->ts_format,
+		.hex = o->hex,
+		.hex_ascii = o->hex_ascii,
+		.ascii = o->ascii,
+		.link = o->link_header,
+		.quiet = o->quiet,
+		.annotate = o->verbosity > 0,
+	};
+}
+
+void ps_cli_sampling(const struct ps_opts *o, struct ps_sampling *s)
+{
+	ps_sampling_init(s, o->sample_mode, o->sample_n, o->sample_interval_ms * 1000000ull,
+			 o->max_rate);
+}
+
+void ps_cli_usage(FILE *f)
+{
+	fputs("Usage: pktsample -i IFACE [-i IFACE ...] [-w FILE] [options] [EXPRESSION]\n"
+	      "       pktsample -r FILE [-w OUT] [options] [EXPRESSION]\n"
+	      "       pktsample -d [-s BYTES] EXPRESSION\n"
+	      "       pktsample -D\n"
+	      "Capture packets at XDP and TC hooks into annotated pcapng, or print\n"
+	      "them as tcpdump -n does (without -w).\n"
+	      "EXPRESSION is a tcpdump (pcap-filter) expression; it runs inside the\n"
+	      "kernel, so packets that do not match never leave it.\n\n",
+	      f);
+	for (size_t i = 0; i < N_OPTS; i++) {
+		const struct cli_opt *c = &cli_opts[i];
+		char left[48];
+
+		if (c->hidden)
+			continue;
+		if (c->key < 256)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", c->key, c->name,
+				 c->arg ? " " : "", c->arg ? c->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", c->name, c->arg ? " " : "",
+				 c->arg ? c->arg : "");
+		fprintf(f, "  %-34s %s\n", left, c->help);
+	}
+	fputs("\n-d prints libpcap's cBPF (as tcpdump -d does), then the eBPF the\n"
+	      "XDP and TC programs run, in the kernel verifier's notation.\n"
+	      "\nExit status: 0 done, 1 runtime failure, 2 usage error.\n",
+	      f);
+}
+
+/*
+ * sFlow carries a 1-in-N sampling rate, and collectors multiply by it:
+ * random (--sample N) and count (every Nth per CPU) are 1 in N, no
+ * sampling is 1 in 1. Whole flows, a clock, or a rate cap have no such N.
+ */
+static int check_sflow(struct ps_opts *o, char *err, size_t errlen)
+{
+	struct ps_sflow_config *c = &o->sflow;
+
+	if (!c->n_collectors) {
+		if (o->sflow_opts)
+			return ps_fail(
+				err, errlen,
+				"--sflow-agent, --sflow-header and --sflow-counters need --sflow");
+		return 0;
+	}
+	if (o->sample_mode == PS_SAMPLE_FLOW || o->sample_mode == PS_SAMPLE_CLOCK)
+		return ps_fail(err, errlen, "--sflow needs a 1-in-N rate: use --sample N, not %s",
+			       o->sample_mode == PS_SAMPLE_FLOW ? "--sample-flows" :
+								  "--sample-interval");
+	if (o->max_rate)
+		return ps_fail(err, errlen,
+			       "--sflow needs a 1-in-N rate, which --max-rate would break");
+	if (o->sample_n > UINT32_MAX)
+		return ps_fail(err, errlen, "--sflow carries a rate of at most %u", UINT32_MAX);
+	c->rate = o->sample_mode == PS_SAMPLE_ALL ? 1 : (uint32_t)o->sample_n;
+	if (!c->header_bytes)
+		c->header_bytes = 128;
+	if (!c->counters_s)
+		c->counters_s = 20;
+	return 0;
+}
+
+/* What was wrong with --NAME[=VALUE], which getopt_long refused. */
+static int long_option_error(const char *arg, char *err, size_t errlen)
+{
+	size_t n = strcspn(arg, "=");
+	const struct cli_opt *match[4];
+	int matches = 0;
+
+	for (size_t i = 0; i < N_OPTS; i++) {
+		const struct cli_opt *c = &cli_opts[i];
+
+		if (strncmp(c->name, arg, n))
+			continue;
+		if (strlen(c->name) == n) { /* the option exists: its value is wrong */
+			if (arg[n] == '=' && c->has_arg == no_argument)
+				return ps_fail(err, errlen, "option '--%s' takes no value",
+					       c->name);
+			return ps_fail(err, errlen, "option '--%s' needs a value", c->name);
+		}
+		if (matches < 4)
+			match[matches] = c;
+		matches++;
+	}
+	if (matches > 1)
+		return ps_fail(err, errlen, "ambiguous option '--%.*s': --%s, --%s%s", (int)n, arg,
+			       match[0]->name, match[1]->name, matches > 2 ? ", ..." : "");
+	return ps_fail(err, errlen, "unknown option '--%.*s'", (int)n, arg);
+}
+
+int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err, size_t errlen)
+{
+	struct option longopts[N_OPTS + 1];
+	char shortopts[2 * N_OPTS + 2];
+	size_t n = 0;
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->hooks = PS_HOOKS_DEFAULT;
+	o->snaplen = PS_SNAPLEN_MAX;
+	o->buffer_kib = PS_DEFAULT_BUFFER_KIB;
+	err[0] = '\0';
+
+	shortopts[n++] = ':'; /* report a missing argument as ':' */
+	for (size_t i = 0; i < N_OPTS; i++) {
+		longopts[i] = (struct option){ cli_opts[i].name, cli_opts[i].has_arg, NULL,
+					       cli_opts[i].key };
+		if (cli_opts[i].key < 256) {
+			shortopts[n++] = cli_opts[i].key;
+			if (cli_opts[i].has_arg == required_argument)
+				shortopts[n++] = ':';
+		}
+	}
+	shortopts[n] = '\0';
+	memset(&longopts[N_OPTS], 0, sizeof(longopts[N_OPTS]));
+
+	optind = 0; /* full re-initialisation: the parser can run again */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const struct cli_opt *opt = NULL;
+
+		if (c == '?') {
+			const char *arg = argv[optind - 1];
+
+			if (!strncmp(arg, "--", 2))
+				return long_option_error(arg + 2, err, errlen);
+			if (optopt && optopt < 256)
+				return ps_fail(err, errlen, "unknown option '-%c'", optopt);
+			return ps_fail(err, errlen, "unknown option '%s'", arg);
+		}
+		if (c == ':')
+			return ps_fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+		for (size_t i = 0; i < N_OPTS; i++)
+			if (cli_opts[i].key == c)
+				opt = &cli_opts[i];
+		if (opt->live && !o->live_opt[0] && c < 256)
+			snprintf(o->live_opt, sizeof(o->live_opt), "-%c", c);
+		else if (opt->live && !o->live_opt[0])
+			snprintf(o->live_opt, sizeof(o->live_opt), "--%s", opt->name);
+		ret = apply(o, opt, optarg, err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (optind < argc) {
+		o->filter_words = &argv[optind];
+		o->n_filter_words = argc - optind;
+	}
+	return 0;
+}
+
+int ps_cli_check(struct ps_opts *o, char *err, size_t errlen)
+{
+	int ret;
+
+	if (o->direction_hooks && o->hooks_given)
+		return ps_fail(err, errlen, "-Q and --hook exclude each other: -Q picks the hooks");
+	if (o->direction_hooks) {
+		o->hooks = o->direction_hooks;
+		o->hooks_given = true;
+	}
+	if (o->sample_mode_given && o->sample_mode != PS_SAMPLE_RANDOM)
+		return ps_fail(err, errlen, "--sample-mode needs --sample N");
+	if (o->sample_mode == PS_SAMPLE_RANDOM && o->sample_count)
+		o->sample_mode = PS_SAMPLE_COUNT;
+	ret = check_sflow(o, err, errlen);
+	if (ret)
+		return ret;
+	if (o->filter_file && o->n_filter_words)
+		return ps_fail(err, errlen,
+			       "give the filter either as arguments or with -F, not both ('%s')",
+			       o->filter_words[0]);
+	if (o->dump_filter) {
+		if (!o->filter_file && !o->n_filter_words)
+			return ps_fail(err, errlen, "-d needs a filter expression");
+		return 0;
+	}
+	if (o->ts_format > 5)
+		return ps_fail(err, errlen, "-t repeats at most five times (-ttttt)");
+	if (o->print && o->output && !strcmp(o->output, "-"))
+		return ps_fail(err, errlen, "--print and -w - would both write to stdout");
+	if (o->read_file) {
+		if (o->live_opt[0])
+			return ps_fail(err, errlen, "%s is for a live capture; -r reads a file",
+				       o->live_opt);
+		return 0;
+	}
+	if (!o->n_ifaces)
+		return ps_fail(err, errlen, "no interface: use -i IFACE (or -r FILE to read one)");
+	if ((o->file_size || o->rotate_seconds) && (!o->output || !strcmp(o->output, "-")))
+		return ps_fail(err, errlen, "-C and -G need -w FILE, not stdout");
+	if (o->file_count && !o->file_size && !o->rotate_seconds)
+		return ps_fail(err, errlen, "-W needs -C or -G");
+	if (o->postrotate_cmd && !o->file_size && !o->rotate_seconds)
+		return ps_fail(err, errlen, "-z needs -C or -G");
+	if (o->user && o->xdp_attach == PS_XDP_VIA_LIBXDP)
+		return ps_fail(
+			err, errlen,
+			"-Z cannot be used with --xdp-attach libxdp: libxdp needs CAP_SYS_ADMIN to detach");
+	return 0;
+}

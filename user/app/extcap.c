@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <string.h>
+#include "errmsg.h"
+#include "cli.h"
+#include "extcap.h"
+#include "pktsample.h"
+
+const char *ps_extcap_ifname(const char *value)
+{
+	size_t n = strlen(PS_EXTCAP_PREFIX);
+
+	if (!value || strncmp(value, PS_EXTCAP_PREFIX, n) || !value[n])
+		return NULL;
+	return value + n;
+}
+
+void ps_extcap_print_interfaces(FILE *f, const char *help_url, const char *const *names, int n)
+{
+	fprintf(f, "extcap {version=%s}{help=%s}\n", PKTSAMPLE_VERSION, help_url);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "interface {value=%s%s}{display=%s: XDP and TC hooks (pktsample)}\n",
+			PS_EXTCAP_PREFIX, names[i], names[i]);
+}
+
+void ps_extcap_print_dlts(FILE *f, const char *value)
+{
+	(void)value;
+	fprintf(f, "dlt {number=1}{name=EN10MB}{display=Ethernet}\n");
+}
+
+/* One dialog entry; each is a command-line option of pktsample's. */
+struct arg {
+	const char *call, *display, *type, *def, *range, *tooltip, *group;
+	const char *const *values; /* value, display pairs, NULL-terminated */
+};
+
+static const char *const hook_values[] = {
+	"xdp",	      "XDP (ingress, before the stack)",
+	"tc-ingress", "TC ingress (on the skb, after GRO)",
+	"tc-egress",  "TC egress (before the qdisc)",
+	"xdp-entry",  "Entry of the XDP program already there (fentry)",
+	"xdp-exit",   "Exit of the XDP program already there, with its verdict (fexit)",
+	NULL,
+};
+static const char *const sampling_values[] = {
+	"all",	    "every matching packet",
+	"random",   "1 in N, at random",
+	"count",    "every Nth, per CPU",
+	"flows",    "every packet of 1 in N flows",
+	"interval", "one packet per CPU each interval",
+	NULL,
+};
+static const char *const xdp_mode_values[] = {
+	"auto", "auto (skb on veth, native elsewhere)", "native", "native", "skb", "skb (generic)",
+	NULL,
+};
+static const char *const tc_mode_values[] = {
+	"auto", "auto (tcx, else clsact)", "tcx", "tcx link", "clsact", "clsact qdisc", NULL,
+};
+static const char *const tc_position_values[] = {
+	"wire",	 "first at ingress, last at egress",
+	"first", "before the others",
+	"last",	 "after the others",
+	NULL,
+};
+static const char *const xdp_attach_values[] = {
+	"link", "BPF link (gone when pktsample ends)", "libxdp", "libxdp dispatcher", NULL,
+};
+static const char *const transport_values[] = {
+	"perf", "per-CPU perf buffers", "ringbuf", "one BPF ring buffer", NULL,
+};
+
+void ps_extcap_print_config(FILE *f, const char *ifname)
+{
+	bool lo = ifname && !strcmp(ifname, "lo");
+	const struct arg args[] = {
+		{ "--hook", "Hooks", "multicheck", lo ? "tc-egress" : "tc-ingress,tc-egress", NULL,
+		  "Where packets are captured; each hook is its own interface in the capture. "
+		  "The default sees each packet once per direction (on lo, TC egress alone).",
+		  "Capture", hook_values },
+		{ "--snaplen", "Snap length", "unsigned", "65460", "0,65460",
+		  "Bytes kept per packet (0: the maximum, 65460)", "Capture", NULL },
+		{ "--no-promiscuous-mode", "Leave the interface out of promiscuous mode",
+		  "boolflag", "false", NULL, "As tcpdump -p", "Capture", NULL },
+		{ "--extcap-sampling", "Sampling", "selector", "all", NULL,
+		  "Which of the packets that match the capture filter leave the kernel", "Sampling",
+		  sampling_values },
+		{ "--extcap-sampling-n", "N (random, count, flows)", "unsigned", "100",
+		  "1,4294967295", "Keep 1 in N packets, or 1 in N flows", "Sampling", NULL },
+		{ "--extcap-sampling-interval", "Interval", "string", "10ms", NULL,
+		  "For one packet per CPU each interval: 1ms to 1h, e.g. 10ms, 1s", "Sampling",
+		  NULL },
+		{ "--max-rate", "Max packets/s per CPU", "unsigned", NULL, "1,1000000000",
+		  "At most this many packets a second per CPU leave the kernel (empty: no cap)",
+		  "Sampling", NULL },
+		{ "--xdp-mode", "XDP mode", "selector", "auto", NULL,
+		  "How the XDP program is attached", "Attach", xdp_mode_values },
+		{ "--tc-mode", "TC attach", "selector", "auto", NULL,
+		  "How the TC programs are attached", "Attach", tc_mode_values },
+		{ "--xdp-attach", "XDP attach through", "selector", "link", NULL,
+		  "A BPF link is detached by the kernel however pktsample ends", "Attach",
+		  xdp_attach_values },
+		{ "--tc-position", "TC position", "selector", "wire", NULL,
+		  "Where among TC programs already there", "Attach", tc_position_values },
+		{ "--transport", "Transport", "selector", "perf", NULL,
+		  "How samples leave the kernel", "Buffers", transport_values },
+		{ "--buffer-size", "Buffer per CPU (KiB)", "unsigned", "4096", "1,1048576",
+		  "Perf buffer per CPU in KiB (ring buffer: times the CPUs)", "Buffers", NULL },
+		{ "--epb-verdict", "Record each packet's verdict", "boolflag", "false", NULL,
+		  "epb_verdict; Wireshark 4.0's editors corrupt files that have it", "Output",
+		  NULL },
+		{ "--extcap-log-file", "Log file", "fileselect", NULL, NULL,
+		  "Where pktsample's notes and summary go (Wireshark shows only errors)", "Debug",
+		  NULL },
+	};
+
+	for (unsigned int i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+		const struct arg *a = &args[i];
+
+		fprintf(f, "arg {number=%u}{call=%s}{display=%s}{type=%s}", i, a->call, a->display,
+			a->type);
+		if (a->def)
+			fprintf(f, "{default=%s}", a->def);
+		if (a->range)
+			fprintf(f, "{range=%s}", a->range);
+		if (!strcmp(a->type, "fileselect"))
+			fprintf(f, "{mustexist=false}");
+		fprintf(f, "{tooltip=%s}{group=%s}\n", a->tooltip, a->group);
+		for (const char *const *v = a->values; v && *v; v += 2) {
+			bool on = a->def &&
+				  (!strcmp(a->type, "multicheck") ? strstr(a->def, v[0]) != NULL :
+								    !strcmp(a->def, v[0]));
+
+			fprintf(f, "value {arg=%u}{value=%s}{display=%s}{default=%s}\n", i, v[0],
+				v[1], on ? "true" : "false");
+		}
+	}
+}
+
+/* The dialog's sampling choice, as the command line spells it. */
+static int apply_sampling(struct ps_opts *o, char *err, size_t errlen)
+{
+	const struct ps_extcap_args *x = &o->extcap;
+	const char *n = x->sampling_n ? x->sampling_n : "100";
+	const char *mode = x->sampling ? x->sampling : "all";
+
+	if (!strcmp(mode, "all"))
+		return 0;
+	if (!strcmp(mode, "random"))
+		return ps_cli_set(o, "sample", n, err, errlen);
+	if (!strcmp(mode, "count")) {
+		int ret = ps_cli_set(o, "sample", n, err, errlen);
+
+		return ret ? ret : ps_cli_set(o, "sample-mode", "count", err, errlen);
+	}
+	if (!strcmp(mode, "flows"))
+		return ps_cli_set(o, "sample-flows", n, err, errlen);
+	if (!strcmp(mode, "interval"))
+		return ps_cli_set(o, "sample-interval",
+				  x->sampling_interval ? x->sampling_interval : "10ms", err,
+				  errlen);
+	return ps_fail(err, errlen,
+		       "bad --extcap-sampling '%s': use all, random, count, flows or interval",
+		       mode);
+}
+
+bool ps_extcap_requested(const struct ps_opts *o)
+{
+	const struct ps_extcap_args *x = &o->extcap;
+
+	return x->interfaces || x->version || x->interface || x->dlts || x->config || x->capture ||
+	       x->fifo || x->capture_filter || x->log_file || x->sampling || x->sampling_n ||
+	       x->sampling_interval;
+}
+
+int ps_extcap_apply(struct ps_opts *o, enum ps_extcap_request *req, char *err, size_t errlen)
+{
+	struct ps_extcap_args *x = &o->extcap;
+	const char *ifname = ps_extcap_ifname(x->interface);
+
+	*req = PS_EXTCAP_NONE;
+	if (x->interfaces || (x->version && !x->interface)) {
+		*req = PS_EXTCAP_INTERFACES;
+		return 0;
+	}
+	if (!x->interface)
+		return ps_fail(err, errlen, "the extcap options need --extcap-interface");
+	if (!ifname)
+		return ps_fail(err, errlen, "'%s' is not a pktsample interface (%sIFACE)",
+			       x->interface, PS_EXTCAP_PREFIX);
+	if (x->dlts) {
+		*req = PS_EXTCAP_DLTS;
+		return 0;
+	}
+	if (x->config) {
+		*req = PS_EXTCAP_CONFIG;
+		return 0;
+	}
+	if (!x->capture) {
+		if (!x->capture_filter)
+			return ps_fail(
+				err, errlen,
+				"--extcap-interface needs --capture, --extcap-dlts, --extcap-config or --extcap-capture-filter");
+		*req = PS_EXTCAP_CHECK_FILTER;
+		return 0;
+	}
+	if (!x->fifo || !*x->fifo)
+		return ps_fail(err, errlen, "--capture needs --fifo PATH");
+	if (o->n_ifaces || o->output || o->read_file)
+		return ps_fail(err, errlen,
+			       "an extcap capture takes its interface and output from Wireshark");
+	*req = PS_EXTCAP_CAPTURE;
+	o->ifaces[o->n_ifaces++] = ifname;
+	o->output = x->fifo;
+	if (x->capture_filter && *x->capture_filter) {
+		if (o->n_filter_words || o->filter_file)
+			return ps_fail(err, errlen, "the capture filter comes from Wireshark");
+		x->filter_word = (char *)x->capture_filter;
+		o->filter_words = &x->filter_word;
+		o->n_filter_words = 1;
+	}
+	return apply_sampling(o, err, errlen);
+}

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdio.h>
+#include "hooks.h"
+#include "sink.h"
+
+int ps_sink_comment(char *buf, size_t len, const struct ps_meta *m, const char *tag)
+{
+	int n = snprintf(buf, len, "hook=%s cpu=%u queue=%u%s%s%s", ps_hook_name(m->hook), m->cpu,
+			 m->rx_queue, tag && *tag ? " " : "", tag ? tag : "",
+			 m->flags & PS_F_CLOCK_FALLBACK ? " clock=fallback" : "");
+
+	/* What the traced XDP program did: shown by every Wireshark, and
+	 * read back by -r. */
+	if (m->hook == PS_HOOK_XDP_EXIT && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " verdict=%s",
+			      ps_xdp_verdict_name(m->verdict));
+	return n;
+}

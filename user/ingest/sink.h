@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Where placed packets go: the one interface every output of a capture
+ * implements (the capture file, the printed lines, sFlow; later outputs
+ * the same way). The ingest hands each packet, in time order, to every
+ * sink the capture registered, in that order, and knows none by name.
+ *
+ *   packet: one packet; an error ends the capture (the sink keeps it);
+ *   round:  the ingest's round ended: what was given leaves now;
+ *   close:  the capture ended (ok: without an error): the last of it.
+ *
+ * A sink embeds struct ps_sink and finds itself with ps_sink_of().
+ */
+#ifndef PS_SINK_H
+#define PS_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "pktsample.h"
+#include "target.h"
+
+/* One packet as every sink gets it. */
+struct ps_sink_pkt {
+	int target; /* its index in the capture's targets */
+	const struct ps_target *t;
+	const struct ps_meta *m; /* what the kernel said about it */
+	uint64_t ts_ns;		 /* wall clock */
+	const uint8_t *data;	 /* the frame as on the wire (VLAN tag back) */
+	uint32_t cap_len, wire_len;
+	uint64_t packet_id; /* CPU << 48 | that CPU's sequence */
+	uint64_t drops;	    /* lost on that CPU since its last packet */
+};
+
+struct ps_sink;
+
+struct ps_sink_ops {
+	int (*packet)(struct ps_sink *s, const struct ps_sink_pkt *p);
+	int (*round)(struct ps_sink *s);
+	int (*close)(struct ps_sink *s, bool ok);
+};
+
+struct ps_sink {
+	const struct ps_sink_ops *ops;
+};
+
+#define ps_sink_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+
+/*
+ * The words every output shows for a packet (the pcapng comment, -v's
+ * annotation): hook, CPU, queue, the sampling tag, the clock's fallback,
+ * and an xdp-exit's verdict. Returns what snprintf returns.
+ */
+int ps_sink_comment(char *buf, size_t len, const struct ps_meta *m, const char *tag);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Interfaces that go away or go down while we capture: an rtnetlink socket
+ * subscribed to link events, read from the capture loop. Parsing is pure
+ * (ps_linkwatch_parse) so the message handling is unit-tested.
+ */
+#ifndef PS_LINKWATCH_H
+#define PS_LINKWATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ps_link_event {
+	int ifindex;
+	bool gone; /* RTM_DELLINK: deleted, or moved to another namespace */
+	bool up;   /* IFF_UP (administratively up) */
+};
+
+/* The link events in one netlink datagram, at most max; how many. */
+int ps_linkwatch_parse(const void *buf, size_t len, struct ps_link_event *ev, int max);
+
+/* A non-blocking socket subscribed to RTMGRP_LINK: fd, or -errno. */
+int ps_linkwatch_open(void);
+/*
+ * Events that have arrived, at most max: how many (0: none for now), or
+ * -ENOBUFS when the kernel dropped some (look at every interface again).
+ */
+int ps_linkwatch_read(int fd, struct ps_link_event *ev, int max);
+
+/* The interface's flags (IFF_*), or -ENODEV (gone) / -errno. */
+int ps_link_flags(int ifindex);
+/* Is ifindex up? 1 up, 0 down, -ENODEV gone. */
+int ps_link_state(int ifindex);
+
+#endif

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "counters.h"
+#include "filter.h"
+#include "hooks.h"
+#include "loader.h"
+#include "log.h"
+#include "sampling.h"
+#include "splice.h"
+#include "pktsample.skel.h"
+#include "pktsample_nokfunc.skel.h"
+
+int ps_iface_list_add(struct ps_iface_list *l, uint32_t ifindex)
+{
+	for (uint32_t i = 0; i < l->iface_count; i++)
+		if (l->ifindexes[i] == ifindex)
+			return 0;
+	if (l->iface_count == PS_MAX_IFACES)
+		return -E2BIG;
+	/* The counters array's entries start zeroed: nothing to write. */
+	l->ifindexes[l->iface_count++] = ifindex;
+	return 0;
+}
+
+void ps_iface_list_set_raw(struct ps_iface_list *l, uint32_t ifindex)
+{
+	for (uint32_t i = 0; i < l->iface_count; i++)
+		if (l->ifindexes[i] == ifindex)
+			l->raw |= 1u << i;
+}
+
+uint32_t ps_ring_bytes(uint32_t buffer_kib, int ncpus, long page_size)
+{
+	uint64_t want = (uint64_t)buffer_kib * 1024 * (ncpus > 0 ? ncpus : 1);
+	uint64_t bytes = page_size > 0 ? (uint64_t)page_size : 4096;
+
+	while (bytes < want && bytes < (1ull << 30))
+		bytes <<= 1;
+	return (uint32_t)bytes;
+}
+
+struct bpf_program *ps_loader_prog(const struct ps_loader *l, enum ps_prog p)
+{
+	struct bpf_program *prog;
+
+	if (!l->skel)
+		return NULL;
+	switch (p) {
+	case PS_PROG_XDP:
+		prog = l->skel->progs.pktsample_xdp;
+		break;
+	case PS_PROG_TC_INGRESS:
+		prog = l->skel->progs.pktsample_tc_ingress;
+		break;
+	case PS_PROG_TC_EGRESS:
+		prog = l->skel->progs.pktsample_tc_egress;
+		break;
+	case PS_PROG_TICK:
+		prog = l->skel->progs.pktsample_tick;
+		break;
+	case PS_PROG_XDP_SKB:
+		prog = l->skel->progs.pktsample_xdp_skb;
+		break;
+	case PS_PROG_XDP_DEV:
+		prog = l->skel->progs.pktsample_xdp_dev;
+		break;
+	case PS_PROG_XDP_ENTRY:
+		prog = l->skel->progs.pktsample_xdp_entry;
+		break;
+	case PS_PROG_XDP_EXIT:
+		prog = l->skel->progs.pktsample_xdp_exit;
+		break;
+	default:
+		return NULL;
+	}
+	return bpf_program__fd(prog) >= 0 ? prog : NULL;
+}
+
+int ps_loader_prog_fd(const struct ps_loader *l, enum ps_prog p)
+{
+	struct bpf_program *prog = ps_loader_prog(l, p);
+
+	return prog ? bpf_program__fd(prog) : -ENOENT;
+}
+
+struct bpf_object *ps_loader_object(const struct ps_loader *l)
+{
+	return l->skel ? l->skel->obj : NULL;
+}
+
+int ps_loader_events_fd(const struct ps_loader *l)
+{
+	return l->skel ? bpf_map__fd(l->skel->maps.events) : -ENOENT;
+}
+
+int ps_loader_ring_fd(const struct ps_loader *l)
+{
+	return l->skel ? bpf_map__fd(l->skel->maps.ring) : -ENOENT;
+}
+
+int ps_loader_emit_state_fd(const struct ps_loader *l)
+{
+	return l->skel ? bpf_map__fd(l->skel->maps.emit_state) : -ENOENT;
+}
+
+/* Rodata knobs: set between open and load, constants to the verifier. */
+static void set_knobs(struct pktsample *skel, const struct ps_load_opts *o,
+		      const struct ps_iface_list *ifaces)
+{
+	const struct ps_sampling *s = o->sampling;
+
+	skel->rodata->snaplen = o->snaplen ? o->snaplen : PS_SNAPLEN_MAX;
+	skel->rodata->filter_enabled = o->filter != NULL;
+	skel->rodata->pool_enabled = o->sflow_pool;
+	skel->rodata->transport = o->transport;
+	/* As with the perf buffers: wake the reader at a quarter full. */
+	skel->rodata->ring_wakeup_bytes = o->ring_bytes / 4;
+	skel->rodata->iface_count = ifaces->iface_count;
+	skel->rodata->raw_ifaces = ifaces->raw;
+	for (uint32_t i = 0; i < ifaces->iface_count; i++)
+		skel->rodata->ifindexes[i] = ifaces->ifindexes[i];
+	if (!s)
+		return;
+	skel->rodata->sample_mode = s->bpf_mode;
+	skel->rodata->sample_threshold = s->threshold;
+	skel->rodata->sample_every = s->n ? s->n : 1;
+	skel->rodata->flow_seed = s->seed;
+	skel->rodata->sample_interval_ns = s->interval_ns;
+	skel->rodata->rate_cost_ns = s->cost_ns;
+	skel->rodata->rate_burst_ns = s->burst_ns;
+}
+
+/* Make an opened object use another loaded object's maps. */
+static int share_maps(struct pktsample *skel, const struct pktsample *from)
+{
+	struct bpf_map *const mine[] = { skel->maps.events,   skel->maps.ring,
+					 skel->maps.counters, skel->maps.emit_state,
+					 skel->maps.sampler,  skel->maps.pools };
+	const struct bpf_map *const theirs[] = { from->maps.events,   from->maps.ring,
+						 from->maps.counters, from->maps.emit_state,
+						 from->maps.sampler,  from->maps.pools };
+
+	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++) {
+		int err = bpf_map__reuse_fd(mine[i], bpf_map__fd(theirs[i]));
+
+		if (err) {
+			pr_err("cannot share map %s: %s\n", bpf_map__name(mine[i]), strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Not in Debian 12's uapi headers (6.3+). */
+#define PS_BPF_F_XDP_DEV_BOUND_ONLY (1U << 6)
+
+bool ps_loader_has_xdp_vlan_meta(void)
+{
+	static int known = -1;
+
+	if (known < 0) {
+		struct btf *vmlinux = btf__load_vmlinux_btf();
+
+		known = !libbpf_get_error(vmlinux) &&
+			btf__find_by_name_kind(vmlinux, "bpf_xdp_metadata_rx_vlan_tag",
+					       BTF_KIND_FUNC) > 0;
+		if (!libbpf_get_error(vmlinux))
+			btf__free(vmlinux);
+	}
+	return known;
+}
+
+/*
+ * pktsample's skeleton, on the object that references the VLAN metadata
+ * kfunc where the kernel has it, else on the same object built without
+ * the reference (CMakeLists.txt says why).
+ */
+static struct pktsample *open_skeleton(void)
+{
+	struct pktsample *skel;
+	size_t size;
+	int err;
+
+	if (ps_loader_has_xdp_vlan_meta())
+		return pktsample__open();
+	skel = calloc(1, sizeof(*skel));
+	if (!skel)
+		return NULL;
+	err = pktsample__create_skeleton(skel);
+	if (!err) {
+		skel->skeleton->data = pktsample_nokfunc__elf_bytes(&size);
+		skel->skeleton->data_sz = size;
+		err = bpf_object__open_skeleton(skel->skeleton, NULL);
+	}
+	if (err) {
+		pktsample__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
+	return skel;
+}
+
+/*
+ * The xdp-entry and xdp-exit programs asked for, on the traced program's
+ * function. 0, or -errno logged (a target without BTF, say).
+ */
+static int pick_trace_programs(struct pktsample *skel, const struct ps_load_opts *o)
+{
+	struct bpf_program *const progs[2] = { skel->progs.pktsample_xdp_entry,
+					       skel->progs.pktsample_xdp_exit };
+	const unsigned int hooks[2] = { PS_HOOK_XDP_ENTRY, PS_HOOK_XDP_EXIT };
+
+	for (int i = 0; i < 2; i++) {
+		bool want = o->trace_func && (o->hooks & PS_HOOK_BIT(hooks[i]));
+		int err;
+
+		bpf_program__set_autoload(progs[i], want);
+		if (!want)
+			continue;
+		err = bpf_program__set_attach_target(progs[i], o->trace_prog_fd, o->trace_func);
+		if (err) {
+			pr_err("cannot trace XDP program %s(): %s\n", o->trace_func,
+			       strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Only the programs the capture needs are verified and loaded. */
+static int pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
+{
+	/* A loader of its own: the device-bound XDP program, or the traced
+	 * program's entry and exit. */
+	bool dev = o->xdp_dev_ifindex != 0, alone = dev || o->trace_func;
+	bool clock = !alone && o->sampling && o->sampling->mode == PS_SAMPLE_CLOCK;
+	bool xdp = !alone && (o->hooks & PS_HOOK_BIT(PS_HOOK_XDP));
+	unsigned int hooks = alone ? 0 : o->hooks;
+	struct bpf_program *p = skel->progs.pktsample_xdp_dev;
+
+	bpf_program__set_autoload(p, dev);
+	if (dev) {
+		bpf_program__set_ifindex(p, o->xdp_dev_ifindex);
+		bpf_program__set_flags(p, bpf_program__flags(p) | PS_BPF_F_XDP_DEV_BOUND_ONLY);
+	}
+	bpf_program__set_autoload(skel->progs.pktsample_xdp, xdp && o->xdp_native);
+	bpf_program__set_autoload(skel->progs.pktsample_xdp_skb, xdp && o->xdp_skb);
+	bpf_program__set_autoload(skel->progs.pktsample_tc_ingress,
+				  hooks & PS_HOOK_BIT(PS_HOOK_TC_INGRESS));
+	bpf_program__set_autoload(skel->progs.pktsample_tc_egress,
+				  hooks & PS_HOOK_BIT(PS_HOOK_TC_EGRESS));
+	bpf_program__set_autoload(skel->progs.pktsample_tick, clock);
+	return pick_trace_programs(skel, o);
+}
+
+int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
+{
+	static const struct ps_iface_list none;
+	const struct ps_iface_list *ifaces = o->ifaces ? o->ifaces : &none;
+	struct pktsample *skel;
+	long page = sysconf(_SC_PAGESIZE);
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	l->ncpus = libbpf_num_possible_cpus();
+	if (l->ncpus <= 0) {
+		err = l->ncpus ? l->ncpus : -EINVAL;
+		pr_err("cannot count possible CPUs: %s\n", strerror(-err));
+		return err;
+	}
+	/* Our section handlers must exist before the object is opened. */
+	err = ps_splice_register();
+	if (err)
+		return err;
+	skel = open_skeleton();
+	if (!skel) {
+		err = errno ? -errno : -EINVAL;
+		pr_err("cannot open the BPF object: %s\n", strerror(-err));
+		return err;
+	}
+	set_knobs(skel, o, ifaces);
+	err = pick_programs(skel, o);
+	if (err)
+		goto fail;
+	/* The ring is a page when unused: the perf transport leaves it be. */
+	err = bpf_map__set_max_entries(skel->maps.ring,
+				       o->ring_bytes ? o->ring_bytes : (uint32_t)page);
+	if (err) {
+		pr_err("cannot size the ring buffer (%u bytes): %s\n", o->ring_bytes,
+		       strerror(-err));
+		goto fail;
+	}
+	if (o->maps_from) {
+		err = share_maps(skel, o->maps_from->skel);
+		if (err)
+			goto fail;
+	}
+	if (o->filter) {
+		err = ps_splice_set(skel->obj, o->filter);
+		if (err)
+			goto fail;
+	}
+	err = pktsample__load(skel);
+	/* Loaded or not, the splice images are no longer needed. */
+	ps_splice_forget(skel->obj);
+	if (err) {
+		if (o->filter)
+			pr_err("cannot load the BPF programs with this filter: %s; the kernel's "
+			       "verifier rejected it or it is too complex (-v for the verifier log)\n",
+			       strerror(-err));
+		else
+			pr_err("cannot load the BPF programs: %s (-v for the verifier log)\n",
+			       strerror(-err));
+		goto fail;
+	}
+	l->skel = skel;
+	l->ifaces = *ifaces;
+	return 0;
+fail:
+	pktsample__destroy(skel);
+	return err;
+}
+
+void ps_loader_close(struct ps_loader *l)
+{
+	pktsample__destroy(l->skel);
+	l->skel = NULL;
+}
+
+/* The slot of ifindex in the list, or -ENOENT. */
+static int iface_slot(const struct ps_iface_list *list, uint32_t ifindex)
+{
+	for (uint32_t i = 0; i < list->iface_count; i++)
+		if (list->ifindexes[i] == ifindex)
+			return (int)i;
+	return -ENOENT;
+}
+
+int ps_loader_read_counter(const struct ps_loader *l, uint32_t ifindex, unsigned int hook,
+			   struct ps_counters *sum)
+{
+	int slot = iface_slot(&l->ifaces, ifindex);
+	struct ps_counters *v;
+	uint32_t key;
+	int err = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (slot < 0 || hook >= PS_HOOK_MAX || !l->skel)
+		return -ENOENT;
+	key = (uint32_t)slot * PS_HOOK_MAX + hook;
+	v = calloc(l->ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.counters), &key, v)) {
+		err = -errno;
+		goto out;
+	}
+	for (int i = 0; i < l->ncpus; i++)
+		ps_counters_add(sum, &v[i]);
+out:
+	free(v);
+	return err;
+}
+
+int ps_loader_read_sampler(const struct ps_loader *l, struct ps_sampler *per_cpu)
+{
+	uint32_t zero = 0;
+
+	if (!l->skel)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.sampler), &zero, per_cpu))
+		return -errno;
+	return 0;
+}

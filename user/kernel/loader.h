@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The loader: the one place that opens, configures and loads pktsample's
+ * BPF object (xdp/, tc/ and the clock tick, linked into one object and
+ * embedded as a skeleton). The binary, every BPF test and the bench load
+ * through it, so they run exactly what ships.
+ *
+ * Open -> rodata knobs -> map sizes -> programs by autoload -> filter
+ * splice -> load. The maps belong to the object; the ingest reads the
+ * output map, the report reads the counters through ps_loader_read_*().
+ */
+#ifndef PS_LOADER_H
+#define PS_LOADER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "pktsample.h"
+
+struct bpf_object;
+struct bpf_program;
+struct pktsample;
+struct ps_filter;
+struct ps_sampling;
+
+/* The interfaces with counters: an interface's place is its counter slot. */
+struct ps_iface_list {
+	uint32_t ifindexes[PS_MAX_IFACES];
+	uint32_t iface_count;
+	uint32_t raw; /* bit i: ifindexes[i] has no link-layer header */
+};
+
+/* Add ifindex (idempotent). Pure: -E2BIG past PS_MAX_IFACES interfaces. */
+int ps_iface_list_add(struct ps_iface_list *l, uint32_t ifindex);
+/* A listed interface without a link-layer header: its packets start at
+ * the IP header, and the filter compiled for LINKTYPE_RAW runs on them. */
+void ps_iface_list_set_raw(struct ps_iface_list *l, uint32_t ifindex);
+
+/* The programs of the object. */
+enum ps_prog {
+	PS_PROG_XDP = PS_HOOK_XDP,
+	PS_PROG_TC_INGRESS = PS_HOOK_TC_INGRESS,
+	PS_PROG_TC_EGRESS = PS_HOOK_TC_EGRESS,
+	PS_PROG_TICK,	   /* clock-driven sampling's tick (perf_event) */
+	PS_PROG_XDP_SKB,   /* the XDP hook for generic (skb) mode: no frags */
+	PS_PROG_XDP_DEV,   /* native, bound to one device: the driver's VLAN tag */
+	PS_PROG_XDP_ENTRY, /* fentry on another XDP program */
+	PS_PROG_XDP_EXIT,  /* fexit on it */
+	PS_PROG_MAX,
+};
+
+struct ps_load_opts {
+	unsigned int hooks;		    /* PS_HOOK_BIT() set: the hook programs to load */
+	uint32_t snaplen;		    /* 0: PS_SNAPLEN_MAX */
+	const struct ps_iface_list *ifaces; /* NULL: no interface has counters */
+	const struct ps_sampling *sampling; /* NULL: every matching packet */
+	const struct ps_filter *filter;	    /* NULL: no filter */
+	unsigned int transport;		    /* enum ps_transport */
+	uint32_t ring_bytes;		    /* ringbuf: the ring's size, see ps_ring_bytes() */
+	/* With the XDP hook: which XDP programs. xdp_native: PS_PROG_XDP,
+	 * multi-buffer aware, for native attach; xdp_skb: PS_PROG_XDP_SKB, for
+	 * generic attach, where a multi-buffer program would make the kernel
+	 * copy every skb (and lose its MAC header for everyone after XDP). */
+	bool xdp_native, xdp_skb;
+	/* Non-zero: load PS_PROG_XDP_DEV alone, bound to this device, so that
+	 * it reads the VLAN tag the driver stripped (with maps_from: the main
+	 * loader's maps). See ps_loader_has_xdp_vlan_meta(). */
+	uint32_t xdp_dev_ifindex;
+	/* Non-NULL: load the xdp-entry and xdp-exit programs o->hooks asks
+	 * for, and only those, on the function trace_func of the XDP program
+	 * trace_prog_fd (with maps_from: the main loader's maps). */
+	const char *trace_func;
+	int trace_prog_fd;
+	bool sflow_pool; /* --sflow: number the candidates (ps_meta.pool) */
+	/* NULL: the object makes its own maps. Else share those of a loaded
+	 * loader (same output buffers, counters and sampler state): the bench
+	 * runs many configurations against one reader. */
+	const struct ps_loader *maps_from;
+};
+
+struct ps_loader {
+	struct pktsample *skel;
+	struct ps_iface_list ifaces;
+	int ncpus; /* possible CPUs: the per-CPU maps' width */
+};
+
+/*
+ * Open, configure and load. 0, or -errno with the reason logged (a filter
+ * the verifier refuses says so; -v shows the verifier's log). On failure
+ * nothing is left to close, but ps_loader_close() is safe all the same.
+ */
+int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o);
+void ps_loader_close(struct ps_loader *l);
+
+/* A loaded program (NULL / -ENOENT if it was not loaded). */
+struct bpf_program *ps_loader_prog(const struct ps_loader *l, enum ps_prog p);
+int ps_loader_prog_fd(const struct ps_loader *l, enum ps_prog p);
+struct bpf_object *ps_loader_object(const struct ps_loader *l);
+int ps_loader_events_fd(const struct ps_loader *l); /* PERF_EVENT_ARRAY */
+int ps_loader_ring_fd(const struct ps_loader *l);   /* RINGBUF */
+/* Per-CPU struct ps_emit_state: sequence numbers and in-flight marks. */
+int ps_loader_emit_state_fd(const struct ps_loader *l);
+
+/* One (interface, hook)'s counters summed over all CPUs; -ENOENT for an
+ * interface without counters. */
+int ps_loader_read_counter(const struct ps_loader *l, uint32_t ifindex, unsigned int hook,
+			   struct ps_counters *sum);
+/* The sampler state of every possible CPU (per_cpu has ncpus entries). */
+int ps_loader_read_sampler(const struct ps_loader *l, struct ps_sampler *per_cpu);
+
+/* Does the running kernel give XDP the driver's VLAN tag
+ * (bpf_xdp_metadata_rx_vlan_tag, 6.8+)? Looked up once in its BTF. */
+bool ps_loader_has_xdp_vlan_meta(void);
+
+/*
+ * The ring for --transport ringbuf: what the per-CPU perf buffers would
+ * have together, buffer_kib times the CPUs, as a power of two of at least
+ * a page and at most 1 GiB.
+ */
+uint32_t ps_ring_bytes(uint32_t buffer_kib, int ncpus, long page_size);
+
+#endif

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the protocol printers share (private to user/print/): one context
+ * struct, the bounded reads every printer goes through, and the printers'
+ * entry points. One file per protocol, each following tcpdump 4.99's file
+ * of the same name (print-ether.c, print-arp.c, print-ip.c, print-ip6.c,
+ * print-tcp.c, print-udp.c, print-icmp.c, print-icmp6.c) in what it prints
+ * without -v, including how it gives up on a truncated frame; decode.c is
+ * the entry (decode.h). tcpdump gives up in two ways, and they differ in
+ * what -x dumps afterwards:
+ * - a printer's own length check prints " [|proto]" and returns normally
+ *   (local_trunc() here);
+ * - a field read past the captured bytes abandons the whole decode, the
+ *   top level prints " [|proto]" and the hex dump covers the whole frame
+ *   (c->jumped here).
+ */
+#ifndef PS_PRINT_H
+#define PS_PRINT_H
+
+#include <arpa/inet.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "decode.h"
+
+/* One frame being printed: tcpdump's netdissect_options, trimmed. */
+struct ps_print_ctx {
+	struct ps_decoder *d;
+	char *buf;
+	size_t size, len;
+	const uint8_t *end; /* end of what may be read (tcpdump's snapend) */
+	const char *proto;  /* for " [|proto]" */
+	bool jumped;	    /* a read past the end abandoned the decode */
+	struct ps_decoded *out;
+};
+
+/* Append to the line (cut at the buffer's end). */
+__attribute__((format(printf, 2, 3))) void ps_put(struct ps_print_ctx *c, const char *fmt, ...);
+
+static inline void local_trunc(struct ps_print_ctx *c)
+{
+	ps_put(c, " [|%s]", c->proto);
+}
+
+/* Are n bytes at p captured? */
+static inline bool have(const struct ps_print_ctx *c, const uint8_t *p, size_t n)
+{
+	return p <= c->end && (size_t)(c->end - p) >= n;
+}
+
+/* A field read: past the end, the decode is abandoned (tcpdump's GET_*). */
+static inline bool need(struct ps_print_ctx *c, const uint8_t *p, size_t n)
+{
+	if (!have(c, p, n))
+		c->jumped = true;
+	return !c->jumped;
+}
+
+static inline uint16_t be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint32_t avail(const struct ps_print_ctx *c, const uint8_t *p)
+{
+	return p < c->end ? (uint32_t)(c->end - p) : 0;
+}
+
+/* Reading stops at the end of this datagram (tcpdump's nd_push_snaplen). */
+static inline void push_end(struct ps_print_ctx *c, const uint8_t *p, uint32_t len)
+{
+	if (p + len < c->end)
+		c->end = p + len;
+}
+
+/* Bytes tcpdump dumps after the line, as far as they were captured. */
+static inline void unknown(struct ps_print_ctx *c, const uint8_t *p, uint32_t len, bool hex_only)
+{
+	c->out->unknown = p;
+	c->out->unknown_len = len < avail(c, p) ? len : avail(c, p);
+	c->out->hex_only = hex_only;
+}
+
+struct addr {
+	char s[INET6_ADDRSTRLEN];
+};
+
+static inline struct addr ip4_str(const uint8_t *a)
+{
+	struct addr r;
+
+	snprintf(r.s, sizeof(r.s), "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
+	return r;
+}
+
+static inline struct addr ip6_str(const uint8_t *a)
+{
+	struct addr r;
+
+	if (!inet_ntop(AF_INET6, a, r.s, sizeof(r.s)))
+		snprintf(r.s, sizeof(r.s), "?");
+	return r;
+}
+
+static inline struct addr mac_str(const uint8_t *a)
+{
+	struct addr r;
+
+	snprintf(r.s, sizeof(r.s), "%02x:%02x:%02x:%02x:%02x:%02x", a[0], a[1], a[2], a[3], a[4],
+		 a[5]);
+	return r;
+}
+
+/* The network header a transport header sits in: addresses and version. */
+struct l3 {
+	int ver;
+	const uint8_t *hdr;
+	bool direct; /* the transport header follows the IP header itself */
+};
+
+static inline struct addr l3_src(const struct l3 *n)
+{
+	return n->ver == 6 ? ip6_str(n->hdr + 8) : ip4_str(n->hdr + 12);
+}
+
+static inline struct addr l3_dst(const struct l3 *n)
+{
+	return n->ver == 6 ? ip6_str(n->hdr + 24) : ip4_str(n->hdr + 16);
+}
+
+/* The printers, each after tcpdump's of the same name; length is what the
+ * enclosing header says, the captured end is c->end. */
+uint32_t ps_ether_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint32_t caplen);
+const char *ps_ethertype_name(uint16_t t);
+void ps_arp_print(struct ps_print_ctx *c, const uint8_t *ap, uint32_t length);
+void ps_ip_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
+void ps_ip6_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
+/* The transport header after an IPv4 or IPv6 header (or its extensions). */
+void ps_ip_demux(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, const struct l3 *n,
+		 bool fragmented, uint8_t nh);
+void ps_tcp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, const struct l3 *n);
+void ps_udp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, const struct l3 *n,
+		  bool fragmented);
+void ps_icmp_print(struct ps_print_ctx *c, const uint8_t *dp, uint32_t plen);
+void ps_icmp6_print(struct ps_print_ctx *c, const uint8_t *dp, uint32_t length);
+/* The TCP conversations' relative sequence numbers, forgotten. */
+void ps_tcp_convs_free(struct ps_decoder *d);
+
+#endif

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sFlow version 5 datagrams (sflow.org, "sFlow Version 5", July 2004): XDR,
+ * big-endian, every opaque padded to 4 bytes. Pure: structures in, bytes
+ * out, into a caller's buffer of PS_SFLOW_MTU bytes; unit-tested byte for
+ * byte against datagrams worked out by hand from the specification.
+ *
+ *   datagram        version 5, agent address, sub-agent, sequence, uptime,
+ *                   samples
+ *   flow_sample     (0,1): sequence, source_id, sampling_rate, sample_pool,
+ *                   drops, input, output, records
+ *     sampled_header (0,1): protocol 1 (Ethernet), frame_length, stripped,
+ *                   header
+ *   counters_sample (0,2): sequence, source_id, records
+ *     generic_interface_counters (0,1): 88 bytes (if_counters)
+ */
+#ifndef PS_SFLOW_H
+#define PS_SFLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Datagrams stay under this, as the issue and hsflowd's default ask. */
+#define PS_SFLOW_MTU 1400u
+#define PS_SFLOW_PORT 6343
+#define PS_SFLOW_HEADER_MAX 1024u
+#define PS_SFLOW_UNKNOWN32 0xffffffffu /* a counter the host does not have */
+#define PS_SFLOW_UNKNOWN64 0xffffffffffffffffull
+
+#define PS_SFLOW_MAX_COLLECTORS 8
+
+/* An address and port, as --sflow and --sflow-agent give them. */
+struct ps_sflow_addr {
+	int family; /* AF_INET or AF_INET6 */
+	uint8_t addr[16];
+	uint16_t port;
+};
+
+/* COLLECTOR[:PORT]: 192.0.2.1, 192.0.2.1:6343, 2001:db8::1, [2001:db8::1]:6343.
+ * Pure; 0 or -EINVAL. */
+int ps_sflow_parse_addr(const char *s, bool with_port, struct ps_sflow_addr *a);
+
+struct ps_sflow_config {
+	struct ps_sflow_addr collectors[PS_SFLOW_MAX_COLLECTORS];
+	int n_collectors;
+	bool has_agent;
+	struct ps_sflow_addr agent;
+	uint32_t rate;	       /* 1 in rate */
+	uint32_t header_bytes; /* --sflow-header */
+	uint32_t counters_s;   /* --sflow-counters */
+};
+
+struct ps_sflow_agent {
+	int family;	  /* AF_INET or AF_INET6 */
+	uint8_t addr[16]; /* network order */
+	uint32_t sub_agent;
+};
+
+struct ps_sflow_flow {
+	uint32_t seq;		/* per data source */
+	uint32_t source_id;	/* type 0 (ifIndex) << 24 | ifIndex */
+	uint32_t rate;		/* 1 in rate */
+	uint32_t pool;		/* packets that could have been sampled */
+	uint32_t drops;		/* samples lost before they were sent */
+	uint32_t input, output; /* ifIndex, 0 if unknown */
+	uint32_t frame_length;
+	uint32_t stripped;
+	const uint8_t *header;
+	uint32_t header_len;
+};
+
+/* generic_interface_counters (sFlow's if_counters). */
+struct ps_sflow_ifcounters {
+	uint32_t seq;
+	uint32_t source_id;
+	uint32_t if_index, if_type;
+	uint64_t if_speed;
+	uint32_t if_direction; /* 0 unknown, 1 full, 2 half duplex */
+	uint32_t if_status;    /* bit 0 admin up, bit 1 oper up */
+	uint64_t in_octets;
+	uint32_t in_ucast, in_mcast, in_bcast, in_discards, in_errors, in_unknown_protos;
+	uint64_t out_octets;
+	uint32_t out_ucast, out_mcast, out_bcast, out_discards, out_errors;
+	uint32_t promiscuous;
+};
+
+struct ps_sflow_dgram {
+	uint8_t buf[PS_SFLOW_MTU];
+	uint32_t len;
+	uint32_t n_samples;
+	uint32_t n_samples_at; /* where the sample count goes */
+};
+
+/* Start a datagram. */
+void ps_sflow_begin(struct ps_sflow_dgram *d, const struct ps_sflow_agent *a, uint32_t seq,
+		    uint32_t uptime_ms);
+/* Add a sample; -ENOSPC if it does not fit (the datagram is unchanged). */
+int ps_sflow_add_flow(struct ps_sflow_dgram *d, const struct ps_sflow_flow *f);
+int ps_sflow_add_counters(struct ps_sflow_dgram *d, const struct ps_sflow_ifcounters *c);
+/* Bytes a flow sample with a header of header_len bytes takes. */
+uint32_t ps_sflow_flow_size(uint32_t header_len);
+
+#endif

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#define _GNU_SOURCE /* sendmmsg */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <linux/if_arp.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include "counters.h"
+#include "log.h"
+#include "sflowexp.h"
+
+/* A partly filled datagram leaves at the latest this long after it began. */
+#define PARTIAL_MAX_NS 1000000000ull
+/* sFlow ifType values (IANAifType) */
+#define IFTYPE_ETHERNET 6
+#define IFTYPE_LOOPBACK 24
+#define IFTYPE_OTHER 1
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static socklen_t to_sockaddr(const struct ps_sflow_addr *a, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (a->family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(a->port);
+		memcpy(&s6->sin6_addr, a->addr, 16);
+		return sizeof(*s6);
+	}
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons(a->port);
+	memcpy(&s4->sin_addr, a->addr, 4);
+	return sizeof(*s4);
+}
+
+static void addr_str(const struct ps_sflow_addr *a, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+
+	inet_ntop(a->family, a->addr, ip, sizeof(ip));
+	snprintf(buf, len, a->family == AF_INET6 ? "[%s]:%u" : "%s:%u", ip, a->port);
+}
+
+int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
+		     const struct ps_target *targets, int n_targets,
+		     const struct ps_counter_src *counters)
+{
+	char name[INET6_ADDRSTRLEN + 8];
+	int err;
+
+	memset(x, 0, sizeof(*x));
+	x->cfg = *cfg;
+	x->nl_fd = -1;
+	for (int i = 0; i < PS_SFLOW_MAX_COLLECTORS; i++)
+		x->fd[i] = -1;
+	x->targets = targets;
+	x->n_targets = n_targets;
+	if (counters)
+		x->counters = *counters;
+	x->samplers = calloc(n_targets ? n_targets : 1, sizeof(*x->samplers));
+	if (!x->samplers) {
+		pr_err("cannot set up sFlow: %s\n", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (int i = 0; i < cfg->n_collectors; i++) {
+		struct sockaddr_storage ss;
+		socklen_t len = to_sockaddr(&cfg->collectors[i], &ss);
+
+		addr_str(&cfg->collectors[i], name, sizeof(name));
+		x->fd[i] = socket(cfg->collectors[i].family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (x->fd[i] < 0 || connect(x->fd[i], (struct sockaddr *)&ss, len)) {
+			err = -errno;
+			pr_err("cannot send sFlow to %s: %s\n", name, strerror(-err));
+			return err;
+		}
+		/* Never wait for a ingest: a full socket buffer is a failed send. */
+		fcntl(x->fd[i], F_SETFL, fcntl(x->fd[i], F_GETFL) | O_NONBLOCK);
+	}
+	if (cfg->has_agent) {
+		x->agent.family = cfg->agent.family;
+		memcpy(x->agent.addr, cfg->agent.addr, 16);
+	} else {
+		/* The address the kernel would send from towards the first collector. */
+		struct sockaddr_storage local;
+		socklen_t len = sizeof(local);
+
+		if (getsockname(x->fd[0], (struct sockaddr *)&local, &len)) {
+			err = -errno;
+			pr_err("cannot find the sFlow agent address: %s (use --sflow-agent)\n",
+			       strerror(-err));
+			return err;
+		}
+		x->agent.family = local.ss_family;
+		if (local.ss_family == AF_INET6)
+			memcpy(x->agent.addr, &((struct sockaddr_in6 *)&local)->sin6_addr, 16);
+		else
+			memcpy(x->agent.addr, &((struct sockaddr_in *)&local)->sin_addr, 4);
+	}
+	x->nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (x->nl_fd < 0) {
+		err = -errno;
+		pr_err("cannot read interface counters for sFlow: %s\n", strerror(-err));
+		return err;
+	}
+	x->start_ns = mono_ns();
+	x->next_counters_ns = x->start_ns; /* the first round sends them */
+	{
+		char agent[INET6_ADDRSTRLEN] = "?";
+
+		inet_ntop(x->agent.family, x->agent.addr, agent, sizeof(agent));
+		addr_str(&cfg->collectors[0], name, sizeof(name));
+		pr_warn("sFlow: 1 in %u to %s%s, agent %s, counters every %us\n", cfg->rate, name,
+			cfg->n_collectors > 1 ? " and more" : "", agent, cfg->counters_s);
+	}
+	return 0;
+}
+
+static uint32_t uptime_ms(const struct ps_sflow_exp *x)
+{
+	return (uint32_t)((mono_ns() - x->start_ns) / 1000000);
+}
+
+static void send_queue(struct ps_sflow_exp *x);
+
+/* Finish the open datagram of sub-agent h: it goes with this round. */
+static void finish(struct ps_sflow_exp *x, unsigned int h)
+{
+	if (!x->is_open[h])
+		return;
+	x->is_open[h] = false;
+	if (x->n_queued == PS_SFLOW_QUEUE)
+		send_queue(x);
+	x->queue[x->n_queued++] = x->open[h];
+}
+
+static struct ps_sflow_dgram *room_for(struct ps_sflow_exp *x, unsigned int h)
+{
+	if (!x->is_open[h]) {
+		struct ps_sflow_agent a = x->agent;
+
+		a.sub_agent = h;
+		ps_sflow_begin(&x->open[h], &a, ++x->dgram_seq[h], uptime_ms(x));
+		x->is_open[h] = true;
+		x->opened_ns[h] = mono_ns();
+		x->datagrams++;
+	}
+	return &x->open[h];
+}
+
+/* The sampler's drops, read once a round from the kernel. */
+static void refresh(struct ps_sflow_exp *x, int t)
+{
+	struct ps_sflow_sampler *s = &x->samplers[t];
+	struct ps_counters c;
+
+	if (s->read_round == x->round + 1 || !x->counters.read)
+		return;
+	s->read_round = x->round + 1;
+	if (ps_counter_read(&x->counters, (uint32_t)x->targets[t].ifindex, x->targets[t].hook, &c))
+		return; /* keep the last values: they only grow */
+	s->drops = (uint32_t)c.output_errors;
+}
+
+/* Encode sampler t's held sample into its sub-agent's datagram. */
+static void emit(struct ps_sflow_exp *x, int t)
+{
+	struct ps_sflow_sampler *s = &x->samplers[t];
+	unsigned int h = x->targets[t].hook;
+
+	refresh(x, t);
+	s->held.seq = ++s->seq;
+	s->held.drops = s->drops;
+	s->held.header = s->header;
+	if (ps_sflow_add_flow(room_for(x, h), &s->held)) {
+		finish(x, h);
+		ps_sflow_add_flow(room_for(x, h), &s->held); /* fits an empty one */
+	}
+	s->holding = false;
+	x->samples++;
+}
+
+/*
+ * A held sample that no later sample follows (a second passed, or the
+ * capture ended) stands for every packet let through since its place: its
+ * pool becomes the kernel's count now. Pool differences over sequence
+ * differences (how collectors such as sfacctd renormalise) then add up to
+ * every packet the hook let through, not just to the last one sampled.
+ */
+static void pool_to_now(struct ps_sflow_exp *x, int t)
+{
+	struct ps_sflow_sampler *s = &x->samplers[t];
+	struct ps_counters c;
+	uint32_t now;
+
+	if (ps_counter_read(&x->counters, (uint32_t)x->targets[t].ifindex, x->targets[t].hook, &c))
+		return;
+	now = (uint32_t)(c.seen - c.filtered);
+	if ((int32_t)(now - s->held.pool) > 0)
+		s->held.pool = s->pool = now;
+}
+
+/*
+ * Each sampler holds its latest sample back until the next one, which
+ * gives it its exact place in the pool, or until a second passes or the
+ * capture ends (pool_to_now).
+ */
+/* One placed sample of target t (an index into targets). */
+static void sflowexp_sample(struct ps_sflow_exp *x, int t, uint32_t pool, const uint8_t *frame,
+			    uint32_t cap_len, uint32_t wire_len)
+{
+	const struct ps_target *tg = &x->targets[t];
+	struct ps_sflow_sampler *s = &x->samplers[t];
+	uint32_t ifindex = (uint32_t)tg->ifindex;
+
+	if (s->holding)
+		emit(x, t);
+	/* Two CPUs may take their places in the pool in one order and their
+	 * timestamps in the other: the merge's time order wins, and the pool
+	 * a ingest sees never goes back (it may lag by such a packet). */
+	if (!s->started || (int32_t)(pool - s->pool) > 0)
+		s->pool = pool;
+	s->started = true;
+	s->held = (struct ps_sflow_flow){
+		.source_id = ifindex, /* type 0: ifIndex */
+		.rate = x->cfg.rate,
+		.pool = s->pool,
+		.input = tg->hook == PS_HOOK_TC_EGRESS ? 0 : ifindex,
+		.output = tg->hook == PS_HOOK_TC_EGRESS ? ifindex : 0,
+		.frame_length = wire_len,
+		.stripped = 0,
+		.header_len = cap_len < x->cfg.header_bytes ? cap_len : x->cfg.header_bytes,
+	};
+	memcpy(s->header, frame, s->held.header_len);
+	s->holding = true;
+	s->held_ns = mono_ns();
+}
+
+/* The kernel's link statistics and state for the counters sample. */
+static int link_counters(struct ps_sflow_exp *x, uint32_t ifindex, const char *name,
+			 struct ps_sflow_ifcounters *c)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ifinfomsg ifi;
+	} req = {
+		.nh = { .nlmsg_len = sizeof(req),
+			.nlmsg_type = RTM_GETLINK,
+			.nlmsg_flags = NLM_F_REQUEST,
+			.nlmsg_seq = ++x->nl_seq },
+		.ifi = { .ifi_family = AF_UNSPEC, .ifi_index = (int)ifindex },
+	};
+	static uint8_t buf[32768];
+	struct rtnl_link_stats64 st;
+	struct ifinfomsg *ifi;
+	struct nlmsghdr *nh;
+	bool have_stats = false;
+	char path[96], val[32];
+	ssize_t n;
+	FILE *f;
+
+	if (send(x->nl_fd, &req, sizeof(req), 0) < 0)
+		return -errno;
+	do {
+		n = recv(x->nl_fd, buf, sizeof(buf), 0);
+		if (n < 0)
+			return -errno;
+		nh = (struct nlmsghdr *)buf;
+	} while (NLMSG_OK(nh, (uint32_t)n) && nh->nlmsg_seq != x->nl_seq);
+	if (!NLMSG_OK(nh, (uint32_t)n) || nh->nlmsg_type != RTM_NEWLINK)
+		return -ENODEV;
+	ifi = NLMSG_DATA(nh);
+	{
+		int len = (int)IFLA_PAYLOAD(nh);
+
+		for (struct rtattr *a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len))
+			if (a->rta_type == IFLA_STATS64 && RTA_PAYLOAD(a) >= sizeof(st)) {
+				memcpy(&st, RTA_DATA(a), sizeof(st));
+				have_stats = true;
+			}
+	}
+	if (!have_stats)
+		return -ENODATA;
+	memset(c, 0, sizeof(*c));
+	c->if_index = ifindex;
+	c->source_id = ifindex;
+	c->if_type = ifi->ifi_type == ARPHRD_ETHER    ? IFTYPE_ETHERNET :
+		     ifi->ifi_type == ARPHRD_LOOPBACK ? IFTYPE_LOOPBACK :
+							IFTYPE_OTHER;
+	c->if_status = (ifi->ifi_flags & IFF_UP ? 1u : 0) | (ifi->ifi_flags & IFF_RUNNING ? 2u : 0);
+	c->promiscuous = ifi->ifi_flags & IFF_PROMISC ? 1 : 0;
+	/* Speed (Mb/s) and duplex: what ethtool reports, through sysfs; a
+	 * virtual device has none (speed 0, direction unknown). */
+	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", name);
+	if ((f = fopen(path, "r"))) {
+		long mbps;
+
+		if (fgets(val, sizeof(val), f) && sscanf(val, "%ld", &mbps) == 1 && mbps > 0)
+			c->if_speed = (uint64_t)mbps * 1000000;
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/sys/class/net/%s/duplex", name);
+	if ((f = fopen(path, "r"))) {
+		if (fgets(val, sizeof(val), f))
+			c->if_direction = !strncmp(val, "full", 4) ? 1 :
+					  !strncmp(val, "half", 4) ? 2 :
+								     0;
+		fclose(f);
+	}
+	c->in_octets = st.rx_bytes;
+	c->in_ucast = (uint32_t)(st.rx_packets - st.multicast);
+	c->in_mcast = (uint32_t)st.multicast;
+	c->in_bcast = PS_SFLOW_UNKNOWN32; /* Linux does not count broadcasts */
+	c->in_discards = (uint32_t)st.rx_dropped;
+	c->in_errors = (uint32_t)st.rx_errors;
+	c->in_unknown_protos = (uint32_t)st.rx_nohandler;
+	c->out_octets = st.tx_bytes;
+	c->out_ucast = (uint32_t)st.tx_packets;
+	c->out_mcast = PS_SFLOW_UNKNOWN32;
+	c->out_bcast = PS_SFLOW_UNKNOWN32;
+	c->out_discards = (uint32_t)st.tx_dropped;
+	c->out_errors = (uint32_t)st.tx_errors;
+	return 0;
+}
+
+static void counters(struct ps_sflow_exp *x)
+{
+	int slot = 0;
+
+	for (int t = 0; t < x->n_targets; t++) {
+		struct ps_sflow_ifcounters c;
+		bool first = true;
+
+		for (int u = 0; u < t; u++)
+			first &= x->targets[u].ifindex != x->targets[t].ifindex;
+		if (!first)
+			continue;
+		if (!link_counters(x, (uint32_t)x->targets[t].ifindex, x->targets[t].ifname, &c)) {
+			c.seq = ++x->counter_seq[slot];
+			if (ps_sflow_add_counters(room_for(x, 0), &c)) {
+				finish(x, 0);
+				ps_sflow_add_counters(room_for(x, 0), &c);
+			}
+		}
+		if (++slot == PS_MAX_IFACES)
+			break;
+	}
+}
+
+/* Every queued datagram to every ingest; a failure is counted. */
+static void send_queue(struct ps_sflow_exp *x)
+{
+	struct mmsghdr msgs[PS_SFLOW_QUEUE];
+	struct iovec iov[PS_SFLOW_QUEUE];
+
+	for (int i = 0; i < x->n_queued; i++) {
+		iov[i] = (struct iovec){ x->queue[i].buf, x->queue[i].len };
+		msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
+	}
+	for (int c = 0; c < x->cfg.n_collectors; c++) {
+		int done = 0;
+
+		while (done < x->n_queued) {
+			int n = sendmmsg(x->fd[c], msgs + done, (unsigned int)(x->n_queued - done),
+					 0);
+
+			if (n > 0) {
+				done += n;
+				x->sent += (uint64_t)n;
+			} else if (n < 0 && errno == EINTR) {
+				continue;
+			} else {
+				/* This datagram failed (ingest refusing, buffer
+				 * full): count it, go on with the next. */
+				done++;
+				x->send_errors++;
+			}
+		}
+	}
+	x->n_queued = 0;
+}
+
+/* End of a round: counters when due, send what is ready. */
+static void sflowexp_round_end(struct ps_sflow_exp *x)
+{
+	uint64_t now = mono_ns();
+
+	if (x->cfg.counters_s && now >= x->next_counters_ns) {
+		counters(x);
+		x->next_counters_ns = now + x->cfg.counters_s * 1000000000ull;
+	}
+	for (int t = 0; t < x->n_targets; t++)
+		if (x->samplers[t].holding && now - x->samplers[t].held_ns >= PARTIAL_MAX_NS) {
+			pool_to_now(x, t);
+			emit(x, t);
+		}
+	for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
+		if (x->is_open[h] && now - x->opened_ns[h] >= PARTIAL_MAX_NS)
+			finish(x, h);
+	send_queue(x);
+	x->round++;
+}
+
+void ps_sflowexp_close(struct ps_sflow_exp *x, bool flush)
+{
+	if (flush && x->start_ns && x->samplers) {
+		x->round++; /* the drops read afresh */
+		for (int t = 0; t < x->n_targets; t++) {
+			if (!x->samplers[t].holding)
+				continue;
+			pool_to_now(x, t);
+			emit(x, t);
+		}
+		if (x->cfg.counters_s)
+			counters(x); /* the final counters */
+		for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
+			finish(x, h);
+		send_queue(x);
+	}
+	for (int i = 0; i < PS_SFLOW_MAX_COLLECTORS; i++)
+		if (x->fd[i] >= 0)
+			close(x->fd[i]);
+	if (x->nl_fd >= 0)
+		close(x->nl_fd);
+	x->nl_fd = -1;
+	for (int i = 0; i < PS_SFLOW_MAX_COLLECTORS; i++)
+		x->fd[i] = -1;
+	free(x->samplers);
+	x->samplers = NULL;
+}
+
+static int sflowexp_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
+{
+	sflowexp_sample(ps_sink_of(s, struct ps_sflow_exp, sink), p->target, p->m->pool, p->data,
+			p->cap_len, p->wire_len);
+	return 0;
+}
+
+static int sflowexp_round(struct ps_sink *s)
+{
+	sflowexp_round_end(ps_sink_of(s, struct ps_sflow_exp, sink));
+	return 0;
+}
+
+/* Whether or not the capture failed, what was sampled goes out. */
+static int sflowexp_close(struct ps_sink *s, bool ok)
+{
+	(void)ok;
+	ps_sflowexp_close(ps_sink_of(s, struct ps_sflow_exp, sink), true);
+	return 0;
+}
+
+static const struct ps_sink_ops sflowexp_ops = {
+	.packet = sflowexp_packet,
+	.round = sflowexp_round,
+	.close = sflowexp_close,
+};
+
+struct ps_sink *ps_sflowexp_sink(struct ps_sflow_exp *x)
+{
+	x->sink.ops = &sflowexp_ops;
+	return &x->sink;
+}

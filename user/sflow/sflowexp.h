@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sFlow export (--sflow): a sink (user/ingest/sink.h) that gets every sample the
+ * ingest places;
+ * this module turns them into sFlow v5 flow samples (user/sflow/sflow.h), adds a
+ * counters sample per interface every --sflow-counters seconds, and sends
+ * the datagrams to every ingest with sendmmsg, once per ingest round
+ * (and a partly filled datagram at the latest a second after its first
+ * sample). A failed send is counted and never stops the capture.
+ *
+ * Samplers. Each (interface, hook) is its own sampler with exact numbers
+ * from the kernel: sample_pool is the packets at that hook that could have
+ * been sampled (those the filter let through), counted by one counter all
+ * CPUs share, and every sample carries its own place in it (ps_meta.pool):
+ * a ingest that divides pool differences by sequence differences (as
+ * pmacct's sfacctd does) gets the true rate. drops is the samples that
+ * found the buffer full, from the kernel's counter, read once a round. sFlow names a data source by ifIndex alone,
+ * so the hooks are told apart by sub-agent: sub-agent 0 is XDP, 1 TC
+ * ingress, 2 TC egress; each has its own datagram sequence. The
+ * interface counters go with sub-agent 0.
+ */
+#ifndef PS_SFLOWEXP_H
+#define PS_SFLOWEXP_H
+
+#include <stdint.h>
+#include "pktsample.h"
+#include "sflow.h"
+#include "sink.h"
+#include "target.h"
+
+#define PS_SFLOW_QUEUE 64 /* datagrams sent together */
+
+/* Per (interface, hook): the sampler's state. */
+struct ps_sflow_sampler {
+	uint32_t seq;
+	uint32_t pool, drops;
+	uint64_t read_round;
+	bool started;
+	/* The latest sample, held back until the next (or a second). */
+	bool holding;
+	uint64_t held_ns;
+	struct ps_sflow_flow held;
+	uint8_t header[PS_SFLOW_HEADER_MAX];
+};
+
+struct ps_sflow_exp {
+	struct ps_sink sink; /* ps_sflowexp_sink */
+	struct ps_sflow_config cfg;
+	int fd[PS_SFLOW_MAX_COLLECTORS];
+	int nl_fd; /* rtnetlink, for the interface counters */
+	uint32_t nl_seq;
+	struct ps_sflow_agent agent;
+	uint64_t start_ns; /* CLOCK_MONOTONIC: uptime 0 */
+	const struct ps_target *targets;
+	int n_targets;
+	struct ps_sflow_sampler *samplers; /* one per target */
+	/* The datagram being filled for each sub-agent (hook). */
+	struct ps_sflow_dgram open[PS_HOOK_MAX];
+	bool is_open[PS_HOOK_MAX];
+	uint64_t opened_ns[PS_HOOK_MAX];
+	uint32_t dgram_seq[PS_HOOK_MAX];
+	/* Interface counters: their sequence, per interface of the targets. */
+	uint32_t counter_seq[PS_MAX_IFACES];
+	uint64_t next_counters_ns;
+	/* Finished datagrams, sent at the end of the round. */
+	struct ps_sflow_dgram queue[PS_SFLOW_QUEUE];
+	int n_queued;
+	uint64_t round;
+	/* The kernel's counters of one (interface, hook). */
+	struct ps_counter_src counters;
+	/* Accounting: summary and --stats. */
+	uint64_t samples, datagrams, sent, send_errors;
+};
+
+/* Sockets to the collectors (the agent address: --sflow-agent, or the
+ * source the kernel picks towards the first one). 0 or -errno, logged. */
+int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
+		     const struct ps_target *targets, int n_targets,
+		     const struct ps_counter_src *counters);
+/* The exporter as a capture's sink (user/ingest/sink.h): packet takes
+ * one placed sample (its place in the pool is the sample's ps_meta.pool),
+ * round sends the counters when due and what is ready, close is
+ * ps_sflowexp_close with flush; sending never fails the capture. */
+struct ps_sink *ps_sflowexp_sink(struct ps_sflow_exp *x);
+/* With flush (the capture ended): the last counters, and everything still
+ * open sent. Then the sockets are closed. */
+void ps_sflowexp_close(struct ps_sflow_exp *x, bool flush);
+
+#endif

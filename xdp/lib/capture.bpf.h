@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The capture path every hook runs: count, filter, sample, output. A hook's
+ * entry file includes its ctx_*.bpf.h, then this, and calls ps_capture().
+ */
+#ifndef PS_CAPTURE_BPF_H
+#define PS_CAPTURE_BPF_H
+
+#ifndef PS_CTX
+#error "include a ctx_*.bpf.h first"
+#endif
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "pktsample.h"
+#include "filter.bpf.h"
+#include "maps.bpf.h"
+#include "output.bpf.h"
+#include "pkt.bpf.h"
+#include "sampler.bpf.h"
+
+/*
+ * Count the packet, run the filter and the sampler, and emit metadata + the
+ * first min(snaplen, len, filter result) bytes. Every packet ends in exactly
+ * one counter stage (include/pktsample.h).
+ */
+static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
+{
+	__u32 slot;
+	bool raw = false;
+	int have_slot = ps_slot_of(p->ifindex, p->hook, &slot, &raw);
+	struct ps_counters *cnt = have_slot ? bpf_map_lookup_elem(&counters, &slot) : NULL;
+	struct ps_meta meta = {};
+	__u32 zero = 0, cap, pool = 0;
+	__u8 flags;
+	struct ps_emit_state *emit;
+	long err;
+
+	if (cnt)
+		cnt->seen++;
+
+	cap = p->len < snaplen ? p->len : snaplen;
+	flags = p->flags;
+	if (filter_enabled) {
+		__u64 vlan = 0;
+		__u32 keep;
+
+		if (p->flags & PS_F_VLAN_OOB)
+			vlan = PS_FILTER_VLAN_PRESENT | (__u64)bpf_ntohs(p->vlan_proto) << 16 |
+			       p->vlan_tci;
+		/* Each interface's packets meet the expression compiled for
+		 * its link type, as tcpdump's would. */
+		if (raw)
+			keep = pktsample_filter_raw(ctx, ps_ctx_data(ctx), ps_ctx_data_end(ctx),
+						    p->len, vlan);
+		else
+			keep = pktsample_filter(ctx, ps_ctx_data(ctx), ps_ctx_data_end(ctx), p->len,
+						vlan);
+		if (!keep) {
+			if (cnt)
+				cnt->filtered++;
+			return;
+		}
+		if (keep < cap)
+			cap = keep;
+	}
+	if (pool_enabled && have_slot) {
+		__u64 *candidates = bpf_map_lookup_elem(&pools, &slot);
+
+		if (candidates)
+			pool = (__u32)__sync_fetch_and_add(candidates, 1) + 1;
+	}
+	if (sample_mode != PS_SAMPLE_ALL || rate_cost_ns) {
+		struct ps_sampler *s = bpf_map_lookup_elem(&sampler, &zero);
+
+		if (!s)
+			return;
+		if (!ps_sample(ctx, p, s, &flags)) {
+			if (cnt)
+				cnt->sampled_out++;
+			return;
+		}
+		if (rate_cost_ns && !ps_rate_ok(s)) {
+			if (cnt)
+				cnt->rate_limited++;
+			return;
+		}
+	}
+
+	emit = bpf_map_lookup_elem(&emit_state, &zero);
+	if (!emit)
+		return;
+	/*
+	 * in_flight brackets the timestamp and the output: set before the
+	 * clock is read, cleared once the sample is in the buffer (or the
+	 * output failed). A reader that sees it clear at time T knows this
+	 * CPU has no sample stamped before T still to come (user/ingest/order.h).
+	 * The helper calls keep the compiler from moving these stores, and
+	 * one program runs at a time per CPU (softirq or BH disabled), as
+	 * the sequence numbers already assume.
+	 */
+	*(volatile __u64 *)&emit->in_flight = 1;
+	meta.ts_ns = bpf_ktime_get_ns();
+	meta.seq = emit->seq++;
+	meta.ifindex = p->ifindex;
+	meta.rx_queue = p->rx_queue;
+	meta.wire_len = p->len;
+	meta.cap_len = cap;
+	meta.verdict = p->verdict;
+	meta.cpu = bpf_get_smp_processor_id();
+	meta.version = PS_META_VERSION;
+	meta.hook = p->hook;
+	meta.flags = flags;
+	meta.vlan_tci = p->vlan_tci;
+	meta.vlan_proto = p->vlan_proto;
+	meta.pool = pool;
+
+	err = ps_output(ctx, &meta);
+	*(volatile __u64 *)&emit->in_flight = 0;
+	if (cnt) {
+		if (err)
+			cnt->output_errors++;
+		else
+			cnt->emitted++;
+	}
+}
+
+#endif /* PS_CAPTURE_BPF_H */

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* The flow hash of --sample-flows: symmetric, VLAN-aware, the same at XDP and TC. */
+#ifndef PS_FLOW_HASH_BPF_H
+#define PS_FLOW_HASH_BPF_H
+
+#ifndef PS_CTX
+#error "include a ctx_*.bpf.h first"
+#endif
+
+#include <stdbool.h>
+#include "maps.bpf.h"
+#include "pkt.bpf.h"
+
+#define PS_FLOW_HDR 128 /* header bytes copied for parsing */
+
+static __always_inline __u32 ps_rol32(__u32 x, int r)
+{
+	return (x << r) | (x >> (32 - r));
+}
+
+/* MurmurHash3's block and final mix: cheap, and good enough to pick flows. */
+static __always_inline __u32 ps_mix(__u32 h, __u32 v)
+{
+	v *= 0xcc9e2d51;
+	v = ps_rol32(v, 15);
+	v *= 0x1b873593;
+	h ^= v;
+	h = ps_rol32(h, 13);
+	return h * 5 + 0xe6546b64;
+}
+
+static __always_inline __u32 ps_fmix(__u32 h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6b;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35;
+	return h ^ (h >> 16);
+}
+
+/* Indices are masked so the verifier sees every read inside b[]. */
+#define PS_B(b, i) ((__u32)(b)[(i) & (PS_FLOW_HDR - 1)])
+#define PS_GET16(b, i) (PS_B(b, i) << 8 | PS_B(b, (i) + 1))
+#define PS_GET32(b, i) (PS_GET16(b, i) << 16 | PS_GET16(b, (i) + 2))
+
+/*
+ * Hash of the flow a packet belongs to, equal for both directions: each
+ * endpoint (address, port) is hashed alone, and the two are combined in
+ * sorted order with the protocol and the outer VLAN id. Ports count for
+ * TCP, UDP and SCTP outside fragments; other protocols hash by addresses,
+ * non-IP frames by MAC addresses and EtherType. Parsed from a copy of the
+ * first bytes, so frags and non-linear skbs are read the same way.
+ */
+static __always_inline __u32 ps_flow_hash(PS_CTX *ctx, const struct ps_pkt *p)
+{
+	__u8 b[PS_FLOW_HDR + 4];
+	__u64 n = p->len; /* 64-bit: the verifier tracks bounds across its copies */
+	__u32 l3 = 14, l4 = 0, proto, ipproto = 0, vid = 0;
+	__u32 ea, eb, sport = 0, dport = 0, lo, hi, h;
+	bool have_vid = false;
+	long err;
+
+	__builtin_memset(b, 0, sizeof(b));
+	if (n > PS_FLOW_HDR)
+		n = PS_FLOW_HDR;
+	if (n < 14)
+		return ps_fmix(flow_seed);
+	/* The same n, rebuilt so the verifier sees 1..128 in the register the
+	 * helper gets (clang may check bounds on a copy); the barrier keeps
+	 * clang from folding it away. */
+	barrier_var(n);
+	n = ((n - 1) & (PS_FLOW_HDR - 1)) + 1;
+	err = ps_ctx_load_bytes(ctx, 0, b, n);
+	if (err)
+		return ps_fmix(flow_seed);
+
+	if (p->flags & PS_F_VLAN_OOB) { /* the outer tag, at TC */
+		vid = p->vlan_tci & 0xfff;
+		have_vid = true;
+	}
+	proto = PS_GET16(b, 12);
+#pragma unroll
+	for (int i = 0; i < 2; i++) {
+		if (proto != 0x8100 && proto != 0x88a8)
+			break;
+		if (!have_vid) {
+			vid = PS_GET16(b, l3) & 0xfff;
+			have_vid = true;
+		}
+		proto = PS_GET16(b, l3 + 2);
+		l3 += 4;
+	}
+	if (proto == 0x0800) {
+		ipproto = PS_B(b, l3 + 9);
+		ea = PS_GET32(b, l3 + 12);
+		eb = PS_GET32(b, l3 + 16);
+		if (!(PS_GET16(b, l3 + 6) & 0x3fff)) /* not a fragment */
+			l4 = l3 + (PS_B(b, l3) & 0xf) * 4;
+	} else if (proto == 0x86dd) {
+		ipproto = PS_B(b, l3 + 6);
+		ea = PS_GET32(b, l3 + 8) ^ PS_GET32(b, l3 + 12) ^ PS_GET32(b, l3 + 16) ^
+		     PS_GET32(b, l3 + 20);
+		eb = PS_GET32(b, l3 + 24) ^ PS_GET32(b, l3 + 28) ^ PS_GET32(b, l3 + 32) ^
+		     PS_GET32(b, l3 + 36);
+		l4 = l3 + 40;
+#pragma unroll
+		for (int i = 0; i < 3; i++) { /* hop-by-hop, routing, destination */
+			if (ipproto != 0 && ipproto != 43 && ipproto != 60)
+				break;
+			if (l4 + 2 > n) {
+				l4 = 0;
+				break;
+			}
+			ipproto = PS_B(b, l4);
+			l4 += (PS_B(b, l4 + 1) + 1) * 8;
+		}
+		if (ipproto == 44) /* fragment header: no ports */
+			l4 = 0;
+	} else {
+		ipproto = proto << 8;
+		ea = PS_GET32(b, 6) ^ PS_GET16(b, 10);
+		eb = PS_GET32(b, 0) ^ PS_GET16(b, 4);
+	}
+	if (l4 && l4 + 4 <= n && (ipproto == 6 || ipproto == 17 || ipproto == 132)) {
+		sport = PS_GET16(b, l4);
+		dport = PS_GET16(b, l4 + 2);
+	}
+	ea = ps_mix(ps_mix(0, ea), sport);
+	eb = ps_mix(ps_mix(0, eb), dport);
+	lo = ea < eb ? ea : eb;
+	hi = ea < eb ? eb : ea;
+	h = ps_mix(ps_mix(ps_mix(flow_seed, lo), hi), ipproto << 12 | vid);
+	return ps_fmix(h);
+}
+
+#endif /* PS_FLOW_HASH_BPF_H */

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The knobs and maps every pktsample program shares. The programs are
+ * compiled one entry file at a time (xdp/, tc/, the clock tick) and linked
+ * into one object (bpftool gen object); each entry file includes this
+ * header, so every definition here is __weak and the linker keeps one.
+ * The loader (user/kernel/loader.c) sets the knobs between open and load.
+ */
+#ifndef PS_MAPS_BPF_H
+#define PS_MAPS_BPF_H
+
+#include <stdbool.h>
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include "pktsample.h"
+
+/* ---- rodata knobs ---- */
+const volatile __u32 snaplen __weak = PS_SNAPLEN_MAX;
+const volatile __u32 filter_enabled __weak = 0;		 /* 0: the filter call is dead code */
+const volatile __u32 sample_mode __weak = PS_SAMPLE_ALL; /* enum ps_sample_mode */
+const volatile __u32 sample_threshold __weak = 0;   /* random, flow: keep if hash < this (2^32/N) */
+const volatile __u64 sample_every __weak = 1;	    /* count: keep every Nth */
+const volatile __u32 flow_seed __weak = 0;	    /* flow: varies which flows are chosen */
+const volatile __u64 sample_interval_ns __weak = 0; /* clock: the tick period */
+const volatile __u64 rate_cost_ns __weak = 0;	    /* rate cap: 1e9 / max rate; 0 = no cap */
+const volatile __u64 rate_burst_ns __weak = 0;	    /* rate cap: bucket size, in ns of credit */
+const volatile __u32 transport __weak = PS_TRANSPORT_PERF; /* enum ps_transport */
+const volatile __u64 ring_wakeup_bytes __weak = 0;	   /* ringbuf: wake the reader from here */
+/* The captured interfaces; an interface's index here is its counter slot. */
+const volatile __u32 pool_enabled __weak = 0; /* --sflow: number the candidates */
+const volatile __u32 iface_count __weak = 0;
+const volatile __u32 ifindexes[PS_MAX_IFACES] __weak = {};
+/* Bit i: ifindexes[i] has no link-layer header (its filter: the raw one). */
+const volatile __u32 raw_ifaces __weak = 0;
+_Static_assert(PS_MAX_IFACES <= 32, "raw_ifaces has a bit per interface");
+
+/* ---- maps ---- */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} events SEC(".maps") __weak;
+
+/* --transport ringbuf only; the loader sizes it (a page when unused). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} ring SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PS_COUNTER_SLOTS);
+	__type(key, __u32);
+	__type(value, struct ps_counters);
+} counters SEC(".maps") __weak;
+
+/* Per CPU: the next sample's sequence number, and whether one is in flight. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ps_emit_state);
+} emit_state SEC(".maps") __weak;
+
+/* Per-CPU sampler state, shared by the hooks and the clock tick program. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ps_sampler);
+} sampler SEC(".maps") __weak;
+
+/*
+ * This CPU's counters of (ifindex, hook), or NULL for an interface not in
+ * the list. A linear scan: the list is short (one entry, usually), and the
+ * array lookup that follows is inlined by the verifier, no helper call.
+ */
+/*
+ * --sflow: per (interface, hook), the packets that passed the filter, in
+ * one counter shared by all CPUs (an atomic add, only when pool_enabled):
+ * each sample carries its exact place in it (ps_meta.pool).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PS_COUNTER_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} pools SEC(".maps") __weak;
+
+/* The counter slot of (ifindex, hook), and whether the interface has no
+ * link-layer header: 0 for an interface we do not capture on. */
+static __always_inline int ps_slot_of(__u32 ifindex, __u32 hook, __u32 *key, bool *raw)
+{
+	for (__u32 i = 0; i < PS_MAX_IFACES && i < iface_count; i++) {
+		if (ifindexes[i] == ifindex) {
+			*key = i * PS_HOOK_MAX + hook;
+			*raw = raw_ifaces & (1u << i);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+#endif /* PS_MAPS_BPF_H */

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* What a hook knows about a packet before the shared capture path runs. */
+#ifndef PS_PKT_BPF_H
+#define PS_PKT_BPF_H
+
+#include <linux/types.h>
+
+struct ps_pkt {
+	__u32 ifindex;
+	__u32 rx_queue;
+	__u32 len; /* whole packet, linear and non-linear parts */
+	__s32 verdict;
+	__u8 hook;	/* enum ps_hook */
+	__u8 flags;	/* PS_F_* */
+	__u16 vlan_tci; /* out-of-band tag, if PS_F_VLAN_OOB (TC) */
+	__u16 vlan_proto;
+};
+
+#endif /* PS_PKT_BPF_H */
