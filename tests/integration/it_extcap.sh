@@ -164,8 +164,10 @@ install -m 755 "$PKTSAMPLE" "$WORK/bin/pktsample"
 setcap cap_bpf,cap_perfmon,cap_net_admin,cap_net_raw+ep "$WORK/bin/pktsample"
 ln -s "$WORK/bin/pktsample" "$WORK/nobody/wireshark/extcap/pktsample"
 chown -R 65534:65534 "$WORK/nobody"
+# TS_LIMIT=SECONDS: tshark is stopped after that long (it must not hang
+# the suite should Wireshark wait on an extcap that has already failed).
 ts() {
-	"$TESTENV" exec "$ENV" cap -- setpriv --reuid=65534 --regid=65534 --clear-groups \
+	${TS_LIMIT:+timeout -k 5 "$TS_LIMIT"} "$TESTENV" exec "$ENV" cap -- setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--inh-caps=-all env HOME="$WORK/nobody" XDG_CONFIG_HOME="$WORK/nobody" \
 		tshark "$@" 2>"$WORK/ts.err"
 }
@@ -179,7 +181,7 @@ assert_nothing_attached
 # Without the capabilities: Wireshark's error says why, in one line.
 install -m 755 "$PKTSAMPLE" "$WORK/bin/plain"
 ln -sf "$WORK/bin/plain" "$WORK/nobody/wireshark/extcap/pktsample"
-ts -i "$IF" -a duration:2 -w "$WORK/nobody/none.pcapng" >/dev/null || true
+TS_LIMIT=$(scaled 30) ts -i "$IF" -a duration:2 -w "$WORK/nobody/none.pcapng" >/dev/null || true
 assert_match "Error by extcap pipe: pktsample: need root, or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN" \
 	"$(cat "$WORK/ts.err")" "as nobody without capabilities: one readable line in tshark's error"
 no_pktsample_left "without capabilities"
