@@ -319,6 +319,28 @@ static void build_fixtures(void)
 		bytes(f, IP_B, 4);
 		fill(f, 18, 0); /* Ethernet padding */
 	}
+	/* Every other operation (RARP, InARP), with MAC-long link addresses and
+	 * with 4-byte ones, which print in hex (and must not be read as MACs). */
+	for (int hln = 4; hln <= 6; hln += 2) {
+		static const int ops[] = { 1, 2, 3, 4, 8, 9 };
+
+		for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+			if (hln == 6 && ops[k] <= 3)
+				continue; /* above */
+			f = new_frame();
+			eth(f, 0x0806);
+			u16(f, 1);
+			u16(f, 0x0800);
+			u8(f, (unsigned int)hln);
+			u8(f, 4);
+			u16(f, (unsigned int)ops[k]);
+			bytes(f, MAC_A, (size_t)hln);
+			bytes(f, IP_A, 4);
+			bytes(f, MAC_B, (size_t)hln);
+			bytes(f, IP_B, 4);
+			fill(f, 22, 0);
+		}
+	}
 	/* 802.1Q, then QinQ. */
 	f = new_frame();
 	eth(f, 0x8100);

@@ -1,6 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "print.h"
 
+/* A link address of hln bytes (tcpdump's linkaddr_string): a MAC when it
+ * has a MAC's length, else its bytes in hex; all of them are captured. */
+static void put_linkaddr(struct ps_print_ctx *c, const uint8_t *p, uint8_t hln)
+{
+	if (hln == 6) {
+		ps_put(c, "%s", mac_str(p).s);
+		return;
+	}
+	for (int i = 0; i < hln; i++)
+		ps_put(c, i ? ":%02x" : "%02x", p[i]);
+}
+
 void ps_arp_print(struct ps_print_ctx *c, const uint8_t *ap, uint32_t length)
 {
 	static const char *const ops[11] = {
@@ -55,28 +67,32 @@ void ps_arp_print(struct ps_print_ctx *c, const uint8_t *ap, uint32_t length)
 		for (int i = 0; i < hln; i++)
 			nonzero |= tha[i] != 0;
 		ps_put(c, "who-has %s", ip4_str(tpa).s);
-		if (nonzero && hln == 6)
-			ps_put(c, " (%s)", mac_str(tha).s);
+		if (nonzero) {
+			ps_put(c, " (");
+			put_linkaddr(c, tha, hln);
+			ps_put(c, ")");
+		}
 		ps_put(c, " tell %s", ip4_str(spa).s);
 		break;
 	}
 	case 2:
 		ps_put(c, "%s is-at ", ip4_str(spa).s);
-		if (hln == 6)
-			ps_put(c, "%s", mac_str(sha).s);
-		else
-			for (int i = 0; i < hln; i++)
-				ps_put(c, i ? ":%02x" : "%02x", sha[i]);
+		put_linkaddr(c, sha, hln);
 		break;
 	case 3:
 	case 8:
-		ps_put(c, "who-is %s tell %s", mac_str(tha).s, mac_str(sha).s);
+		ps_put(c, "who-is ");
+		put_linkaddr(c, tha, hln);
+		ps_put(c, " tell ");
+		put_linkaddr(c, sha, hln);
 		break;
 	case 4:
-		ps_put(c, "%s at %s", mac_str(tha).s, ip4_str(tpa).s);
+		put_linkaddr(c, tha, hln);
+		ps_put(c, " at %s", ip4_str(tpa).s);
 		break;
 	case 9:
-		ps_put(c, "%s at %s", mac_str(sha).s, ip4_str(spa).s);
+		put_linkaddr(c, sha, hln);
+		ps_put(c, " at %s", ip4_str(spa).s);
 		break;
 	default:
 		unknown(c, ap, avail(c, ap), false);

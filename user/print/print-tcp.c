@@ -134,6 +134,143 @@ static void tcp_relative(struct ps_print_ctx *c, const struct l3 *n, uint16_t sp
 	*thack = e->ack;
 }
 
+enum opt_end { OPT_OK, OPT_BAD, OPT_TRUNC };
+
+/*
+ * One option's value, after its name: *datalen is how many bytes of it
+ * follow the kind and length. OPT_BAD: tcpdump's "[bad opt]" (a length
+ * that cannot be), OPT_TRUNC: its bytes were not captured.
+ */
+static enum opt_end tcp_option(struct ps_print_ctx *c, uint32_t opt, uint32_t len,
+			       const uint8_t *cp, uint32_t left, bool rev, uint32_t thseq,
+			       uint32_t thack, uint32_t *datalen)
+{
+/* Bail if l bytes of data are not left or were not captured. */
+#define LENCHECK(l)                       \
+	do {                              \
+		if ((l) > left)           \
+			return OPT_BAD;   \
+		if (!have(c, cp, (l)))    \
+			return OPT_TRUNC; \
+	} while (0)
+	*datalen = 0;
+	switch (opt) {
+	case 2:
+		*datalen = 2;
+		LENCHECK(*datalen);
+		ps_put(c, " %u", be16(cp));
+		break;
+	case 3:
+		*datalen = 1;
+		LENCHECK(*datalen);
+		ps_put(c, " %u", cp[0]);
+		break;
+	case 5:
+		*datalen = len - 2;
+		if (*datalen % 8) {
+			ps_put(c, " invalid sack");
+		} else {
+			ps_put(c, " %u ", *datalen / 8);
+			for (uint32_t i = 0; i < *datalen; i += 8) {
+				uint32_t s, e;
+
+				LENCHECK(i + 8);
+				s = be32(cp + i) - (rev ? thseq : thack);
+				e = be32(cp + i + 4) - (rev ? thseq : thack);
+				ps_put(c, "{%u:%u}", s, e);
+			}
+		}
+		break;
+	case 6:
+	case 7:
+	case 11:
+	case 12:
+	case 13:
+		*datalen = 4;
+		LENCHECK(*datalen);
+		ps_put(c, " %u", be32(cp));
+		break;
+	case 8:
+		*datalen = 8;
+		LENCHECK(*datalen);
+		ps_put(c, " val %u ecr %u", be32(cp), be32(cp + 4));
+		break;
+	case 19:
+		/* tcpdump (with libcrypto, as Debian builds it)
+		 * cannot check the signature without -M. */
+		*datalen = 16;
+		LENCHECK(*datalen);
+		ps_put(c, " can't check - ");
+		for (uint32_t i = 0; i < 16; i++)
+			ps_put(c, "%02x", cp[i]);
+		break;
+	case 20:
+		*datalen = 2;
+		LENCHECK(*datalen);
+		ps_put(c, " cap %02x id %u", cp[0], cp[1]);
+		break;
+	case 29:
+		*datalen = len - 2;
+		if (*datalen < 2) {
+			ps_put(c, " (invalid)");
+		} else {
+			LENCHECK(2);
+			ps_put(c, " keyid %u rnextkeyid %u", cp[0], cp[1]);
+			if (*datalen > 2) {
+				ps_put(c, " mac 0x");
+				for (uint32_t i = 2; i < *datalen; i++) {
+					LENCHECK(i + 1);
+					ps_put(c, "%02x", cp[i]);
+				}
+			}
+		}
+		break;
+	case 0:
+	case 1:
+	case 4:
+		break;
+	case 28: {
+		uint32_t uto;
+
+		*datalen = 2;
+		LENCHECK(*datalen);
+		uto = be16(cp);
+		ps_put(c, " 0x%x", uto);
+		uto = uto & 1 ? (uto >> 1) * 60 : uto >> 1;
+		ps_put(c, " %u", uto);
+		break;
+	}
+	case 34:
+		*datalen = len - 2;
+		LENCHECK(*datalen);
+		ps_put(c, " ");
+		tcp_fastopen(c, cp, *datalen, false);
+		break;
+	case 254:
+		*datalen = len - 2;
+		LENCHECK(*datalen);
+		if (*datalen < 2)
+			return OPT_BAD;
+		ps_put(c, "-");
+		if (be16(cp) == 0xf989)
+			tcp_fastopen(c, cp + 2, *datalen - 2, true);
+		else
+			ps_put(c, "%04x", be16(cp));
+		break;
+	default: /* also MPTCP: its subtypes are not decoded here */
+		*datalen = len - 2;
+		if (*datalen)
+			ps_put(c, " 0x");
+		for (uint32_t i = 0; i < *datalen; i++) {
+			LENCHECK(i + 1);
+			ps_put(c, "%02x", cp[i]);
+		}
+		break;
+	}
+#undef LENCHECK
+	return OPT_OK;
+}
+
 /*
  * The options after the fixed header, as tcpdump lists them; sack blocks
  * relative to the conversation's start (thseq, thack) as seq and ack are.
@@ -169,128 +306,14 @@ static bool tcp_options(struct ps_print_ctx *c, const uint8_t *cp, uint32_t left
 			ps_put(c, "%s", tcp_opt_names[opt]);
 		else
 			ps_put(c, "unknown-%u", opt);
-/* Bail if l bytes of data are not left or were not captured. */
-#define LENCHECK(l)                    \
-	do {                           \
-		if ((l) > left)        \
-			goto bad;      \
-		if (!have(c, cp, (l))) \
-			goto trunc;    \
-	} while (0)
-		switch (opt) {
-		case 2:
-			datalen = 2;
-			LENCHECK(datalen);
-			ps_put(c, " %u", be16(cp));
-			break;
-		case 3:
-			datalen = 1;
-			LENCHECK(datalen);
-			ps_put(c, " %u", cp[0]);
-			break;
-		case 5:
-			datalen = len - 2;
-			if (datalen % 8) {
-				ps_put(c, " invalid sack");
-			} else {
-				ps_put(c, " %u ", datalen / 8);
-				for (uint32_t i = 0; i < datalen; i += 8) {
-					uint32_t s, e;
-
-					LENCHECK(i + 8);
-					s = be32(cp + i) - (rev ? thseq : thack);
-					e = be32(cp + i + 4) - (rev ? thseq : thack);
-					ps_put(c, "{%u:%u}", s, e);
-				}
-			}
-			break;
-		case 6:
-		case 7:
-		case 11:
-		case 12:
-		case 13:
-			datalen = 4;
-			LENCHECK(datalen);
-			ps_put(c, " %u", be32(cp));
-			break;
-		case 8:
-			datalen = 8;
-			LENCHECK(datalen);
-			ps_put(c, " val %u ecr %u", be32(cp), be32(cp + 4));
-			break;
-		case 19:
-			/* tcpdump (with libcrypto, as Debian builds it)
-			 * cannot check the signature without -M. */
-			datalen = 16;
-			LENCHECK(datalen);
-			ps_put(c, " can't check - ");
-			for (uint32_t i = 0; i < 16; i++)
-				ps_put(c, "%02x", cp[i]);
-			break;
-		case 20:
-			datalen = 2;
-			LENCHECK(datalen);
-			ps_put(c, " cap %02x id %u", cp[0], cp[1]);
-			break;
-		case 29:
-			datalen = len - 2;
-			if (datalen < 2) {
-				ps_put(c, " (invalid)");
-			} else {
-				LENCHECK(2);
-				ps_put(c, " keyid %u rnextkeyid %u", cp[0], cp[1]);
-				if (datalen > 2) {
-					ps_put(c, " mac 0x");
-					for (uint32_t i = 2; i < datalen; i++) {
-						LENCHECK(i + 1);
-						ps_put(c, "%02x", cp[i]);
-					}
-				}
-			}
-			break;
-		case 0:
-		case 1:
-		case 4:
-			break;
-		case 28: {
-			uint32_t uto;
-
-			datalen = 2;
-			LENCHECK(datalen);
-			uto = be16(cp);
-			ps_put(c, " 0x%x", uto);
-			uto = uto & 1 ? (uto >> 1) * 60 : uto >> 1;
-			ps_put(c, " %u", uto);
+		switch (tcp_option(c, opt, len, cp, left, rev, thseq, thack, &datalen)) {
+		case OPT_BAD:
+			goto bad;
+		case OPT_TRUNC:
+			goto trunc;
+		case OPT_OK:
 			break;
 		}
-		case 34:
-			datalen = len - 2;
-			LENCHECK(datalen);
-			ps_put(c, " ");
-			tcp_fastopen(c, cp, datalen, false);
-			break;
-		case 254:
-			datalen = len - 2;
-			LENCHECK(datalen);
-			if (datalen < 2)
-				goto bad;
-			ps_put(c, "-");
-			if (be16(cp) == 0xf989)
-				tcp_fastopen(c, cp + 2, datalen - 2, true);
-			else
-				ps_put(c, "%04x", be16(cp));
-			break;
-		default: /* also MPTCP: its subtypes are not decoded here */
-			datalen = len - 2;
-			if (datalen)
-				ps_put(c, " 0x");
-			for (uint32_t i = 0; i < datalen; i++) {
-				LENCHECK(i + 1);
-				ps_put(c, "%02x", cp[i]);
-			}
-			break;
-		}
-#undef LENCHECK
 		cp += datalen;
 		left -= datalen;
 		datalen += opt == 0 || opt == 1 ? 1 : 2;
