@@ -555,9 +555,20 @@ static int open_ingest(struct ps_capture *cap)
 	if (err)
 		return err;
 	ps_sampling_tag(&cap->smp, cap->tag, sizeof(cap->tag));
-	/* The sinks, in this order: the file, sFlow, the printed lines. */
+	/* The sinks, in this order: the file, the printed lines, sFlow. */
 	if (cap->file)
 		err = ps_ingest_add_sink(cap->in, ps_capfile_sink(cap->file));
+	if (!err && o->print) {
+		cap->printer = malloc(sizeof(*cap->printer));
+		if (!cap->printer) {
+			pr_err("cannot set up the printer: %s\n", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		if (o->line_buffered)
+			setvbuf(stdout, NULL, _IOLBF, 0);
+		ps_printer_init(cap->printer, &o->print_opts, stdout);
+		err = ps_ingest_add_sink(cap->in, ps_printer_sink(cap->printer, cap->tag));
+	}
 	if (!err && o->sflow.n_collectors) {
 		cap->sflow = calloc(1, sizeof(*cap->sflow));
 		if (!cap->sflow) {
@@ -571,19 +582,6 @@ static int open_ingest(struct ps_capture *cap)
 	}
 	if (err)
 		return err;
-	if (o->print) {
-		cap->printer = malloc(sizeof(*cap->printer));
-		if (!cap->printer) {
-			pr_err("cannot set up the printer: %s\n", strerror(ENOMEM));
-			return -ENOMEM;
-		}
-		if (o->line_buffered)
-			setvbuf(stdout, NULL, _IOLBF, 0);
-		ps_printer_init(cap->printer, &o->print_opts, stdout);
-		err = ps_ingest_add_sink(cap->in, ps_printer_sink(cap->printer, cap->tag));
-		if (err)
-			return err;
-	}
 	/* After the load (the maps are the object's), before any attach. */
 	if (cap->transport == PS_TRANSPORT_RINGBUF)
 		return ps_ingest_open_ring(cap->in, ps_loader_ring_fd(&cap->loader),
