@@ -531,18 +531,11 @@ static uint64_t written_total(const struct ps_capture *cap, int t)
 	return n;
 }
 
-/* The kernel's exact counters: the ISBs', sFlow's sample_pool and drops. */
-static int read_counters(void *arg, uint32_t ifindex, unsigned int hook, struct ps_counters *c)
-{
-	struct ps_capture *cap = arg;
-
-	return ps_loader_read_counter(&cap->loader, ifindex, hook, c);
-}
-
 static int open_ingest(struct ps_capture *cap)
 {
 	const struct ps_capture_cfg *o = &cap->cfg;
-	const struct ps_counter_src counters = { .read = read_counters, .arg = cap };
+	/* The kernel's exact counters: sFlow's sample_pool and drops. */
+	const struct ps_counter_src counters = ps_loader_counter_src(&cap->loader);
 	int err;
 
 	cap->in = calloc(1, sizeof(*cap->in));
@@ -710,7 +703,7 @@ int ps_capture_setup(struct ps_capture *cap)
 		err = ps_ticker_start(&cap->ticker, ps_loader_prog(&cap->loader, PS_PROG_TICK),
 				      cap->smp.interval_ns);
 	if (!err && cap->file) {
-		const struct ps_counter_src counters = { .read = read_counters, .arg = cap };
+		const struct ps_counter_src counters = ps_loader_counter_src(&cap->loader);
 
 		describe_targets(cap);
 		err = ps_capfile_start(cap->file, cap->targets, cap->file_ifaces, cap->n_targets,

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Summing the kernel's per-stage counters (struct ps_counters). */
+/* Summing the kernel's per-stage counters (struct ps_counters), and where
+ * an output reads them without knowing the loader that holds them. */
 #ifndef PS_COUNTERS_H
 #define PS_COUNTERS_H
 
+#include <errno.h>
+#include <stdint.h>
 #include "pktsample.h"
 
 /* sum += c, stage by stage: the one place that knows every counter. */
@@ -26,6 +29,18 @@ static inline void ps_counters_sub(struct ps_counters *d, const struct ps_counte
 	d->rate_limited = a->rate_limited - b->rate_limited;
 	d->emitted = a->emitted - b->emitted;
 	d->output_errors = a->output_errors - b->output_errors;
+}
+
+/* The kernel's per-stage counters of one (interface, hook): 0 or -errno. */
+struct ps_counter_src {
+	int (*read)(void *arg, uint32_t ifindex, unsigned int hook, struct ps_counters *c);
+	void *arg;
+};
+
+static inline int ps_counter_read(const struct ps_counter_src *src, uint32_t ifindex,
+				  unsigned int hook, struct ps_counters *c)
+{
+	return src && src->read ? src->read(src->arg, ifindex, hook, c) : -ENOENT;
 }
 
 #endif

@@ -368,6 +368,16 @@ out:
 	return err;
 }
 
+static int read_counter(void *arg, uint32_t ifindex, unsigned int hook, struct ps_counters *c)
+{
+	return ps_loader_read_counter(arg, ifindex, hook, c);
+}
+
+struct ps_counter_src ps_loader_counter_src(const struct ps_loader *l)
+{
+	return (struct ps_counter_src){ .read = read_counter, .arg = (void *)l };
+}
+
 int ps_loader_read_sampler(const struct ps_loader *l, struct ps_sampler *per_cpu)
 {
 	uint32_t zero = 0;
