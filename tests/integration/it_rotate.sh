@@ -35,7 +35,7 @@ ids() {
 # -C 1 alone: out, out1, out2, ...; together they hold every packet once.
 mkdir "$WORK/c"
 start_capture -i "$CAPIF" --hook xdp,tc-ingress -C 1 -w "$WORK/c/out.pcapng"
-gen -n 6000 -s 500 --rate 30000
+gen -n 6000 -s 500 --rate $((30000 / PS_TIME_SCALE))
 sleep 0.5
 stop_capture INT
 assert_eq 0 "$PS_RC" "-C 1: exit 0"
@@ -55,8 +55,12 @@ all=$(ids frame "${files[@]}" | wc -l)
 assert_eq "" "$(ids frame "${files[@]}" | sort | uniq -d | head -3 | tr '\n' ' ')" "-C 1: no packet in two files"
 assert_match "^$all packets captured$" "$(grep 'packets captured' "$WORK/ps.err")" \
 	"-C 1: the summary counts every file"
-assert_match "^$all packets seen by hooks$" "$(grep 'seen by hooks' "$WORK/ps.err")" \
-	"-C 1: every packet the hooks saw is in some file"
+# A reader too slow for the burst (under emulation) loses some in the
+# buffer, counted; a rotation loses none.
+seen=$(sed -n 's/^\([0-9]*\) packets seen by hooks$/\1/p' "$WORK/ps.err")
+lost=$(sed -n 's/^\([0-9]*\) packets lost in .* buffer$/\1/p' "$WORK/ps.err")
+assert_eq "$seen" "$((all + ${lost:-0}))" \
+	"-C 1: every packet the hooks saw is in some file, or counted lost in the buffer"
 [ "$(ids "$GEN" "${files[@]}" | wc -l)" -gt 11000 ] || fail "-C 1: the generated packets are missing"
 usr=$(for f in "${files[@]}"; do "$PCAPCHECK" isb "$f"; done |
 	sed -n 's/.*usrdeliv=\([0-9]*\).*/\1/p' | paste -sd+ | bc)
