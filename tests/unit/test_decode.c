@@ -511,29 +511,32 @@ static int write_pcap(const char *path)
 	return 0;
 }
 
-static char *slurp(FILE *f)
+/* All of f (or of the file at path), and its length in *n if n. */
+static char *slurp(FILE *f, size_t *n)
 {
 	char *buf = NULL;
-	size_t len = 0, n;
+	size_t len = 0, k;
 	FILE *m = open_memstream(&buf, &len);
 	char chunk[4096];
 
 	assert_non_null(f);
 	assert_non_null(m);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, n, m);
+	while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, k, m);
 	fclose(m);
+	if (n)
+		*n = len;
 	return buf;
 }
 
-static char *slurp_file(const char *path)
+static char *slurp_file(const char *path, size_t *n)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "rb");
 	char *text;
 
 	if (!f)
 		fail_msg("cannot read %s (PS_PRINT_REFRESH=1 makes it)", path);
-	text = slurp(f);
+	text = slurp(f, n);
 	fclose(f);
 	return text;
 }
@@ -638,7 +641,7 @@ static void one_entry(const char *name, const char *pcap, const char *flags)
 			 PS_PRINT_DIR, pcap, out);
 		assert_int_equal(system(cmd), 0);
 	}
-	want = slurp_file(out);
+	want = slurp_file(out, NULL);
 	got = ours(&o);
 	same_text(name, want, got);
 	free(want);
@@ -676,25 +679,14 @@ static void pcap_is_the_fixtures(void **state)
 {
 	char golden[PATH_MAX];
 	char *want, *got;
-	FILE *f;
 	size_t wn, gn;
 
 	(void)state;
 	snprintf(golden, sizeof(golden), "%s/frames.pcap", PS_PRINT_DIR);
 	if (refresh)
 		assert_int_equal(write_pcap(golden), 0);
-	f = fopen(golden, "rb");
-	assert_non_null(f);
-	want = slurp(f);
-	fseek(f, 0, SEEK_END);
-	wn = (size_t)ftell(f);
-	fclose(f);
-	f = fopen(pcap_path, "rb");
-	assert_non_null(f);
-	got = slurp(f);
-	fseek(f, 0, SEEK_END);
-	gn = (size_t)ftell(f);
-	fclose(f);
+	want = slurp_file(golden, &wn);
+	got = slurp_file(pcap_path, &gn);
 	assert_int_equal(wn, gn);
 	assert_memory_equal(want, got, wn);
 	free(want);
