@@ -11,7 +11,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "ingest.h"
-#include "hooks.h"
 #include "log.h"
 #include "split.h"
 
