@@ -27,6 +27,9 @@ enum ps_hook {
 #define PS_F_VLAN_OOB (1U << 0) /* skb carries a VLAN tag out of band (TC) */
 #define PS_F_CLOCK_FALLBACK \
 	(1U << 1) /* clock mode: taken because the CPU's clock missed its tick */
+/* Perf transport: a continuation, the packet's bytes from chunk_off on, of
+ * the sample this CPU emitted just before (same seq); see PS_PERF_CHUNK. */
+#define PS_F_CONT (1U << 2)
 
 /*
  * One perf sample is this struct followed by cap_len packet bytes, appended
@@ -56,19 +59,32 @@ struct ps_meta {
 	 * CPUs share: sFlow's sample_pool, exact for every sample. 0 without
 	 * --sflow. */
 	__u32 pool;
-	__u32 pad1;
+	__u32 chunk_off; /* PS_F_CONT: where these bytes start in the packet */
 };
 _Static_assert(sizeof(struct ps_meta) == 56, "ps_meta is kernel/user ABI");
+
+/* The largest snap length, and the default: tcpdump's. A GSO or BIG TCP
+ * super-packet is up to this long (IPv6 BIG TCP: 185,000 at most). */
+#define PS_SNAPLEN_MAX 262144u
 
 /*
  * A perf record is a perf_event_header (whose size field is 16 bits), a u32
  * raw size and the raw data, padded to 8 bytes. The largest record is thus
- * 0xfff8 bytes, and the largest packet capture that fits next to ps_meta is
- * the default (and maximum) snap length.
+ * 0xfff8 bytes, and the most packet bytes that fit next to ps_meta is
+ * PS_PERF_CHUNK. A longer packet's sample (ps_meta with the whole cap_len,
+ * and its first PS_PERF_CHUNK bytes, appended by the kernel) is followed
+ * on the same CPU by continuations: ps_meta again (same seq, PS_F_CONT,
+ * chunk_off) and up to PS_PERF_CONT bytes, copied from the packet through
+ * a per-CPU scratch buffer of PS_PERF_CONT_RECORD bytes (a per-CPU map
+ * value is at most 32 KiB).
  */
 #define PS_PERF_RECORD_MAX 0xfff8u
-#define PS_SNAPLEN_MAX (PS_PERF_RECORD_MAX - 8u - 4u - (unsigned)sizeof(struct ps_meta))
-_Static_assert(PS_SNAPLEN_MAX == 65460, "snaplen max follows from ps_meta");
+#define PS_PERF_CHUNK (PS_PERF_RECORD_MAX - 8u - 4u - (unsigned)sizeof(struct ps_meta))
+_Static_assert(PS_PERF_CHUNK == 65460, "a perf record's packet bytes follow from ps_meta");
+#define PS_PERF_CONT_RECORD 32768u
+#define PS_PERF_CONT (PS_PERF_CONT_RECORD - (unsigned)sizeof(struct ps_meta))
+#define PS_PERF_CONTS_MAX ((PS_SNAPLEN_MAX - PS_PERF_CHUNK + PS_PERF_CONT - 1) / PS_PERF_CONT)
+_Static_assert(PS_PERF_CONTS_MAX == 7, "continuations of the longest packet");
 
 /*
  * Per-CPU counters in an array, one entry per (interface, hook): entry

@@ -44,7 +44,7 @@ for opt in "${numeric[@]}"; do
 	done
 done
 # Out of range where the type is right.
-for args in "-s 65461" "-B 0" "-B 1048577" "--sample 0" "--sample-flows 0" \
+for args in "-s 262145" "-B 3" "-B 1048577" "--sample 0" "--sample-flows 0" \
 	"--sample-interval 0ms" "--sample-interval 2h" "--max-rate 0" "--max-rate 1000000001" \
 	"--stats 50ms" "-C 0" "-G 0" "-c 0" "--duration 0" "--sflow-header 13" \
 	"--sflow-header 1025" "--sflow-counters 3601"; do

@@ -539,6 +539,75 @@ static void buffer_pages_are_powers_of_two(void **state)
 	assert_int_equal(ps_buffer_pages(3000, 4096), 1024);
 }
 
+/* -B is the total, as tcpdump's: perf buffers share it, each a power of
+ * two within its share; the ring is the power of two within it. */
+static void buffer_plan_shares_the_total(void **state)
+{
+	struct ps_buffer_plan p;
+
+	(void)state;
+	ps_buffer_plan(16384, 2, 4096, &p);
+	assert_int_equal(p.per_cpu_kib, 8192);
+	assert_int_equal(p.total_kib, 16384);
+	assert_int_equal(p.ring_kib, 16384);
+	ps_buffer_plan(16384, 3, 4096, &p); /* 5461 each: 4096 */
+	assert_int_equal(p.per_cpu_kib, 4096);
+	assert_int_equal(p.total_kib, 12288);
+	assert_int_equal(p.ring_kib, 16384);
+	ps_buffer_plan(10000, 1, 4096, &p);
+	assert_int_equal(p.per_cpu_kib, 8192);
+	assert_int_equal(p.ring_kib, 8192);
+	ps_buffer_plan(4, 64, 4096, &p); /* never below a page */
+	assert_int_equal(p.per_cpu_kib, 4);
+	assert_int_equal(p.ring_kib, 4);
+	/* The default: 8 MiB per CPU, at most 256 MiB in all. */
+	ps_buffer_plan(0, 2, 4096, &p);
+	assert_int_equal(p.per_cpu_kib, 8192);
+	assert_int_equal(p.ring_kib, 16384);
+	ps_buffer_plan(0, 128, 4096, &p);
+	assert_int_equal(p.per_cpu_kib, 2048);
+	assert_int_equal(p.total_kib, 256 << 10);
+	assert_int_equal(p.ring_kib, 256 << 10);
+}
+
+/* The hint: the CPU that lost most, its share of the loss at the average
+ * record size, on top of what each buffer had. */
+static void buffer_hint_from_the_worst_cpu(void **state)
+{
+	struct fixture *f = *state;
+	struct ps_buffer_plan p;
+
+	ps_buffer_plan(8192, 2, 4096, &p); /* 4096 KiB each */
+	f->c->received = 1000;
+	f->c->received_bytes = 1000 * 1024; /* 1 KiB a record */
+	assert_int_equal(ps_ingest_buffer_hint(f->c, &p, false, 0), 0);
+	/* No gaps seen: all 3000 on one CPU, 4096 + 3000 KiB -> 8192 each. */
+	assert_int_equal(ps_ingest_buffer_hint(f->c, &p, false, 3000), 2 * 8192);
+	/* CPU 1 lost 3 of 4: 15000 of 20000, 4096 + 15000 KiB -> 32768. */
+	f->c->cpus[0].gaps = 100;
+	f->c->cpus[1].gaps = 300;
+	assert_int_equal(ps_ingest_buffer_hint(f->c, &p, false, 20000), 2 * 32768);
+	/* The ring holds all CPUs' losses: 8192 + 20000 -> 32768. */
+	assert_int_equal(ps_ingest_buffer_hint(f->c, &p, true, 20000), 32768);
+}
+
+static void cpu_lists_parse(void **state)
+{
+	bool on[8];
+
+	(void)state;
+	assert_int_equal(ps_cpu_list_parse("0-3,6\n", on, 8), 5);
+	assert_true(on[0] && on[3] && !on[4] && !on[5] && on[6] && !on[7]);
+	assert_int_equal(ps_cpu_list_parse("0", on, 8), 1);
+	assert_true(on[0] && !on[1]);
+	assert_int_equal(ps_cpu_list_parse("2-9", on, 4), 8); /* counted past n */
+	assert_true(!on[1] && on[2] && on[3]);
+	assert_int_equal(ps_cpu_list_parse("0-3", NULL, 0), 4);
+	assert_int_equal(ps_cpu_list_parse("x", on, 8), -EINVAL);
+	assert_int_equal(ps_cpu_list_parse("3-1", on, 8), -EINVAL);
+	assert_int_equal(ps_cpu_list_parse("1;2", on, 8), -EINVAL);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -557,6 +626,9 @@ int main(void)
 		T(writes_in_timestamp_order_across_cpus),
 		T(lost_records_are_summed),
 		cmocka_unit_test(buffer_pages_are_powers_of_two),
+		cmocka_unit_test(buffer_plan_shares_the_total),
+		cmocka_unit_test(cpu_lists_parse),
+		T(buffer_hint_from_the_worst_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

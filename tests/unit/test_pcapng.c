@@ -454,7 +454,7 @@ static size_t whole_blocks(const char *path, size_t *packets)
  * write stops in the middle of the 9000-byte block; the file is cut back
  * to the block before, and only the packets in it count.
  */
-static void full_file_ends_on_a_whole_block(void **state)
+static void full_file(bool borrow)
 {
 	char path[] = "/tmp/pcapng-full-XXXXXX";
 	size_t ends[16], packets;
@@ -462,7 +462,6 @@ static void full_file_ends_on_a_whole_block(void **state)
 	struct pcapng_writer *w;
 	int fd;
 
-	(void)state;
 	assert_int_equal(sample_ends(ends, 16), 8);
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
@@ -472,6 +471,8 @@ static void full_file_ends_on_a_whole_block(void **state)
 	lim.rlim_cur = ends[4] - 100; /* inside the second packet block */
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
 	w = pcapng_writer_new(fd, 0);
+	if (borrow) /* the limit falls inside the borrowed 9000 bytes */
+		assert_int_equal(pcapng_writer_borrow(w), 0);
 	write_sample(w);
 	assert_int_equal(pcapng_flush(w), -EFBIG);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
@@ -485,6 +486,50 @@ static void full_file_ends_on_a_whole_block(void **state)
 	pcapng_writer_free(w);
 	close(fd);
 	unlink(path);
+}
+
+static void full_file_ends_on_a_whole_block(void **state)
+{
+	(void)state;
+	full_file(false);
+}
+
+static void full_file_ends_on_a_whole_block_borrowed(void **state)
+{
+	(void)state;
+	full_file(true);
+}
+
+/*
+ * Borrowed packet bytes (written by writev from where they are) make the
+ * same file as copied ones, whether the buffer flushes once or at every
+ * block, and the bytes are read at the flush, not before.
+ */
+static void borrowed_bytes_make_the_same_file(void **state)
+{
+	static uint8_t copied[32768], borrowed[32768];
+	size_t sizes[] = { 0, 1 }, n_copied, n;
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		int fd = mem_fd();
+		struct pcapng_writer *w = pcapng_writer_new(fd, sizes[i]);
+
+		write_sample(w);
+		assert_int_equal(pcapng_writer_free(w), 0);
+		n_copied = contents(fd, copied, sizeof(copied));
+		close(fd);
+
+		fd = mem_fd();
+		w = pcapng_writer_new(fd, sizes[i]);
+		assert_int_equal(pcapng_writer_borrow(w), 0);
+		write_sample(w);
+		assert_int_equal(pcapng_writer_free(w), 0);
+		n = contents(fd, borrowed, sizeof(borrowed));
+		close(fd);
+		assert_int_equal(n, n_copied);
+		assert_memory_equal(borrowed, copied, n);
+	}
 }
 
 /*
@@ -582,6 +627,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(write_error_is_sticky),
 		cmocka_unit_test(counts_bytes),
 		cmocka_unit_test(full_file_ends_on_a_whole_block),
+		cmocka_unit_test(full_file_ends_on_a_whole_block_borrowed),
+		cmocka_unit_test(borrowed_bytes_make_the_same_file),
 		cmocka_unit_test(pipe_counts_only_what_the_reader_read),
 		cmocka_unit_test(stopped_output_gives_up),
 	};

@@ -41,6 +41,7 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 	cap->att.guard_fd = -1;
 	cap->cfg = *cfg;
 	cap->transport = cfg->transport;
+	ps_buffer_plan(cfg->buffer_kib, ps_online_cpus(NULL, 0), sysconf(_SC_PAGESIZE), &cap->bufs);
 	cap->filter = filter;
 	cap->stop = stop;
 	for (int i = 0; i < PS_MAX_IFACES; i++)
@@ -341,8 +342,7 @@ static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifa
 	lo.xdp_native = need[0];
 	lo.xdp_skb = need[1];
 	if (cap->transport == PS_TRANSPORT_RINGBUF)
-		lo.ring_bytes = ps_ring_bytes(o->buffer_kib, libbpf_num_possible_cpus(),
-					      sysconf(_SC_PAGESIZE));
+		lo.ring_bytes = cap->bufs.ring_kib * 1024;
 	/* Loaded here, not inside libxdp's attach, so a filter the verifier
 	 * refuses is reported as such before anything is attached. */
 	err = ps_loader_load(&cap->loader, &lo);
@@ -579,10 +579,10 @@ static int open_ingest(struct ps_capture *cap)
 	if (cap->transport == PS_TRANSPORT_RINGBUF)
 		return ps_ingest_open_ring(cap->in, ps_loader_ring_fd(&cap->loader),
 					   ps_loader_emit_state_fd(&cap->loader),
-					   ps_ring_bytes(o->buffer_kib, cap->loader.ncpus,
-							 sysconf(_SC_PAGESIZE)));
+					   cap->bufs.ring_kib * 1024);
 	return ps_ingest_open(cap->in, ps_loader_events_fd(&cap->loader),
-			      ps_loader_emit_state_fd(&cap->loader), o->buffer_kib);
+			      ps_loader_emit_state_fd(&cap->loader), cap->bufs.per_cpu_kib,
+			      !o->buffer_kib);
 }
 
 /*
@@ -989,6 +989,9 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 		sum.lost_to_write = sum.all.emitted > sum.written ? sum.all.emitted - sum.written :
 								    0;
 	}
+	sum.buffer_hint_kib = ps_ingest_buffer_hint(cap->in, &cap->bufs,
+						    cap->transport == PS_TRANSPORT_RINGBUF,
+						    sum.all.output_errors);
 	ps_report_summary(text, sizeof(text), &sum);
 	ps_log_text(text);
 	if (sflow_line)

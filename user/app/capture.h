@@ -37,7 +37,7 @@ struct ps_capture_cfg {
 	enum ps_tc_position tc_position;
 	unsigned int transport; /* enum ps_transport */
 	bool transport_given;	/* --transport: no fallback to the ring */
-	uint32_t buffer_kib;	/* per CPU */
+	uint32_t buffer_kib;	/* -B: all buffers together; 0: the default */
 	uint32_t snaplen;
 	uint64_t count;		      /* -c; 0: no limit */
 	uint64_t duration_ms;	      /* 0: none */
@@ -86,7 +86,8 @@ struct ps_capture {
 	struct ps_xdp_target xdp_target[PS_MAX_IFACES];
 	struct ps_loader trace_loader[PS_MAX_IFACES];
 	struct ps_attachments att;
-	unsigned int transport; /* enum ps_transport: o's, or ringbuf where perf
+	struct ps_buffer_plan bufs; /* -B over the online CPUs */
+	unsigned int transport;	    /* enum ps_transport: o's, or ringbuf where perf
 				   * events are closed to us */
 	/* The outputs, each a sink of the ingest (user/ingest/sink.h). */
 	struct ps_capfile *file; /* -w's file(s); NULL without -w */

@@ -294,9 +294,11 @@ static int set_buffer(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	uint64_t v;
 
-	if (ps_parse_u64(a, 4, PS_MAX_BUFFER_KIB, &v))
-		return ps_fail(err, len, "bad buffer size '%s': use 4..%u KiB per CPU", a,
-			       PS_MAX_BUFFER_KIB);
+	/* 0: the default, as the extcap dialog passes it. */
+	if (ps_parse_u64(a, 0, PS_MAX_BUFFER_KIB, &v) || (v && v < 4))
+		return ps_fail(err, len,
+			       "bad buffer size '%s': use 4..%u KiB, all CPUs together (0: the default)",
+			       a, PS_MAX_BUFFER_KIB);
 	o->buffer_kib = v;
 	return 0;
 }
@@ -580,11 +582,10 @@ static const struct cli_opt cli_opts[] = {
 	  "stop after N packets (written, printed, or with -r selected)", set_count },
 	{ "duration", KEY_DURATION, required_argument, "TIME",
 	  "stop after TIME (10, 10s, 500ms, 2m, 1h)", set_duration, LIVE },
-	{ "buffer-size", 'B', required_argument, "KIB", "perf buffer per CPU in KiB (default 4096)",
-	  set_buffer, LIVE },
+	{ "buffer-size", 'B', required_argument, "KIB",
+	  "KiB of buffer, all CPUs together (default 8 MiB per CPU)", set_buffer, LIVE },
 	{ "transport", KEY_TRANSPORT, required_argument, "KIND",
-	  "perf (default: per-CPU perf buffers) or ringbuf (one BPF ring of -B x CPUs)",
-	  set_transport, LIVE },
+	  "perf (default: per-CPU perf buffers) or ringbuf (one BPF ring)", set_transport, LIVE },
 	{ "xdp-mode", KEY_XDP_MODE, required_argument, "MODE",
 	  "with --hook xdp: native, skb or auto (default: skb on veth, else native if the driver has it)",
 	  set_xdp_mode, LIVE },
@@ -807,7 +808,6 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err, size_t err
 	memset(o, 0, sizeof(*o));
 	o->hooks = PS_HOOKS_DEFAULT;
 	o->snaplen = PS_SNAPLEN_MAX;
-	o->buffer_kib = PS_DEFAULT_BUFFER_KIB;
 	err[0] = '\0';
 
 	shortopts[n++] = ':'; /* report a missing argument as ':' */

@@ -19,7 +19,6 @@
 #include "pktsample.h" /* PS_MAX_IFACES */
 #include "sflow.h"
 
-#define PS_DEFAULT_BUFFER_KIB 4096 /* per CPU */
 #define PS_MAX_BUFFER_KIB (1024 * 1024)
 
 /* --max-rate's ceiling, in packets/s: 1 ns of budget per packet. */
@@ -62,7 +61,7 @@ struct ps_opts {
 	uint32_t snaplen;	      /* 1..PS_SNAPLEN_MAX */
 	uint64_t count;		      /* 0 = unlimited */
 	uint64_t duration_ms;	      /* 0 = unlimited */
-	uint32_t buffer_kib;	      /* per-CPU perf buffer (ring: times the CPUs) */
+	uint32_t buffer_kib;	      /* -B: all buffers together; 0: the default */
 	unsigned int transport;	      /* enum ps_transport */
 	bool transport_given;	      /* --transport on the command line */
 	enum ps_xdp_mode xdp_mode;

@@ -48,6 +48,11 @@ int ps_report_summary(char *buf, size_t len, const struct ps_summary *s)
 		append(buf, len, &n, "%llu packet%s over --max-rate\n", PKTS(c->rate_limited));
 	append(buf, len, &n, "%llu packet%s lost in %s buffer\n", PKTS(c->output_errors),
 	       s->transport == PS_TRANSPORT_RINGBUF ? "ring" : "perf");
+	if (s->buffer_hint_kib)
+		append(buf, len, &n,
+		       "the buffer was too small: about -B %llu (KiB, all CPUs together) "
+		       "would have held them\n",
+		       ULL(s->buffer_hint_kib));
 	if (s->smp->bpf_mode != PS_SAMPLE_ALL && est)
 		append(buf, len, &n, "~%llu matching packet%s estimated from the samples (x%llu)\n",
 		       PKTS(est), ULL(s->smp->n));

@@ -25,7 +25,8 @@ struct ps_summary {
 				 * buffers but not the file */
 	bool filter;		/* a filter expression was given */
 	const struct ps_sampling *smp;
-	unsigned int transport; /* enum ps_transport */
+	unsigned int transport;	  /* enum ps_transport */
+	uint64_t buffer_hint_kib; /* the -B that would have held what was lost; 0 */
 };
 
 /*

@@ -45,6 +45,12 @@ int ps_capfile_open(struct ps_capfile *f, const struct ps_capfile_cfg *cfg,
 static int open_writer(struct ps_capfile *f)
 {
 	f->w = pcapng_writer_new(f->out.fd, 0);
+	/* A packet's bytes stay valid until the round ends, and the round
+	 * flushes: the file takes them from the kernel's buffer as they are. */
+	if (f->w && pcapng_writer_borrow(f->w)) {
+		pcapng_writer_free(f->w);
+		f->w = NULL;
+	}
 	if (!f->w) {
 		pr_err("cannot set up the writer for %s: %s\n", f->out.path, strerror(ENOMEM));
 		return -ENOMEM;

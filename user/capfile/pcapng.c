@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include "pcapng.h"
 
 #define BT_SHB 0x0A0D0D0Au
@@ -43,6 +44,18 @@
 /* Room for any block's header, options and trailer, packet data aside. */
 #define BLOCK_OVERHEAD_MAX 4096u
 
+/* A piece of the output: of the buffer (ext NULL: buf + off) or borrowed. */
+struct seg {
+	const uint8_t *ext;
+	size_t off, len;
+};
+
+/* Packet bytes from this size on are borrowed, smaller ones copied: a
+ * piece of a writev costs about what copying this much does. */
+#define BORROW_MIN 512u
+/* Pieces per flush (IOV_MAX is 1024). */
+#define SEGS_MAX 1024u
+
 /* Where a block ends in the output, and whose packet it is (EPBs). */
 struct block_end {
 	uint64_t end;
@@ -73,6 +86,15 @@ struct pcapng_writer {
 	uint32_t if_cap;
 	size_t len, size;
 	uint8_t *buf;
+	/*
+	 * Borrowed packet bytes (pcapng_writer_borrow): the output is then
+	 * the buffer cut into pieces with the borrowed bytes in between,
+	 * written by one writev per flush. seg_start: where the buffer's
+	 * piece still open begins.
+	 */
+	bool borrow;
+	struct seg *segs;
+	size_t n_segs, segs_cap, seg_start, borrowed;
 };
 
 static inline uint32_t pad4(uint32_t n)
@@ -218,11 +240,18 @@ const char *pcapng_strerror(int err)
 	return strerror(-err);
 }
 
-static int write_all(struct pcapng_writer *w, const uint8_t *p, size_t n)
+/* Write iov[0..n) whole, or fail with the error sticky; iov is used up. */
+static int write_iov(struct pcapng_writer *w, struct iovec *iov, int n)
 {
 	while (n && !w->error) {
-		ssize_t r = write(w->fd, p, n);
+		ssize_t r;
 
+		if (!iov->iov_len) {
+			iov++;
+			n--;
+			continue;
+		}
+		r = writev(w->fd, iov, n);
 		if (r < 0) {
 			if (errno == EINTR && !(w->abort && *w->abort))
 				continue;
@@ -243,20 +272,61 @@ static int write_all(struct pcapng_writer *w, const uint8_t *p, size_t n)
 			break;
 		}
 		w->flushed += r;
-		p += r;
-		n -= r;
+		while (n && (size_t)r >= iov->iov_len) {
+			r -= iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n) {
+			iov->iov_base = (uint8_t *)iov->iov_base + r;
+			iov->iov_len -= r;
+		}
 	}
 	return w->error;
 }
 
+/* Close the buffer's open piece. */
+static void seg_close(struct pcapng_writer *w)
+{
+	if (w->len > w->seg_start)
+		w->segs[w->n_segs++] = (struct seg){ .off = w->seg_start,
+						     .len = w->len - w->seg_start };
+	w->seg_start = w->len;
+}
+
 int pcapng_flush(struct pcapng_writer *w)
 {
-	int err = write_all(w, w->buf, w->len);
+	struct iovec iov[SEGS_MAX + 1];
+	int err, n = 0;
 
-	w->len = 0;
+	if (!w->n_segs) {
+		iov[0] = (struct iovec){ .iov_base = w->buf, .iov_len = w->len };
+		err = write_iov(w, iov, 1);
+	} else {
+		seg_close(w);
+		for (size_t i = 0; i < w->n_segs; i++)
+			iov[n++] = (struct iovec){
+				.iov_base = w->segs[i].ext ? (void *)w->segs[i].ext :
+							     w->buf + w->segs[i].off,
+				.iov_len = w->segs[i].len,
+			};
+		err = write_iov(w, iov, n);
+	}
+	w->len = w->seg_start = w->borrowed = w->n_segs = 0;
 	if (!err)
 		log_trim(w);
 	return err;
+}
+
+int pcapng_writer_borrow(struct pcapng_writer *w)
+{
+	if (!w->segs) {
+		w->segs = calloc(SEGS_MAX, sizeof(*w->segs));
+		if (!w->segs)
+			return -ENOMEM;
+	}
+	w->borrow = true;
+	return 0;
 }
 
 int pcapng_writer_free(struct pcapng_writer *w)
@@ -266,6 +336,7 @@ int pcapng_writer_free(struct pcapng_writer *w)
 	if (!w)
 		return 0;
 	err = pcapng_flush(w);
+	free(w->segs);
 	free(w->log);
 	free(w->if_sent);
 	free(w->buf);
@@ -323,7 +394,7 @@ static int reserve(struct pcapng_writer *w, size_t max)
 {
 	if (w->error)
 		return w->error;
-	if (w->len + max > w->size && pcapng_flush(w))
+	if (w->len + w->borrowed + max > w->size && pcapng_flush(w))
 		return w->error;
 	if (max > w->size) {
 		uint8_t *nb = realloc(w->buf, max);
@@ -515,6 +586,7 @@ int pcapng_write_epb(struct pcapng_writer *w, const struct pcapng_epb *e)
 	const struct pcapng_epb_opts *o = e->opts;
 	struct pcapng_epb_opts fresh;
 	uint32_t hdr[7], total;
+	bool borrow = w->borrow && e->cap_len >= BORROW_MIN;
 	uint8_t *p;
 	int err;
 
@@ -524,7 +596,9 @@ int pcapng_write_epb(struct pcapng_writer *w, const struct pcapng_epb *e)
 	}
 	total = 28 + pad4(e->cap_len) + o->len + (e->has_packet_id ? 12 : 0) +
 		(e->drop_count ? 12 : 0) + 4 + 4;
-	err = reserve(w, total);
+	if (borrow && w->n_segs + 2 >= SEGS_MAX && pcapng_flush(w))
+		return w->error;
+	err = reserve(w, borrow ? total - e->cap_len : total);
 	if (err)
 		return err;
 	/* The hot path of a capture: one copy per part, no per-field calls. */
@@ -538,9 +612,18 @@ int pcapng_write_epb(struct pcapng_writer *w, const struct pcapng_epb *e)
 	p = w->buf + w->len;
 	memcpy(p, hdr, sizeof(hdr));
 	p += sizeof(hdr);
-	memcpy(p, e->data, e->cap_len);
-	memset(p + e->cap_len, 0, pad4(e->cap_len) - e->cap_len);
-	p += pad4(e->cap_len);
+	if (borrow) {
+		/* The packet's bytes stay where they are until the flush. */
+		w->len += sizeof(hdr);
+		seg_close(w);
+		w->segs[w->n_segs++] = (struct seg){ .ext = e->data, .len = e->cap_len };
+		w->borrowed += e->cap_len;
+	} else {
+		memcpy(p, e->data, e->cap_len);
+		p += e->cap_len;
+	}
+	memset(p, 0, pad4(e->cap_len) - e->cap_len);
+	p += pad4(e->cap_len) - e->cap_len;
 	memcpy(p, o->buf, o->len);
 	p += o->len;
 	if (e->has_packet_id)
@@ -548,9 +631,9 @@ int pcapng_write_epb(struct pcapng_writer *w, const struct pcapng_epb *e)
 	if (e->drop_count)
 		p = enc_opt(p, EPB_DROPCOUNT, &e->drop_count, 8);
 	memset(p, 0, 4); /* opt_endofopt */
-	memcpy(p + 4, &total, 4);
-	w->len += total;
-	w->bytes += total;
+	memcpy(p + 4, &hdr[1], 4);
+	w->len = p + 8 - w->buf;
+	w->bytes += hdr[1];
 	if (log_block(w, (int32_t)e->if_id) && !w->error)
 		w->error = -ENOMEM;
 	return w->error;

@@ -120,6 +120,13 @@ int pcapng_write_idb(struct pcapng_writer *w, const struct pcapng_idb *idb);
 int pcapng_write_epb(struct pcapng_writer *w, const struct pcapng_epb *epb);
 int pcapng_write_isb(struct pcapng_writer *w, const struct pcapng_isb *isb);
 int pcapng_flush(struct pcapng_writer *w);
+/*
+ * From now on an EPB's packet bytes (from 512 bytes up) are not copied into
+ * the buffer but written from where they are, by writev: the caller keeps
+ * them valid and unchanged until the next pcapng_flush() (or until a write
+ * call that may flush returns: any of them may). 0 or -ENOMEM.
+ */
+int pcapng_writer_borrow(struct pcapng_writer *w);
 /* Bytes handed to the writer so far (written or buffered). */
 uint64_t pcapng_bytes(const struct pcapng_writer *w);
 /*

@@ -6,7 +6,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -25,14 +24,38 @@
 /* The final round waits at most this long for samples still in flight. */
 #define DRAIN_WAIT_NS 10000000ull
 
+/*
+ * What the merge holds for a sample: its metadata and where its bytes are.
+ * The bytes stay in the kernel's buffer (pos in source src) until the
+ * round that writes them ends, or are a copy this ingest owns.
+ */
+struct ingest_ref {
+	struct ps_meta m;
+	const uint8_t *pkt; /* m.cap_len bytes */
+	uint64_t pos;	    /* where its record starts in its source */
+	int32_t src;	    /* its source; -1: none (a copy) */
+	uint32_t pad;
+	void *owned; /* the copy pkt is in, to free once written; NULL */
+};
+
+/* How take() gets the bytes. */
+enum take_how {
+	TAKE_IN_PLACE, /* they stay in the source until the round ends */
+	TAKE_COPY,     /* copied: the caller's buffer */
+	TAKE_OWN,      /* raw is malloc'ed, and the ingest's from now on */
+};
+
 int ps_ingest_init(struct ps_ingest *c, struct ps_target *targets, int n_targets, int ncpus,
 		   uint32_t snaplen, uint64_t limit)
 {
-	memset(c, 0, offsetof(struct ps_ingest, frame));
+	memset(c, 0, sizeof(*c));
 	c->emit_fd = -1;
+	c->epoll_fd = -1;
 	c->cpus = calloc(ncpus, sizeof(*c->cpus));
 	c->emit = calloc(ncpus, sizeof(*c->emit));
-	if (!c->cpus || !c->emit || ps_order_init(&c->order, ncpus, PS_ORDER_DEFAULT_HELD)) {
+	c->cpu_read = calloc(ncpus, sizeof(*c->cpu_read));
+	if (!c->cpus || !c->emit || !c->cpu_read ||
+	    ps_order_init(&c->order, ncpus, PS_ORDER_DEFAULT_HELD)) {
 		pr_err("cannot set up the ingest for %d CPUs: %s\n", ncpus, strerror(ENOMEM));
 		return -ENOMEM;
 	}
@@ -74,6 +97,7 @@ static uint64_t take_drops(struct ps_ingest *c, int cpu, uint64_t seq)
 
 	if (seq > s->next_seq) {
 		c->seq_gaps += seq - s->next_seq;
+		s->gaps += seq - s->next_seq;
 		s->pending_drops += seq - s->next_seq;
 	}
 	if (seq >= s->next_seq)
@@ -90,12 +114,50 @@ static void sink_failed(struct ps_ingest *c, struct ps_sink *s, int err)
 	c->done = true;
 }
 
-/* One placed sample out to every sink: meta and packet as the merge held
- * them. A sink's error ends the capture; the sinks after it do not get the
- * packet, and it does not count as written. */
+/* p stays valid until the round ends, then is freed. */
+static int keep_for_round(struct ps_ingest *c, void *p)
+{
+	if (c->n_round_copies == c->round_copies_cap) {
+		size_t cap = c->round_copies_cap ? 2 * c->round_copies_cap : 256;
+		void **n = realloc(c->round_copies, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		c->round_copies = n;
+		c->round_copies_cap = cap;
+	}
+	c->round_copies[c->n_round_copies++] = p;
+	return 0;
+}
+
+/*
+ * The frame as it was on the wire: the packet itself, or with TC's
+ * out-of-band VLAN tag put back, in a copy that lives until the round ends
+ * (a sink may point into it until then).
+ */
+static const uint8_t *frame_on_wire(struct ps_ingest *c, const struct ps_meta *m,
+				    const uint8_t *pkt, uint32_t *cap_len, uint32_t *wire_len)
+{
+	uint8_t *frame = NULL;
+
+	if (m->flags & PS_F_VLAN_OOB) {
+		frame = malloc((size_t)m->cap_len + PS_VLAN_HLEN);
+		if (!frame || keep_for_round(c, frame)) {
+			free(frame);
+			sink_failed(c, NULL, -ENOMEM);
+			return NULL;
+		}
+	}
+	return ps_frame_on_wire(m, pkt, frame, c->snaplen, cap_len, wire_len);
+}
+
+/* One placed sample out to every sink. A sink's error ends the capture;
+ * the sinks after it do not get the packet, and it does not count as
+ * written. */
 static void write_record(struct ps_ingest *c, const struct ps_order_rec *r)
 {
-	const struct ps_meta *m = (const struct ps_meta *)r->data;
+	const struct ingest_ref *ref = (const struct ingest_ref *)r->data;
+	const struct ps_meta *m = &ref->m;
 	struct ps_target *t = find_target(c, m->ifindex, m->hook);
 	struct ps_sink_pkt p = {
 		.target = (int)(t - c->targets),
@@ -106,8 +168,14 @@ static void write_record(struct ps_ingest *c, const struct ps_order_rec *r)
 		.drops = r->drops,
 	};
 
-	p.data = ps_frame_on_wire(m, r->data + sizeof(*m), c->frame, c->snaplen, &p.cap_len,
-				  &p.wire_len);
+	if (ref->owned && keep_for_round(c, ref->owned)) {
+		free(ref->owned);
+		sink_failed(c, NULL, -ENOMEM);
+		return;
+	}
+	p.data = frame_on_wire(c, m, ref->pkt, &p.cap_len, &p.wire_len);
+	if (!p.data)
+		return;
 	for (int i = 0; i < c->n_sinks; i++) {
 		int err = c->sinks[i]->ops->packet(c->sinks[i], &p);
 
@@ -122,6 +190,17 @@ static void write_record(struct ps_ingest *c, const struct ps_order_rec *r)
 		c->done = true;
 }
 
+/* Drop the earliest held reference, freeing a copy nobody will write. */
+static void pop(struct ps_ingest *c, bool written)
+{
+	const struct ps_order_rec *r = ps_order_peek(&c->order);
+	const struct ingest_ref *ref = (const struct ingest_ref *)r->data;
+
+	if (!written)
+		free(ref->owned);
+	ps_order_pop(&c->order);
+}
+
 /* Write the earliest held sample, placed or not: the merge is full. */
 static void force_one(struct ps_ingest *c)
 {
@@ -130,7 +209,7 @@ static void force_one(struct ps_ingest *c)
 	if (!r)
 		return;
 	write_record(c, r);
-	ps_order_pop(&c->order);
+	pop(c, true);
 	c->forced++;
 }
 
@@ -141,7 +220,7 @@ int ps_ingest_release(struct ps_ingest *c, bool all)
 
 	while (!c->done && (r = ps_order_peek(&c->order)) && r->ts <= wm) {
 		write_record(c, r);
-		ps_order_pop(&c->order);
+		pop(c, true);
 	}
 	return c->error;
 }
@@ -152,43 +231,71 @@ void ps_ingest_settle(struct ps_ingest *c, int cpu, uint64_t t)
 }
 
 /*
- * Into the merge, checked and split: the record holds the metadata and the
- * packet bytes, and the drop count of this CPU's sequence so far (samples
- * of one CPU stay in order, so the count still lands on the next packet
- * written from that CPU).
+ * Into the merge, checked and split: a reference to the packet bytes, the
+ * metadata, and the drop count of this CPU's sequence so far (samples of
+ * one CPU stay in order, so the count still lands on the next packet
+ * written from that CPU). False if the sample was not taken.
  */
-void ps_ingest_sample(struct ps_ingest *c, int cpu, const void *raw, uint32_t size)
+static bool take(struct ps_ingest *c, const void *raw, uint32_t size, int src, uint64_t pos,
+		 enum take_how how)
 {
 	struct ps_order_rec *r;
-	struct ps_meta m;
+	struct ingest_ref ref = { .src = src, .pos = pos };
 	const uint8_t *pkt;
 
-	(void)cpu; /* the sample names its CPU; the ring has no other */
+	if (how == TAKE_OWN) {
+		ref.owned = (void *)raw;
+		ref.src = -1;
+	}
 	if (c->done)
-		return;
-	if (ps_split_sample(raw, size, &m, &pkt) || m.cpu >= (uint32_t)c->ncpus) {
+		goto drop;
+	if (ps_split_sample(raw, size, &ref.m, &pkt) || ref.m.cpu >= (uint32_t)c->ncpus) {
 		c->malformed++;
-		return;
+		goto drop;
 	}
-	if (!find_target(c, m.ifindex, m.hook)) {
+	if (!find_target(c, ref.m.ifindex, ref.m.hook)) {
 		c->unknown++;
-		return;
+		goto drop;
 	}
-	while (!(r = ps_order_reserve(&c->order, (int)m.cpu, sizeof(m) + m.cap_len))) {
-		if (!ps_order_peek(&c->order)) { /* out of memory, nothing held */
+	ref.pkt = pkt;
+	if (how == TAKE_COPY) {
+		uint8_t *dup = malloc(ref.m.cap_len ? ref.m.cap_len : 1);
+
+		if (!dup) {
 			sink_failed(c, NULL, -ENOMEM);
-			return;
+			return false;
+		}
+		memcpy(dup, pkt, ref.m.cap_len);
+		ref.pkt = dup;
+		ref.owned = dup;
+		ref.src = -1;
+	}
+	while (!(r = ps_order_reserve(&c->order, (int)ref.m.cpu, sizeof(ref)))) {
+		if (!ps_order_peek(&c->order) || c->done) { /* out of memory, nothing held */
+			if (!c->done)
+				sink_failed(c, NULL, -ENOMEM);
+			goto drop;
 		}
 		force_one(c);
-		if (c->done)
-			return;
 	}
-	r->ts = m.ts_ns;
-	r->drops = take_drops(c, (int)m.cpu, m.seq);
-	memcpy(r->data, &m, sizeof(m));
-	memcpy(r->data + sizeof(m), pkt, m.cap_len);
+	r->ts = ref.m.ts_ns;
+	r->drops = take_drops(c, (int)ref.m.cpu, ref.m.seq);
+	memcpy(r->data, &ref, sizeof(ref));
 	ps_order_commit(&c->order, r);
 	c->received++;
+	/* What it took in the buffer: perf's header and size word, or the
+	 * ring's header, and the padding; about the same either way. */
+	c->received_bytes += ((uint64_t)size + 12 + 7) & ~7ull;
+	return true;
+drop:
+	free(ref.owned);
+	return false;
+}
+
+void ps_ingest_sample(struct ps_ingest *c, int cpu, const void *raw, uint32_t size)
+{
+	(void)cpu; /* the sample names its CPU */
+	take(c, raw, size, -1, 0, TAKE_COPY);
 }
 
 void ps_ingest_lost(struct ps_ingest *c, int cpu, uint64_t lost)
@@ -203,37 +310,113 @@ uint64_t ps_ingest_lost_total(const struct ps_ingest *c)
 
 	for (int i = 0; i < c->ncpus; i++)
 		sum += c->cpus[i].lost;
+	for (int i = 0; i < c->n_src; i++)
+		sum += c->src[i].lost;
 	return sum;
 }
 
-struct perf_sample_raw {
-	struct perf_event_header header;
-	uint32_t size;
-	uint8_t data[];
-};
-
-struct perf_lost {
-	struct perf_event_header header;
-	uint64_t id;
-	uint64_t lost;
-};
-
-static enum bpf_perf_event_ret on_event(void *ctx, int cpu, struct perf_event_header *ev)
+/*
+ * Give the kernel back what every output has taken: in each source, up to
+ * the earliest record the merge still holds from it, or all it has read.
+ * Each CPU's queue is in its source's order, so its head is the earliest
+ * it holds.
+ */
+static void give_back(struct ps_ingest *c)
 {
-	struct ps_ingest *c = ctx;
+	uint64_t *upto = c->give_back_upto;
 
-	if (ev->type == PERF_RECORD_SAMPLE) {
-		struct perf_sample_raw *s = (struct perf_sample_raw *)ev;
+	for (int i = 0; i < c->n_src; i++)
+		upto[i] = c->src[i].read;
+	for (int q = 0; q < c->order.nq; q++) {
+		const struct ps_order_rec *r = ps_order_head(&c->order, q);
+		const struct ingest_ref *ref;
 
-		if (ev->size < sizeof(*s) || s->size > ev->size - sizeof(*s))
-			c->malformed++;
-		else
-			ps_ingest_sample(c, cpu, s->data, s->size);
-	} else if (ev->type == PERF_RECORD_LOST) {
-		ps_ingest_lost(c, cpu, ((struct perf_lost *)ev)->lost);
+		if (!r)
+			continue;
+		ref = (const struct ingest_ref *)r->data;
+		if (ref->src >= 0 && ref->pos < upto[ref->src])
+			upto[ref->src] = ref->pos;
 	}
-	/* Stop consuming once done; what is left is counted as unread. */
-	return c->done ? LIBBPF_PERF_EVENT_DONE : LIBBPF_PERF_EVENT_CONT;
+	for (int i = 0; i < c->n_src; i++)
+		ps_source_release(&c->src[i], upto[i]);
+}
+
+int ps_ingest_round_end(struct ps_ingest *c)
+{
+	/* The file's blocks, printed lines and sFlow datagrams leave once a
+	 * round. */
+	for (int i = 0; i < c->n_sinks && !c->error; i++) {
+		int err = c->sinks[i]->ops->round(c->sinks[i]);
+
+		if (err)
+			sink_failed(c, c->sinks[i], err);
+	}
+	/* Nothing points into the copies or the buffers any more, unless a
+	 * sink failed: then its round may not have run, and what it holds
+	 * stays valid until the capture ends. */
+	if (c->error)
+		return c->error;
+	for (size_t i = 0; i < c->n_round_copies; i++)
+		free(c->round_copies[i]);
+	c->n_round_copies = 0;
+	give_back(c);
+	return 0;
+}
+
+/* The largest power of two of at least a page that is at most kib. */
+static uint32_t pow2_within(uint64_t kib, long page_size)
+{
+	uint64_t page_kib = page_size >= 1024 ? (uint64_t)page_size / 1024 : 4, v = page_kib;
+
+	while (v * 2 <= kib && v * 2 <= (1u << 20))
+		v *= 2;
+	return (uint32_t)v;
+}
+
+void ps_buffer_plan(uint32_t total_kib, int ncpus, long page_size, struct ps_buffer_plan *p)
+{
+	uint64_t total = total_kib;
+
+	if (ncpus < 1)
+		ncpus = 1;
+	if (!total) {
+		total = (uint64_t)PS_BUFFER_DEFAULT_PER_CPU_KIB * ncpus;
+		if (total > PS_BUFFER_DEFAULT_MAX_KIB)
+			total = PS_BUFFER_DEFAULT_MAX_KIB;
+	}
+	p->per_cpu_kib = pow2_within(total / ncpus, page_size);
+	p->total_kib = (uint64_t)p->per_cpu_kib * ncpus;
+	p->ring_kib = pow2_within(total, page_size);
+}
+
+static uint64_t pow2_at_least(uint64_t v)
+{
+	uint64_t p = 4;
+
+	while (p < v)
+		p *= 2;
+	return p;
+}
+
+uint64_t ps_ingest_buffer_hint(const struct ps_ingest *c, const struct ps_buffer_plan *p, bool ring,
+			       uint64_t lost)
+{
+	uint64_t avg = c->received ? c->received_bytes / c->received : 1024, worst = 0, gaps = 0;
+	uint64_t ncpus = p->per_cpu_kib ? p->total_kib / p->per_cpu_kib : 1;
+
+	if (!lost)
+		return 0;
+	if (ring)
+		return pow2_at_least(p->ring_kib + (lost * avg + 1023) / 1024);
+	/* The CPU that lost most sets what each buffer needs: its share of
+	 * the loss (the gaps in its sequence; all of it if none was seen). */
+	for (int i = 0; i < c->ncpus; i++) {
+		gaps += c->cpus[i].gaps;
+		if (c->cpus[i].gaps > worst)
+			worst = c->cpus[i].gaps;
+	}
+	worst = gaps ? (lost * worst + gaps - 1) / gaps : lost;
+	return pow2_at_least(p->per_cpu_kib + (worst * avg + 1023) / 1024) * ncpus;
 }
 
 unsigned int ps_buffer_pages(uint32_t buffer_kib, long page_size)
@@ -249,6 +432,7 @@ unsigned int ps_buffer_pages(uint32_t buffer_kib, long page_size)
 void ps_perf_attr_init(struct perf_event_attr *attr, unsigned int pages, long page_size)
 {
 	*attr = (struct perf_event_attr){
+		.size = sizeof(*attr),
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_BPF_OUTPUT,
 		.sample_type = PERF_SAMPLE_RAW,
@@ -263,80 +447,121 @@ void ps_perf_attr_init(struct perf_event_attr *attr, unsigned int pages, long pa
 	};
 }
 
-int ps_ingest_open(struct ps_ingest *c, int events_fd, int emit_fd, uint32_t buffer_kib)
+static int add_sources(struct ps_ingest *c, int n)
 {
-	long page_size = sysconf(_SC_PAGESIZE);
-	unsigned int pages = ps_buffer_pages(buffer_kib, page_size);
-	struct perf_event_attr attr;
-	int err;
+	c->src = calloc(n, sizeof(*c->src));
+	c->give_back_upto = calloc(n, sizeof(*c->give_back_upto));
+	c->assembly = calloc(n, sizeof(*c->assembly));
+	c->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (!c->src || !c->give_back_upto || !c->assembly || c->epoll_fd < 0) {
+		int err = c->epoll_fd < 0 ? -errno : -ENOMEM;
 
-	ps_perf_attr_init(&attr, pages, page_size);
-	c->pb = perf_buffer__new_raw(events_fd, pages, &attr, on_event, c, NULL);
-	err = libbpf_get_error(c->pb);
-	if (err) {
-		c->pb = NULL;
-		pr_err("cannot open perf buffers (%u KiB per CPU): %s\n",
-		       (unsigned int)(pages * page_size / 1024), strerror(-err));
+		pr_err("cannot set up the buffers' reader: %s\n", strerror(-err));
 		return err;
 	}
+	return 0;
+}
+
+static int watch_source(struct ps_ingest *c, int i)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+
+	if (epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, c->src[i].fd, &ev)) {
+		int err = -errno;
+
+		pr_err("cannot watch buffer %d: %s\n", i, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* Every online CPU's perf buffer of `pages`; 0 or -errno, and then none. */
+static int open_perf_sources(struct ps_ingest *c, int events_fd, const bool *online,
+			     unsigned int pages, struct perf_event_attr *attr, int *failed_cpu)
+{
+	long page_size = sysconf(_SC_PAGESIZE);
+	int err = 0;
+
+	ps_perf_attr_init(attr, pages, page_size);
+	for (int cpu = 0; !err && cpu < c->ncpus; cpu++) {
+		if (!online[cpu])
+			continue;
+		err = ps_source_open_perf(&c->src[c->n_src], cpu, attr, pages, events_fd);
+		if (err)
+			*failed_cpu = cpu;
+		else
+			err = watch_source(c, c->n_src++);
+	}
+	if (err) {
+		while (c->n_src)
+			ps_source_close(&c->src[--c->n_src]);
+	}
+	return err;
+}
+
+int ps_ingest_open(struct ps_ingest *c, int events_fd, int emit_fd, uint32_t per_cpu_kib,
+		   bool shrink)
+{
+	long page_size = sysconf(_SC_PAGESIZE);
+	unsigned int pages = ps_buffer_pages(per_cpu_kib, page_size);
+	struct perf_event_attr attr;
+	bool *online = calloc(c->ncpus, sizeof(*online));
+	int err, cpu = 0;
+
+	if (!online)
+		return -ENOMEM;
+	ps_online_cpus(online, c->ncpus); /* a buffer each: no other CPU runs a program */
+	err = add_sources(c, c->ncpus);
+	while (!err) {
+		err = open_perf_sources(c, events_fd, online, pages, &attr, &cpu);
+		/*
+		 * Without CAP_IPC_LOCK, perf buffers count against the locked
+		 * memory a user may have (ulimit -l, plus
+		 * kernel.perf_event_mlock_kb per CPU): the default halves
+		 * until it fits; a -B that does not fit is an error.
+		 */
+		if (err != -EPERM || !shrink || pages <= 16)
+			break;
+		pages /= 2;
+		err = 0;
+		pr_info("perf buffers: trying %u KiB per CPU, within the locked-memory limit\n",
+			(unsigned int)(pages * page_size / 1024));
+	}
+	free(online);
+	if (err == -EPERM)
+		pr_err("cannot open the perf buffer of CPU %d (%u KiB): %s (without CAP_IPC_LOCK the "
+		       "buffers must fit ulimit -l and kernel.perf_event_mlock_kb: a smaller -B)\n",
+		       cpu, (unsigned int)(pages * page_size / 1024), strerror(-err));
+	else if (err)
+		pr_err("cannot open the perf buffer of CPU %d (%u KiB): %s\n", cpu,
+		       (unsigned int)(pages * page_size / 1024), strerror(-err));
+	if (err)
+		return err;
 	c->emit_fd = emit_fd;
 	/* A round reads at most every buffer once; the rest is slack for
 	 * what the last round held back. */
 	c->order.max_held = 2 * (size_t)c->ncpus * pages * page_size;
-	pr_info("perf buffer: %u KiB per CPU, wakeup at %u KiB; merge holds at most %zu MiB\n",
-		(unsigned int)(pages * page_size / 1024), attr.wakeup_watermark / 1024,
-		c->order.max_held >> 20);
+	pr_info("perf buffer: %u KiB per CPU on %d CPUs, wakeup at %u KiB\n",
+		(unsigned int)(pages * page_size / 1024), c->n_src, attr.wakeup_watermark / 1024);
 	return 0;
-}
-
-/* A ring record is one sample; it says itself which CPU emitted it. */
-static int on_ring_record(void *ctx, void *data, size_t size)
-{
-	struct ps_ingest *c = ctx;
-	const struct ps_meta *m = data;
-
-	/* The record has its size class's room; the packet is cap_len of it. */
-	if (size < sizeof(*m) || m->cap_len > size - sizeof(*m))
-		c->malformed++;
-	else
-		ps_ingest_sample(c, (int)m->cpu, data, (uint32_t)sizeof(*m) + m->cap_len);
-	c->round_bytes += (size + 8 + 7) & ~(size_t)7; /* header, 8-byte aligned */
-	/*
-	 * A negative return stops ring_buffer__consume() once done, or once
-	 * the round has read what the ring held when it began: under a flood
-	 * the ring never runs dry, and the merge can only place what a
-	 * finished round vouches for. libbpf has already consumed this
-	 * record; it is in the merge.
-	 */
-	if (c->done)
-		return -ECANCELED;
-	return c->round_bytes >= c->round_budget ? -EAGAIN : 0;
 }
 
 int ps_ingest_open_ring(struct ps_ingest *c, int ring_fd, int emit_fd, uint32_t ring_bytes)
 {
-	long page_size = sysconf(_SC_PAGESIZE);
-	void *pos;
-	int err;
+	int err = add_sources(c, 1);
 
-	c->rb = ring_buffer__new(ring_fd, on_ring_record, c, NULL);
-	err = libbpf_get_error(c->rb);
-	if (err) {
-		c->rb = NULL;
-		pr_err("cannot open the BPF ring buffer: %s\n", strerror(-err));
-		return err;
+	if (!err) {
+		err = ps_source_open_ring(&c->src[0], ring_fd, ring_bytes);
+		if (err)
+			pr_err("cannot map the BPF ring buffer: %s\n", strerror(-err));
 	}
-	/* The consumer and producer positions, read-only: a round settles
-	 * CPUs only if it read past where the producer was when it began. */
-	pos = mmap(NULL, 2 * page_size, PROT_READ, MAP_SHARED, ring_fd, 0);
-	if (pos == MAP_FAILED) {
-		err = -errno;
-		pr_err("cannot map the BPF ring buffer's positions: %s\n", strerror(-err));
+	if (err)
 		return err;
-	}
-	c->ring_pos[0] = pos;
-	c->ring_pos[1] = (const volatile uint64_t *)((uint8_t *)pos + page_size);
-	c->ring_pos_len = 2 * page_size;
+	c->src[0].fd = ring_fd;
+	c->n_src = 1;
+	err = watch_source(c, 0);
+	if (err)
+		return err;
 	c->emit_fd = emit_fd;
 	c->order.max_held = 2 * (size_t)ring_bytes;
 	return 0;
@@ -355,37 +580,135 @@ static bool read_marks(struct ps_ingest *c)
 	return c->emit_fd >= 0 && !bpf_map_lookup_elem(c->emit_fd, &zero, c->emit);
 }
 
-/* Read every buffer to where its producer was when the round began; *to_end
- * says whether it got there (not when -c stopped it, or the ring could not
- * be read past a record still being written). */
-static int consume_all(struct ps_ingest *c, bool *to_end)
+/* A long packet that will not be whole: dropped, and counted on its CPU's
+ * next packet like one the buffer had no room for (the kernel counted it
+ * as lost when its continuation did not fit). */
+static void assembly_abandon(struct ps_ingest *c, struct ps_assembly *a)
 {
-	int err = 0;
+	const struct ps_meta *m = (const struct ps_meta *)a->buf;
 
-	*to_end = false;
-	if (c->pb) {
-		err = perf_buffer__consume(c->pb);
-		*to_end = !err && !c->done;
-	}
-	if (c->rb) {
-		uint64_t start = __atomic_load_n(c->ring_pos[1], __ATOMIC_ACQUIRE);
-		uint64_t from = __atomic_load_n(c->ring_pos[0], __ATOMIC_ACQUIRE);
+	if (m->cpu < (uint32_t)c->ncpus)
+		c->cpus[m->cpu].pending_drops++;
+	c->incomplete++;
+	free(a->buf);
+	a->buf = NULL;
+}
 
-		/* Up to where the producer was (discarded records, which the
-		 * callback does not see, may take it a little further). */
-		c->round_bytes = 0;
-		c->round_budget = start > from ? start - from : 0;
-		if (!c->round_budget) {
-			*to_end = !c->done;
-			return 0;
+/*
+ * Perf records of a packet longer than PS_PERF_CHUNK: the first has its
+ * ps_meta and first bytes, continuations follow on the same CPU. Put
+ * together in one copy; into the merge once whole. True if the record was
+ * one of those (taken or dropped here).
+ */
+static bool assemble(struct ps_ingest *c, int i, const uint8_t *raw, uint32_t size)
+{
+	struct ps_assembly *a = &c->assembly[i];
+	struct ps_meta m;
+	uint32_t n;
+
+	if (size < sizeof(m))
+		return false;
+	memcpy(&m, raw, sizeof(m));
+	if (!(m.flags & PS_F_CONT)) {
+		if (a->buf) /* its continuations never came */
+			assembly_abandon(c, a);
+		if (m.cap_len <= PS_PERF_CHUNK || m.cap_len > PS_SNAPLEN_MAX ||
+		    size < sizeof(m) + PS_PERF_CHUNK)
+			return false; /* one record, or take() finds it malformed */
+		a->buf = malloc(sizeof(m) + m.cap_len);
+		if (!a->buf) {
+			sink_failed(c, NULL, -ENOMEM);
+			return true;
 		}
-		err = ring_buffer__consume(c->rb);
-		if (err == -ECANCELED || err == -EAGAIN)
-			err = 0;
-		*to_end = !err && !c->done &&
-			  __atomic_load_n(c->ring_pos[0], __ATOMIC_ACQUIRE) >= start;
+		memcpy(a->buf, raw, sizeof(m) + PS_PERF_CHUNK);
+		a->have = PS_PERF_CHUNK;
+		a->want = m.cap_len;
+		return true;
 	}
-	return err < 0 ? err : 0;
+	n = a->buf ? a->want - a->have : 0;
+	if (n > PS_PERF_CONT)
+		n = PS_PERF_CONT;
+	if (!a->buf || m.seq != ((const struct ps_meta *)a->buf)->seq || m.chunk_off != a->have ||
+	    size < sizeof(m) + n) {
+		c->malformed++; /* a continuation of nothing we hold */
+		if (a->buf)
+			assembly_abandon(c, a);
+		return true;
+	}
+	memcpy(a->buf + sizeof(m) + a->have, raw + sizeof(m), n);
+	a->have += n;
+	if (a->have == a->want) {
+		uint8_t *whole = a->buf;
+
+		a->buf = NULL;
+		take(c, whole, (uint32_t)sizeof(m) + a->want, -1, 0, TAKE_OWN);
+	}
+	return true;
+}
+
+/* One sample as a source handed it out: into the merge, in place. */
+static void take_record(struct ps_ingest *c, int i, const struct ps_source_rec *rec)
+{
+	uint32_t size = rec->size;
+
+	if (!rec->raw) {
+		c->malformed++;
+		return;
+	}
+	if (c->src[i].kind == PS_SOURCE_PERF && assemble(c, i, rec->raw, size))
+		return;
+	if (c->src[i].kind == PS_SOURCE_RING) {
+		/* The record has its size class's room; the packet is cap_len
+		 * of it. */
+		const struct ps_meta *m = (const struct ps_meta *)rec->raw;
+
+		if (size < sizeof(*m) || m->cap_len > size - sizeof(*m)) {
+			c->malformed++;
+			return;
+		}
+		size = (uint32_t)sizeof(*m) + m->cap_len;
+	}
+	take(c, rec->raw, size, i, rec->pos, TAKE_IN_PLACE);
+}
+
+/*
+ * Read source i up to where its producer is now, or a quarter of the
+ * buffer, whichever is less: the space read stays the kernel's until the
+ * round has written it, so a round that read all of a full buffer would
+ * leave the producer no room until its end. Whether it got to the
+ * producer: not when -c stopped it, a ring record was still being
+ * written, or the quarter ended first (the next round goes on at once).
+ */
+static bool consume(struct ps_ingest *c, int i)
+{
+	struct ps_source *s = &c->src[i];
+	uint64_t head = ps_source_head(s), upto = head, quarter = (s->mask + 1) / 4;
+	struct ps_source_rec rec;
+	enum ps_source_next n;
+
+	if (upto - s->read > quarter) {
+		upto = s->read + quarter;
+		c->more = true;
+	}
+	while (!c->done && (n = ps_source_next(s, upto, &rec)) == PS_SOURCE_SAMPLE)
+		take_record(c, i, &rec);
+	return !c->done && n == PS_SOURCE_END && s->read >= head;
+}
+
+/* Read every buffer; cpu_read[cpu]: that CPU's buffer was read to its end. */
+static void consume_all(struct ps_ingest *c)
+{
+	for (int cpu = 0; cpu < c->ncpus; cpu++)
+		c->cpu_read[cpu] = !c->done;
+	for (int i = 0; i < c->n_src; i++) {
+		bool to_end = consume(c, i);
+
+		if (c->src[i].cpu >= 0)
+			c->cpu_read[c->src[i].cpu] = to_end;
+		else
+			for (int cpu = 0; cpu < c->ncpus; cpu++)
+				c->cpu_read[cpu] = c->cpu_read[cpu] && to_end;
+	}
 }
 
 /*
@@ -398,30 +721,33 @@ static int consume_all(struct ps_ingest *c, bool *to_end)
 static int round_once(struct ps_ingest *c, bool all, bool *in_flight)
 {
 	uint64_t now = now_ns();
-	bool marks = read_marks(c), to_end = false;
-	int err;
+	bool marks = read_marks(c);
 
 	*in_flight = !marks;
-	err = c->done ? 0 : consume_all(c, &to_end);
-	if (err)
-		return err;
+	if (!c->done)
+		consume_all(c);
 	c->rounds++;
 	for (int cpu = 0; marks && cpu < c->ncpus; cpu++) {
 		if (c->emit[cpu].in_flight)
 			*in_flight = true;
-		else if (to_end && now > ORDER_SKEW_NS)
+		else if (c->cpu_read[cpu] && now > ORDER_SKEW_NS)
 			ps_order_settle(&c->order, cpu, now - ORDER_SKEW_NS);
 	}
 	if (!c->error)
 		ps_ingest_release(c, all);
-	/* The file's blocks, printed lines and sFlow datagrams leave once a
-	 * round. */
-	for (int i = 0; i < c->n_sinks && !c->error; i++) {
-		err = c->sinks[i]->ops->round(c->sinks[i]);
-		if (err)
-			sink_failed(c, c->sinks[i], err);
-	}
-	return c->error;
+	return ps_ingest_round_end(c);
+}
+
+/* Rounds until no buffer had more than a round reads in one go. */
+static int rounds(struct ps_ingest *c, bool all, bool *in_flight)
+{
+	int err;
+
+	do {
+		c->more = false;
+		err = round_once(c, all, in_flight);
+	} while (!err && c->more && !c->done);
+	return err;
 }
 
 int ps_ingest_drain(struct ps_ingest *c)
@@ -432,28 +758,27 @@ int ps_ingest_drain(struct ps_ingest *c)
 
 	/* The hooks are detached, but a program that started before may still
 	 * be between its timestamp and its output. */
-	while (!(err = round_once(c, false, &in_flight)) && in_flight && c->emit_fd >= 0 &&
+	while (!(err = rounds(c, false, &in_flight)) && in_flight && c->emit_fd >= 0 &&
 	       now_ns() < until)
 		usleep(1000);
-	return err ? err : round_once(c, true, &in_flight);
+	return err ? err : rounds(c, true, &in_flight);
 }
 
 int ps_ingest_epoll_fd(const struct ps_ingest *c)
 {
-	return c->rb ? ring_buffer__epoll_fd(c->rb) : perf_buffer__epoll_fd(c->pb);
+	return c->epoll_fd;
 }
 
 int ps_ingest_poll(struct ps_ingest *c, int timeout_ms)
 {
-	int fd = ps_ingest_epoll_fd(c);
 	struct epoll_event ev[16];
 	bool in_flight;
 
 	/* Woken by a buffer at its watermark, or idle: either way every
 	 * buffer is read, so a quiet CPU's samples are not held back. */
-	if (epoll_wait(fd, ev, 16, timeout_ms) < 0 && errno != EINTR)
+	if (epoll_wait(c->epoll_fd, ev, 16, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
-	return round_once(c, false, &in_flight);
+	return rounds(c, false, &in_flight);
 }
 
 int ps_ingest_close(struct ps_ingest *c, bool ok)
@@ -473,14 +798,32 @@ int ps_ingest_close(struct ps_ingest *c, bool ok)
 
 void ps_ingest_free(struct ps_ingest *c)
 {
-	perf_buffer__free(c->pb);
-	c->pb = NULL;
-	ring_buffer__free(c->rb);
-	c->rb = NULL;
-	if (c->ring_pos_len)
-		munmap((void *)c->ring_pos[0], c->ring_pos_len);
-	c->ring_pos_len = 0;
+	while (ps_order_peek(&c->order))
+		pop(c, false);
+	for (size_t i = 0; i < c->n_round_copies; i++)
+		free(c->round_copies[i]);
+	free(c->round_copies);
+	c->round_copies = NULL;
+	c->n_round_copies = 0;
+	for (int i = 0; i < c->n_src; i++) {
+		free(c->assembly[i].buf);
+		if (c->src[i].kind == PS_SOURCE_RING)
+			c->src[i].fd = -1; /* the map's, not ours */
+		ps_source_close(&c->src[i]);
+	}
+	free(c->src);
+	c->src = NULL;
+	c->n_src = 0;
+	free(c->give_back_upto);
+	c->give_back_upto = NULL;
+	free(c->assembly);
+	c->assembly = NULL;
+	if (c->epoll_fd >= 0)
+		close(c->epoll_fd);
+	c->epoll_fd = -1;
 	ps_order_free(&c->order);
+	free(c->cpu_read);
+	c->cpu_read = NULL;
 	free(c->emit);
 	c->emit = NULL;
 	free(c->cpus);

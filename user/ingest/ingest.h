@@ -9,8 +9,17 @@
  *
  * A round: read the clock, read every CPU's in-flight mark, read every
  * buffer to its end, settle the CPUs that had nothing in flight, hand every
- * sample the merge can now place to the sinks, end the sinks' round. A round runs on every wakeup (a
- * buffer a quarter full) and at least every poll interval when idle.
+ * sample the merge can now place to the sinks, end the sinks' round, and
+ * only then give the buffers' space back to the kernel. A round runs on
+ * every wakeup (a buffer a quarter full) and at least every poll interval
+ * when idle.
+ *
+ * The bytes of a packet are not copied on the way: the buffers are read in
+ * place (user/ingest/source.h), the merge orders references to them, and a
+ * sink gets a pointer into the kernel's buffer that stays valid until its
+ * round ends. A copy is made only for a perf record that wraps around the
+ * end of its buffer (one per lap), a packet whose VLAN tag goes back in
+ * (TC's out-of-band tag), and samples fed by ps_ingest_sample() (tests).
  */
 #ifndef PS_INGEST_H
 #define PS_INGEST_H
@@ -21,10 +30,8 @@
 #include "order.h"
 #include "pktsample.h"
 #include "sink.h"
+#include "source.h"
 #include "target.h"
-
-struct perf_buffer;
-struct ring_buffer;
 
 #define PS_MAX_SINKS 8
 
@@ -32,18 +39,30 @@ struct ps_cpu_state {
 	uint64_t next_seq;	/* seq expected next from this CPU */
 	uint64_t pending_drops; /* lost since the last packet written */
 	uint64_t lost;		/* PERF_RECORD_LOST totals */
+	uint64_t gaps;		/* samples missing from its sequence */
+};
+
+/* A perf source's packet longer than one record, being put together from
+ * its continuations (include/pktsample.h, PS_PERF_CHUNK). */
+struct ps_assembly {
+	uint8_t *buf;	     /* ps_meta and the packet, as one sample; NULL: none */
+	uint32_t have, want; /* bytes of the packet so far, of cap_len */
 };
 
 struct ps_ingest {
-	struct ps_order order;		      /* samples waiting for their place in time */
-	int emit_fd;			      /* per-CPU in-flight marks; -1: none (tests) */
-	struct ps_emit_state *emit;	      /* one round's read of them */
-	const volatile uint64_t *ring_pos[2]; /* ringbuf: consumer, producer */
-	size_t ring_pos_len;
-	uint64_t round_bytes;	/* ringbuf: bytes read this round ... */
-	uint64_t round_budget;	/* ... and what the ring held when it began */
-	struct perf_buffer *pb; /* --transport perf (the default) */
-	struct ring_buffer *rb; /* --transport ringbuf */
+	struct ps_order order;	    /* samples waiting for their place in time */
+	int emit_fd;		    /* per-CPU in-flight marks; -1: none (tests) */
+	struct ps_emit_state *emit; /* one round's read of them */
+	struct ps_source *src;	    /* perf: one per online CPU; ringbuf: one */
+	int n_src;
+	int epoll_fd;		      /* the sources' wakeups */
+	uint64_t *give_back_upto;     /* per source: what a round gives back */
+	struct ps_assembly *assembly; /* per source */
+	bool *cpu_read;		      /* per CPU: its buffer was read to its end */
+	bool more;		      /* a round left more than a quarter of a buffer unread */
+	/* Copies that sinks may still point into: freed when the round ends. */
+	void **round_copies;
+	size_t n_round_copies, round_copies_cap;
 	struct ps_clock clock;
 	uint32_t snaplen;
 	uint64_t limit; /* stop after this many packets; 0 = no limit */
@@ -51,24 +70,26 @@ struct ps_ingest {
 	int n_targets;
 	struct ps_cpu_state *cpus;
 	int ncpus;
-	uint64_t received; /* samples taken from the buffers */
-	uint64_t written;  /* packets every sink took (-c counts these) */
-	uint64_t forced;   /* written before the merge could place them */
+	uint64_t received;	 /* samples taken from the buffers */
+	uint64_t received_bytes; /* their records' bytes, as the buffers held them */
+	uint64_t written;	 /* packets every sink took (-c counts these) */
+	uint64_t forced;	 /* written before the merge could place them */
 	uint64_t rounds;
-	uint64_t malformed; /* samples that did not split */
-	uint64_t unknown;   /* samples from an (ifindex, hook) not ours */
-	uint64_t seq_gaps;  /* samples missing from a CPU's sequence */
+	uint64_t malformed;  /* samples that did not split */
+	uint64_t incomplete; /* long packets whose continuations were lost */
+	uint64_t unknown;    /* samples from an (ifindex, hook) not ours */
+	uint64_t seq_gaps;   /* samples missing from a CPU's sequence */
 	/* The outputs (user/ingest/sink.h), each packet to each in this order. */
 	struct ps_sink *sinks[PS_MAX_SINKS];
 	int n_sinks;
-	int error;			   /* the first error: a sink's, or -ENOMEM */
-	struct ps_sink *failed;		   /* the sink whose error it was; NULL */
-	bool done;			   /* limit reached or error */
-	uint8_t frame[PS_SNAPLEN_MAX + 4]; /* frame with its VLAN tag restored */
+	int error;		/* the first error: a sink's, or -ENOMEM */
+	struct ps_sink *failed; /* the sink whose error it was; NULL */
+	bool done;		/* limit reached or error */
 };
 
 /* Set up everything but the perf buffer (tests feed samples directly).
- * The merge may hold PS_ORDER_DEFAULT_HELD bytes until a buffer is opened. */
+ * The merge may hold PS_ORDER_DEFAULT_HELD bytes of references until a
+ * buffer is opened. */
 #define PS_ORDER_DEFAULT_HELD (16u << 20)
 int ps_ingest_init(struct ps_ingest *c, struct ps_target *targets, int n_targets, int ncpus,
 		   uint32_t snaplen, uint64_t limit);
@@ -78,10 +99,12 @@ int ps_ingest_add_sink(struct ps_ingest *c, struct ps_sink *s);
 struct perf_event_attr;
 /* The perf event every CPU's buffer gets: raw samples, batched wakeups. */
 void ps_perf_attr_init(struct perf_event_attr *attr, unsigned int pages, long page_size);
-/* Open the perf buffers on the events map; buffer_kib per CPU. emit_fd:
+/* Open the perf buffers on the events map; per_cpu_kib each (shrink: or
+ * less, halving, where the locked-memory limit allows no more). emit_fd:
  * the per-CPU struct ps_emit_state map. The merge may then hold twice what
  * the buffers hold. */
-int ps_ingest_open(struct ps_ingest *c, int events_fd, int emit_fd, uint32_t buffer_kib);
+int ps_ingest_open(struct ps_ingest *c, int events_fd, int emit_fd, uint32_t per_cpu_kib,
+		   bool shrink);
 /* Or read the BPF ring buffer map instead (--transport ringbuf). */
 int ps_ingest_open_ring(struct ps_ingest *c, int ring_fd, int emit_fd, uint32_t ring_bytes);
 /* The fd to wait on for a wakeup (libbpf's epoll set of the buffers). */
@@ -96,16 +119,51 @@ int ps_ingest_drain(struct ps_ingest *c);
 int ps_ingest_close(struct ps_ingest *c, bool ok);
 void ps_ingest_free(struct ps_ingest *c);
 
-/* Take one PERF_RECORD_SAMPLE seen on cpu into the merge. */
+/* Take one sample (ps_meta and packet bytes, as a perf record's raw data)
+ * into the merge, copied: the caller's buffer is free when this returns. */
 void ps_ingest_sample(struct ps_ingest *c, int cpu, const void *raw, uint32_t size);
 /* cpu will deliver nothing stamped before t (kernel monotonic ns). */
 void ps_ingest_settle(struct ps_ingest *c, int cpu, uint64_t t);
 /* Hand what the merge can place (all: everything held) to the sinks; 0 or
  * the first sink's error. */
 int ps_ingest_release(struct ps_ingest *c, bool all);
+/* End the round: every sink's round (what was given leaves now), then the
+ * copies made this round are freed and the buffers' space that held
+ * written samples goes back to the kernel. 0 or the first sink's error. */
+int ps_ingest_round_end(struct ps_ingest *c);
 void ps_ingest_lost(struct ps_ingest *c, int cpu, uint64_t lost);
 
 uint64_t ps_ingest_lost_total(const struct ps_ingest *c);
+
+/*
+ * How much buffer the kernel gets (-B): a total, as tcpdump's -B, shared by
+ * the per-CPU perf buffers (each a power of two of pages, so each gets the
+ * largest that keeps the total within -B) or the one BPF ring (the largest
+ * power of two within -B). A TCP flow's packets all land on one CPU, so
+ * what one perf buffer holds is what a burst has; the ring is shared.
+ *
+ * The default is PS_BUFFER_DEFAULT_PER_CPU_KIB per CPU, and at most
+ * PS_BUFFER_DEFAULT_MAX_KIB in all: on a veth, a 64 KiB-write bulk
+ * transfer is captured whole from 8 MiB per CPU (bench/bulk.sh).
+ */
+#define PS_BUFFER_DEFAULT_PER_CPU_KIB 8192u
+#define PS_BUFFER_DEFAULT_MAX_KIB (256u << 10)
+struct ps_buffer_plan {
+	uint32_t per_cpu_kib; /* perf: each CPU's buffer */
+	uint32_t ring_kib;    /* ringbuf: the ring */
+	uint64_t total_kib;   /* perf: per_cpu_kib times the CPUs */
+};
+/* total_kib 0: the default. ncpus: the CPUs with a buffer (online). Pure. */
+void ps_buffer_plan(uint32_t total_kib, int ncpus, long page_size, struct ps_buffer_plan *p);
+
+/*
+ * After a capture that lost `lost` samples to full buffers: a -B (KiB, all
+ * CPUs together) that would have held them, from the average record and
+ * the CPU that lost most (its sequence gaps); 0 when nothing was lost. An
+ * estimate: the losses of one burst, not what a longer one needs.
+ */
+uint64_t ps_ingest_buffer_hint(const struct ps_ingest *c, const struct ps_buffer_plan *p, bool ring,
+			       uint64_t lost);
 
 /* Perf buffer pages per CPU for a size in KiB: a power of two, >= 1. */
 unsigned int ps_buffer_pages(uint32_t buffer_kib, long page_size);

@@ -162,6 +162,13 @@ const struct ps_order_rec *ps_order_peek(const struct ps_order *o)
 	return o->nheap ? head_of(o, o->heap[0]) : NULL;
 }
 
+const struct ps_order_rec *ps_order_head(const struct ps_order *o, int cpu)
+{
+	const struct ps_order_queue *q = &o->q[cpu];
+
+	return q->head == q->tail ? NULL : head_of(o, cpu);
+}
+
 void ps_order_pop(struct ps_order *o)
 {
 	struct ps_order_queue *q;

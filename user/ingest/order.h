@@ -89,6 +89,8 @@ uint64_t ps_order_watermark(const struct ps_order *o);
 
 /* The earliest held record, or NULL. */
 const struct ps_order_rec *ps_order_peek(const struct ps_order *o);
+/* The earliest record held from cpu, or NULL. */
+const struct ps_order_rec *ps_order_head(const struct ps_order *o, int cpu);
 /* Drop the record ps_order_peek() returned. */
 void ps_order_pop(struct ps_order *o);
 

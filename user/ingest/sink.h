@@ -6,6 +6,8 @@
  * sink the capture registered, in that order, and knows none by name.
  *
  *   packet: one packet; an error ends the capture (the sink keeps it);
+ *           its bytes (and m) stay valid until the sink's round returns,
+ *           not longer: they are the kernel's buffer, given back then;
  *   round:  the ingest's round ended: what was given leaves now;
  *   close:  the capture ended (ok: without an error): the last of it.
  *

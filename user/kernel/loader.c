@@ -35,16 +35,6 @@ void ps_iface_list_set_raw(struct ps_iface_list *l, uint32_t ifindex)
 			l->raw |= 1u << i;
 }
 
-uint32_t ps_ring_bytes(uint32_t buffer_kib, int ncpus, long page_size)
-{
-	uint64_t want = (uint64_t)buffer_kib * 1024 * (ncpus > 0 ? ncpus : 1);
-	uint64_t bytes = page_size > 0 ? (uint64_t)page_size : 4096;
-
-	while (bytes < want && bytes < (1ull << 30))
-		bytes <<= 1;
-	return (uint32_t)bytes;
-}
-
 struct bpf_program *ps_loader_prog(const struct ps_loader *l, enum ps_prog p)
 {
 	struct bpf_program *prog;

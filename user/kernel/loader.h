@@ -56,7 +56,7 @@ struct ps_load_opts {
 	const struct ps_sampling *sampling; /* NULL: every matching packet */
 	const struct ps_filter *filter;	    /* NULL: no filter */
 	unsigned int transport;		    /* enum ps_transport */
-	uint32_t ring_bytes;		    /* ringbuf: the ring's size, see ps_ring_bytes() */
+	uint32_t ring_bytes;		    /* ringbuf: the ring's size (ps_buffer_plan()) */
 	/* With the XDP hook: which XDP programs. xdp_native: PS_PROG_XDP,
 	 * multi-buffer aware, for native attach; xdp_skb: PS_PROG_XDP_SKB, for
 	 * generic attach, where a multi-buffer program would make the kernel
@@ -113,12 +113,5 @@ int ps_loader_read_sampler(const struct ps_loader *l, struct ps_sampler *per_cpu
 /* Does the running kernel give XDP the driver's VLAN tag
  * (bpf_xdp_metadata_rx_vlan_tag, 6.8+)? Looked up once in its BTF. */
 bool ps_loader_has_xdp_vlan_meta(void);
-
-/*
- * The ring for --transport ringbuf: what the per-CPU perf buffers would
- * have together, buffer_kib times the CPUs, as a power of two of at least
- * a page and at most 1 GiB.
- */
-uint32_t ps_ring_bytes(uint32_t buffer_kib, int ncpus, long page_size);
 
 #endif

@@ -62,6 +62,19 @@ struct {
 	__type(value, struct ps_emit_state);
 } emit_state SEC(".maps") __weak;
 
+/* Perf transport: where a continuation is put together (PS_PERF_CONT). */
+struct ps_perf_cont {
+	struct ps_meta meta;
+	__u8 data[PS_PERF_CONT];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ps_perf_cont);
+} perf_cont SEC(".maps") __weak;
+
 /* Per-CPU sampler state, shared by the hooks and the clock tick program. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -22,7 +22,7 @@
  * size.
  */
 #define PS_RING_CLASS_MIN 128u
-#define PS_RING_CLASSES 10 /* 128 B .. 64 KiB */
+#define PS_RING_CLASSES 12 /* 128 B .. 256 KiB */
 _Static_assert((PS_RING_CLASS_MIN << (PS_RING_CLASSES - 1)) >= PS_SNAPLEN_MAX,
 	       "the largest ring class holds the largest snap length");
 
@@ -31,22 +31,47 @@ struct ps_ring_rec {
 	__u8 data[];
 };
 
+/*
+ * bpf_xdp_load_bytes() copies at most 0xffff bytes, from an offset of at
+ * most 0xffff: a class past that is loaded in pieces (an XDP packet is
+ * thus whole up to 131,070 bytes, further than any XDP frame gets; skbs
+ * have no such limit on kernels from 5.12 on).
+ */
+#define PS_LOAD_MAX 0xffffu
+#define PS_RING_PIECES 5 /* of PS_LOAD_MAX: the largest class */
+_Static_assert(PS_RING_PIECES *PS_LOAD_MAX >= (PS_RING_CLASS_MIN << (PS_RING_CLASSES - 1)),
+	       "the pieces cover the largest ring class");
+
 static __always_inline long ps_ring_class(PS_CTX *ctx, struct ps_meta *meta, const __u32 room)
 {
 	struct ps_ring_rec *r;
-	__u64 n = meta->cap_len;
+	__u32 cap = meta->cap_len;
 	long err = 0;
 
 	r = bpf_ringbuf_reserve(&ring, sizeof(*meta) + room, 0);
 	if (!r)
 		return -1; /* full: counted as an output error */
 	r->meta = *meta;
-	if (n) {
-		/* n is 1..room; rebuilt so the verifier sees the bound in the
-		 * register the helper gets. */
+#pragma unroll
+	for (int k = 0; k < PS_RING_PIECES; k++) {
+		const __u32 off = k * PS_LOAD_MAX;
+		const __u32 lim = room - off < PS_LOAD_MAX ? room - off : PS_LOAD_MAX;
+		__u64 n;
+
+		if (off >= room || off >= cap)
+			break;
+		/* 1..lim, checked in the register the helper gets. */
+		n = cap - off;
+		if (n > lim)
+			n = lim;
 		barrier_var(n);
-		n = ((n - 1) & (room - 1)) + 1;
-		err = ps_ctx_load_bytes(ctx, 0, r->data, n);
+		if (n < 1 || n > lim) {
+			err = -1;
+			break;
+		}
+		err = ps_ctx_load_bytes(ctx, off, r->data + off, n);
+		if (err)
+			break;
 	}
 	if (err) {
 		bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
@@ -75,17 +100,62 @@ static __always_inline long ps_ring_output(PS_CTX *ctx, struct ps_meta *meta)
 }
 
 /*
+ * The bytes of a packet longer than one perf record holds, after the
+ * first PS_PERF_CHUNK: continuations of at most PS_PERF_CONT bytes each,
+ * copied into the per-CPU scratch record (include/pktsample.h). 0, or an
+ * error when the buffer is full: the reader then drops the whole packet,
+ * which counts as lost here.
+ */
+static __always_inline long ps_perf_rest(PS_CTX *ctx, const struct ps_meta *meta)
+{
+	__u32 zero = 0, cap = meta->cap_len;
+	struct ps_perf_cont *c = bpf_map_lookup_elem(&perf_cont, &zero);
+
+	if (!c)
+		return -1;
+	c->meta = *meta;
+	c->meta.flags |= PS_F_CONT;
+	for (__u32 i = 0; i < PS_PERF_CONTS_MAX; i++) {
+		__u32 off = PS_PERF_CHUNK + i * PS_PERF_CONT;
+		__u32 n;
+
+		if (off >= cap)
+			break;
+		n = cap - off;
+		if (n > PS_PERF_CONT)
+			n = PS_PERF_CONT;
+		/* 1..PS_PERF_CONT, in the register the helpers get. */
+		barrier_var(n);
+		if (n < 1 || n > PS_PERF_CONT)
+			return -1;
+		c->meta.chunk_off = off;
+		if (ps_ctx_load_bytes(ctx, off, c->data, n))
+			return -1;
+		if (ps_ctx_perf_output(ctx, &events, BPF_F_CURRENT_CPU, c, sizeof(c->meta) + n))
+			return -1;
+	}
+	return 0;
+}
+
+/*
  * Emit metadata + meta->cap_len packet bytes; 0, or an error when the
  * buffer is full. Through the perf buffer the kernel copies the packet bytes
  * itself (BPF_F_CTXLEN_MASK), frags and non-linear data included, so
- * nothing passes through the stack.
+ * nothing passes through the stack; a packet longer than one record holds
+ * goes on in continuations.
  */
 static __always_inline long ps_output(PS_CTX *ctx, struct ps_meta *meta)
 {
+	__u32 head = meta->cap_len < PS_PERF_CHUNK ? meta->cap_len : PS_PERF_CHUNK;
+	long err;
+
 	if (transport == PS_TRANSPORT_RINGBUF)
 		return ps_ring_output(ctx, meta);
-	return ps_ctx_perf_output(ctx, &events, BPF_F_CURRENT_CPU | ((__u64)meta->cap_len << 32),
-				  meta, sizeof(*meta));
+	err = ps_ctx_perf_output(ctx, &events, BPF_F_CURRENT_CPU | ((__u64)head << 32), meta,
+				 sizeof(*meta));
+	if (err || meta->cap_len <= PS_PERF_CHUNK)
+		return err;
+	return ps_perf_rest(ctx, meta);
 }
 
 #endif /* PS_OUTPUT_BPF_H */

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/bpf.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include "source.h"
+
+/* The largest perf record: its size field is 16 bits. */
+#define PERF_RECORD_MAX 0x10000u
+
+static void source_reset(struct ps_source *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	s->cpu = -1;
+}
+
+int ps_source_open_perf(struct ps_source *s, int cpu, const struct perf_event_attr *attr,
+			unsigned int pages, int map_fd)
+{
+	long page_size = sysconf(_SC_PAGESIZE);
+	struct perf_event_mmap_page *up;
+	int err;
+
+	source_reset(s);
+	s->kind = PS_SOURCE_PERF;
+	s->cpu = cpu;
+	s->fd = (int)syscall(__NR_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (s->fd < 0)
+		return -errno;
+	s->map_len = ((size_t)pages + 1) * page_size;
+	s->map = mmap(NULL, s->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+	if (s->map == MAP_FAILED) {
+		err = -errno;
+		s->map = NULL;
+		goto fail;
+	}
+	s->bounce = malloc(PERF_RECORD_MAX);
+	if (!s->bounce) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	up = s->map;
+	s->head = (volatile uint64_t *)&up->data_head;
+	s->tail = (volatile uint64_t *)&up->data_tail;
+	s->data = (uint8_t *)s->map + page_size;
+	s->mask = (uint64_t)pages * page_size - 1;
+	s->read = s->released = *s->tail;
+	if (bpf_map_update_elem(map_fd, &cpu, &s->fd, BPF_ANY)) {
+		err = -errno;
+		goto fail;
+	}
+	if (ioctl(s->fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		err = -errno;
+		goto fail;
+	}
+	return 0;
+fail:
+	ps_source_close(s);
+	return err;
+}
+
+int ps_source_open_ring(struct ps_source *s, int ring_fd, uint32_t ring_bytes)
+{
+	long page_size = sysconf(_SC_PAGESIZE);
+	int err;
+
+	source_reset(s);
+	s->kind = PS_SOURCE_RING;
+	/* The consumer's page, which we write, then the producer's page and
+	 * the data, mapped twice in a row by the kernel, read-only. */
+	s->pos_map = mmap(NULL, page_size, PROT_READ | PROT_WRITE, MAP_SHARED, ring_fd, 0);
+	if (s->pos_map == MAP_FAILED) {
+		s->pos_map = NULL;
+		return -errno;
+	}
+	s->map_len = (size_t)page_size + 2 * (size_t)ring_bytes;
+	s->map = mmap(NULL, s->map_len, PROT_READ, MAP_SHARED, ring_fd, page_size);
+	if (s->map == MAP_FAILED) {
+		err = -errno;
+		s->map = NULL;
+		ps_source_close(s);
+		return err;
+	}
+	s->tail = s->pos_map;
+	s->head = s->map;
+	s->data = (uint8_t *)s->map + page_size;
+	s->mask = ring_bytes - 1;
+	s->read = s->released = *s->tail;
+	return 0;
+}
+
+void ps_source_close(struct ps_source *s)
+{
+	long page_size = sysconf(_SC_PAGESIZE);
+
+	if (s->map)
+		munmap(s->map, s->map_len);
+	if (s->pos_map)
+		munmap(s->pos_map, page_size);
+	if (s->kind == PS_SOURCE_PERF && s->fd >= 0)
+		close(s->fd);
+	free(s->bounce);
+	source_reset(s);
+}
+
+uint64_t ps_source_head(const struct ps_source *s)
+{
+	return __atomic_load_n(s->head, __ATOMIC_ACQUIRE);
+}
+
+struct perf_sample_raw {
+	struct perf_event_header header;
+	uint32_t size;
+	uint8_t data[];
+};
+
+struct perf_lost {
+	struct perf_event_header header;
+	uint64_t id;
+	uint64_t lost;
+};
+
+static enum ps_source_next perf_next(struct ps_source *s, uint64_t upto, struct ps_source_rec *rec)
+{
+	while (s->read < upto) {
+		uint64_t off = s->read & s->mask;
+		/* Records are 8-byte aligned and the data area is pages: a
+		 * header never wraps, the rest may. */
+		const struct perf_event_header *h = (const void *)(s->data + off);
+		uint32_t size = h->size;
+		const uint8_t *p = (const uint8_t *)h;
+
+		if (size < sizeof(*h))
+			break; /* cannot happen: the kernel writes whole records */
+		if (s->read + size > upto)
+			break; /* upto was a budget, not the producer: next time */
+		if (off + size > s->mask + 1) {
+			size_t first = s->mask + 1 - off;
+
+			memcpy(s->bounce, p, first);
+			memcpy(s->bounce + first, s->data, size - first);
+			p = s->bounce;
+		}
+		rec->pos = s->read;
+		s->read += size;
+		if (h->type == PERF_RECORD_SAMPLE) {
+			const struct perf_sample_raw *r = (const void *)p;
+
+			if (size < sizeof(*r) || r->size > size - sizeof(*r)) {
+				rec->raw = NULL; /* malformed: the caller counts it */
+				rec->size = 0;
+			} else {
+				rec->raw = r->data;
+				rec->size = r->size;
+			}
+			return PS_SOURCE_SAMPLE;
+		}
+		if (h->type == PERF_RECORD_LOST && size >= sizeof(struct perf_lost))
+			s->lost += ((const struct perf_lost *)p)->lost;
+	}
+	return PS_SOURCE_END;
+}
+
+static enum ps_source_next ring_next(struct ps_source *s, uint64_t upto, struct ps_source_rec *rec)
+{
+	while (s->read < upto) {
+		const uint8_t *h = s->data + (s->read & s->mask);
+		uint32_t len = __atomic_load_n((const uint32_t *)h, __ATOMIC_ACQUIRE);
+		uint32_t size;
+
+		if (len & BPF_RINGBUF_BUSY_BIT)
+			return PS_SOURCE_BUSY;
+		size = ((len & ~BPF_RINGBUF_DISCARD_BIT) + BPF_RINGBUF_HDR_SZ + 7) & ~7u;
+		rec->pos = s->read;
+		s->read += size;
+		if (!(len & BPF_RINGBUF_DISCARD_BIT)) {
+			rec->raw = h + BPF_RINGBUF_HDR_SZ;
+			rec->size = len;
+			return PS_SOURCE_SAMPLE;
+		}
+	}
+	return PS_SOURCE_END;
+}
+
+enum ps_source_next ps_source_next(struct ps_source *s, uint64_t upto, struct ps_source_rec *rec)
+{
+	return s->kind == PS_SOURCE_PERF ? perf_next(s, upto, rec) : ring_next(s, upto, rec);
+}
+
+void ps_source_release(struct ps_source *s, uint64_t pos)
+{
+	if (pos <= s->released || pos > s->read)
+		return;
+	s->released = pos;
+	__atomic_store_n(s->tail, pos, __ATOMIC_RELEASE);
+}
+
+int ps_cpu_list_parse(const char *list, bool *online, int n)
+{
+	const char *p = list;
+	int count = 0;
+
+	if (online)
+		memset(online, 0, (size_t)n * sizeof(*online));
+	while (*p && *p != '\n') {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p || a < 0)
+			return -EINVAL;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a)
+				return -EINVAL;
+			p = end;
+		}
+		count += (int)(b - a + 1);
+		for (long i = a; online && i <= b && i < n; i++)
+			online[i] = true;
+		if (*p == ',')
+			p++;
+		else if (*p && *p != '\n')
+			return -EINVAL;
+	}
+	return count;
+}
+
+int ps_online_cpus(bool *online, int n)
+{
+	char list[4096] = "";
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+	int count = -EINVAL;
+
+	if (f) {
+		if (fgets(list, sizeof(list), f))
+			count = ps_cpu_list_parse(list, online, n);
+		fclose(f);
+	}
+	if (count <= 0) {
+		for (int i = 0; online && i < n; i++)
+			online[i] = true;
+		count = n > 0 ? n : 1;
+	}
+	return count;
+}
