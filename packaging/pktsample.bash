@@ -27,7 +27,7 @@ _pktsample()
 	--sample-mode) COMPREPLY=($(compgen -W "random count" -- "$cur")); return ;;
 	-Z | --relinquish-privileges) COMPREPLY=($(compgen -u -- "$cur")); return ;;
 	-z | --postrotate-command) COMPREPLY=($(compgen -c -- "$cur")); return ;;
-	-s | --snaplen | -c | --count | --duration | -B | --buffer-size | --sample | \
+	-s | --snaplen | -c | --count | --duration | -B | --buffer-size | -j | --threads | --sample | \
 	--sample-flows | --sample-interval | --max-rate | --stats | -C | --file-size | \
 	-G | --rotate-seconds | -W | --file-count | --sflow | --sflow-agent | --sflow-header | \
 	--sflow-counters)

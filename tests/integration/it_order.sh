@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # The file in time order across CPUs: floods from both CPUs at once (perf
-# buffers and the BPF ring) come out with no packet stamped before the one
-# ahead of it and every frame exactly once; a TCP transfer captured next to
+# buffers read by one reader or by two reader threads, and the BPF ring)
+# come out with no packet stamped before the one ahead of it and every
+# frame exactly once; -c N writes exactly N with two reader threads as with
+# one; a TCP transfer captured next to
 # tcpdump gets the same verdicts from Wireshark's TCP analysis.
 source "$(dirname "$0")/lib.sh"
 [ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
@@ -25,9 +27,14 @@ flood_both() {
 	mergecap -F pcap -w "$WORK/sent.pcap" "$WORK/sent0.pcap" "$WORK/sent1.pcap"
 }
 
-for transport in perf ringbuf; do
+for transport in perf ringbuf perf-j2; do
 	cap=$WORK/flood-$transport.pcapng
-	flood_both "$cap" --transport "$transport"
+	if [ "$transport" = perf-j2 ]; then
+		flood_both "$cap" --transport perf -j 2
+		assert_match "2 reader threads" "$(cat "$WORK/ps.err")" "$transport: two readers"
+	else
+		flood_both "$cap" --transport "$transport"
+	fi
 	lost=$(sed -n 's/^\([0-9]*\) packets\? lost in .* buffer$/\1/p' "$WORK/ps.err")
 	assert_eq 0 "$lost" "$transport: nothing lost in the buffer"
 	cpus=$(fields "$cap" "$GEN" frame.packet_id | awk '{ print int($1 / 281474976710656) }' | sort -u | tr '\n' ' ')
@@ -41,6 +48,19 @@ for transport in perf ringbuf; do
 		assert_eq "120000 frames identical" "$("$PCAPCHECK" same "$WORK/sent.pcap" "$WORK/hook.pcap")" \
 			"$transport, $d: every frame exactly once"
 	done
+done
+
+# -c exact with two reader threads: the flood goes on past it.
+for j in 1 2; do
+	start_capture -i "$CAPIF" --hook xdp,tc-ingress -j "$j" -c 5000 -w "$WORK/count.pcapng"
+	in_peer taskset -c 0 "$PSGEN" -i "$PEERIF" -n 20000 -s 64 --rate 100000 >/dev/null &
+	g0=$!
+	in_peer taskset -c 1 "$PSGEN" -i "$PEERIF" -n 20000 -s 64 --rate 100000 >/dev/null
+	wait "$g0"
+	wait_capture
+	assert_eq 0 "$PS_RC" "-j $j -c 5000: exits 0 by itself"
+	assert_eq 5000 "$(count "$WORK/count.pcapng" frame)" "-j $j -c 5000: exactly 5000 packets"
+	assert_eq 0 "$("$PCAPCHECK" order "$WORK/count.pcapng")" "-j $j -c 5000: in time order"
 done
 
 # A TCP bulk transfer, sender and receiver on different CPUs, captured by

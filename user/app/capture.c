@@ -580,9 +580,17 @@ static int open_ingest(struct ps_capture *cap)
 		return ps_ingest_open_ring(cap->in, ps_loader_ring_fd(&cap->loader),
 					   ps_loader_emit_state_fd(&cap->loader),
 					   cap->bufs.ring_kib * 1024);
-	return ps_ingest_open(cap->in, ps_loader_events_fd(&cap->loader),
-			      ps_loader_emit_state_fd(&cap->loader), cap->bufs.per_cpu_kib,
-			      !o->buffer_kib);
+	err = ps_ingest_open(cap->in, ps_loader_events_fd(&cap->loader),
+			     ps_loader_emit_state_fd(&cap->loader), cap->bufs.per_cpu_kib,
+			     !o->buffer_kib);
+	if (err)
+		return err;
+	return ps_ingest_threads(cap->in,
+				 o->threads ?
+					 (int)o->threads :
+					 ps_ingest_default_threads(cap->in->n_src,
+								   (int)sysconf(
+									   _SC_NPROCESSORS_ONLN)));
 }
 
 /*

@@ -38,6 +38,7 @@ struct ps_capture_cfg {
 	unsigned int transport; /* enum ps_transport */
 	bool transport_given;	/* --transport: no fallback to the ring */
 	uint32_t buffer_kib;	/* -B: all buffers together; 0: the default */
+	uint32_t threads;	/* -j: reader threads; 0: the default */
 	uint32_t snaplen;
 	uint64_t count;		      /* -c; 0: no limit */
 	uint64_t duration_ms;	      /* 0: none */

@@ -207,6 +207,16 @@ static int set_sflow_counters(struct ps_opts *o, const char *a, char *err, size_
 	return 0;
 }
 
+static int set_threads(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	uint64_t v;
+
+	if (ps_parse_u64(a, 1, PS_MAX_THREADS, &v))
+		return ps_fail(err, len, "bad thread count '%s': use 1..%u", a, PS_MAX_THREADS);
+	o->threads = (uint32_t)v;
+	return 0;
+}
+
 static int set_count(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (ps_parse_u64(a, 1, UINT64_MAX, &o->count))
@@ -584,6 +594,9 @@ static const struct cli_opt cli_opts[] = {
 	  "stop after TIME (10, 10s, 500ms, 2m, 1h)", set_duration, LIVE },
 	{ "buffer-size", 'B', required_argument, "KIB",
 	  "KiB of buffer, all CPUs together (default 8 MiB per CPU)", set_buffer, LIVE },
+	{ "threads", 'j', required_argument, "N",
+	  "threads reading the perf buffers (default: one per 8 CPUs, at most half the cores)",
+	  set_threads, LIVE },
 	{ "transport", KEY_TRANSPORT, required_argument, "KIND",
 	  "perf (default: per-CPU perf buffers) or ringbuf (one BPF ring)", set_transport, LIVE },
 	{ "xdp-mode", KEY_XDP_MODE, required_argument, "MODE",

@@ -20,6 +20,7 @@
 #include "sflow.h"
 
 #define PS_MAX_BUFFER_KIB (1024 * 1024)
+#define PS_MAX_THREADS 64u
 
 /* --max-rate's ceiling, in packets/s: 1 ns of budget per packet. */
 #define PS_MAX_RATE 1000000000ull
@@ -62,6 +63,7 @@ struct ps_opts {
 	uint64_t count;		      /* 0 = unlimited */
 	uint64_t duration_ms;	      /* 0 = unlimited */
 	uint32_t buffer_kib;	      /* -B: all buffers together; 0: the default */
+	uint32_t threads;	      /* -j: reader threads; 0: the default */
 	unsigned int transport;	      /* enum ps_transport */
 	bool transport_given;	      /* --transport on the command line */
 	enum ps_xdp_mode xdp_mode;

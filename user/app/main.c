@@ -100,7 +100,7 @@ static void capture_cfg(const struct ps_opts *o, struct ps_capture_cfg *c)
 		.xdp_mode = o->xdp_mode, .xdp_attach = o->xdp_attach,
 		.tc_mode = o->tc_mode, .tc_position = o->tc_position,
 		.transport = o->transport, .transport_given = o->transport_given,
-		.buffer_kib = o->buffer_kib, .snaplen = o->snaplen,
+		.buffer_kib = o->buffer_kib, .threads = o->threads, .snaplen = o->snaplen,
 		.count = o->count, .duration_ms = o->duration_ms, .stats_ms = o->stats_ms,
 		.no_promisc = o->no_promisc,
 		.file = {

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include "ingest.h"
 #include "log.h"
+#include "reader.h"
 #include "split.h"
 
 /*
@@ -24,19 +25,16 @@
 /* The final round waits at most this long for samples still in flight. */
 #define DRAIN_WAIT_NS 10000000ull
 
-/*
- * What the merge holds for a sample: its metadata and where its bytes are.
- * The bytes stay in the kernel's buffer (pos in source src) until the
- * round that writes them ends, or are a copy this ingest owns.
- */
-struct ingest_ref {
-	struct ps_meta m;
-	const uint8_t *pkt; /* m.cap_len bytes */
-	uint64_t pos;	    /* where its record starts in its source */
-	int32_t src;	    /* its source; -1: none (a copy) */
-	uint32_t pad;
-	void *owned; /* the copy pkt is in, to free once written; NULL */
-};
+/* Counted by reader threads too: rare events, atomic adds. */
+static void count(uint64_t *n, uint64_t by)
+{
+	__atomic_fetch_add(n, by, __ATOMIC_RELAXED);
+}
+
+static bool is_done(const struct ps_ingest *c)
+{
+	return __atomic_load_n(&c->done, __ATOMIC_RELAXED);
+}
 
 /* How take() gets the bytes. */
 enum take_how {
@@ -51,10 +49,14 @@ int ps_ingest_init(struct ps_ingest *c, struct ps_target *targets, int n_targets
 	memset(c, 0, sizeof(*c));
 	c->emit_fd = -1;
 	c->epoll_fd = -1;
+	c->wake_fd = -1;
+	c->stop_fd = -1;
+	c->r0.c = c;
+	c->r0.epoll_fd = -1;
 	c->cpus = calloc(ncpus, sizeof(*c->cpus));
-	c->emit = calloc(ncpus, sizeof(*c->emit));
-	c->cpu_read = calloc(ncpus, sizeof(*c->cpu_read));
-	if (!c->cpus || !c->emit || !c->cpu_read ||
+	c->r0.emit = calloc(ncpus, sizeof(*c->r0.emit));
+	c->r0.cpu_read = calloc(ncpus, sizeof(*c->r0.cpu_read));
+	if (!c->cpus || !c->r0.emit || !c->r0.cpu_read ||
 	    ps_order_init(&c->order, ncpus, PS_ORDER_DEFAULT_HELD)) {
 		pr_err("cannot set up the ingest for %d CPUs: %s\n", ncpus, strerror(ENOMEM));
 		return -ENOMEM;
@@ -96,7 +98,7 @@ static uint64_t take_drops(struct ps_ingest *c, int cpu, uint64_t seq)
 	uint64_t drops;
 
 	if (seq > s->next_seq) {
-		c->seq_gaps += seq - s->next_seq;
+		count(&c->seq_gaps, seq - s->next_seq);
 		s->gaps += seq - s->next_seq;
 		s->pending_drops += seq - s->next_seq;
 	}
@@ -156,7 +158,7 @@ static const uint8_t *frame_on_wire(struct ps_ingest *c, const struct ps_meta *m
  * written. */
 static void write_record(struct ps_ingest *c, const struct ps_order_rec *r)
 {
-	const struct ingest_ref *ref = (const struct ingest_ref *)r->data;
+	const struct ps_ref *ref = (const struct ps_ref *)r->data;
 	const struct ps_meta *m = &ref->m;
 	struct ps_target *t = find_target(c, m->ifindex, m->hook);
 	struct ps_sink_pkt p = {
@@ -194,7 +196,7 @@ static void write_record(struct ps_ingest *c, const struct ps_order_rec *r)
 static void pop(struct ps_ingest *c, bool written)
 {
 	const struct ps_order_rec *r = ps_order_peek(&c->order);
-	const struct ingest_ref *ref = (const struct ingest_ref *)r->data;
+	const struct ps_ref *ref = (const struct ps_ref *)r->data;
 
 	if (!written)
 		free(ref->owned);
@@ -230,31 +232,54 @@ void ps_ingest_settle(struct ps_ingest *c, int cpu, uint64_t t)
 	ps_order_settle(&c->order, cpu, t);
 }
 
-/*
- * Into the merge, checked and split: a reference to the packet bytes, the
- * metadata, and the drop count of this CPU's sequence so far (samples of
- * one CPU stay in order, so the count still lands on the next packet
- * written from that CPU). False if the sample was not taken.
- */
-static bool take(struct ps_ingest *c, const void *raw, uint32_t size, int src, uint64_t pos,
-		 enum take_how how)
+bool ps_ingest_commit(struct ps_ingest *c, const struct ps_ref *ref, uint64_t drops)
 {
 	struct ps_order_rec *r;
-	struct ingest_ref ref = { .src = src, .pos = pos };
+
+	while (!(r = ps_order_reserve(&c->order, (int)ref->m.cpu, sizeof(*ref)))) {
+		if (!ps_order_peek(&c->order) || c->done) { /* out of memory, nothing held */
+			if (!c->done)
+				sink_failed(c, NULL, -ENOMEM);
+			free(ref->owned);
+			return false;
+		}
+		force_one(c);
+	}
+	r->ts = ref->m.ts_ns;
+	r->drops = drops;
+	memcpy(r->data, ref, sizeof(*ref));
+	ps_order_commit(&c->order, r);
+	c->received++;
+	c->received_bytes += ref->bytes;
+	return true;
+}
+
+/*
+ * Checked and split, into the merge (or r's mailboxes): a reference to the
+ * packet bytes, the metadata, and the drop count of this CPU's sequence so
+ * far (samples of one CPU stay in order, so the count still lands on the
+ * next packet written from that CPU). False if the sample was not taken.
+ */
+static bool take(struct ps_reader *r, const void *raw, uint32_t size, int src, uint64_t pos,
+		 enum take_how how)
+{
+	struct ps_ingest *c = r->c;
+	struct ps_ref ref = { .src = src, .pos = pos };
 	const uint8_t *pkt;
+	uint64_t drops;
 
 	if (how == TAKE_OWN) {
 		ref.owned = (void *)raw;
 		ref.src = -1;
 	}
-	if (c->done)
+	if (is_done(c))
 		goto drop;
 	if (ps_split_sample(raw, size, &ref.m, &pkt) || ref.m.cpu >= (uint32_t)c->ncpus) {
-		c->malformed++;
+		count(&c->malformed, 1);
 		goto drop;
 	}
 	if (!find_target(c, ref.m.ifindex, ref.m.hook)) {
-		c->unknown++;
+		count(&c->unknown, 1);
 		goto drop;
 	}
 	ref.pkt = pkt;
@@ -270,32 +295,27 @@ static bool take(struct ps_ingest *c, const void *raw, uint32_t size, int src, u
 		ref.owned = dup;
 		ref.src = -1;
 	}
-	while (!(r = ps_order_reserve(&c->order, (int)ref.m.cpu, sizeof(ref)))) {
-		if (!ps_order_peek(&c->order) || c->done) { /* out of memory, nothing held */
-			if (!c->done)
-				sink_failed(c, NULL, -ENOMEM);
-			goto drop;
-		}
-		force_one(c);
-	}
-	r->ts = ref.m.ts_ns;
-	r->drops = take_drops(c, (int)ref.m.cpu, ref.m.seq);
-	memcpy(r->data, &ref, sizeof(ref));
-	ps_order_commit(&c->order, r);
-	c->received++;
 	/* What it took in the buffer: perf's header and size word, or the
 	 * ring's header, and the padding; about the same either way. */
-	c->received_bytes += ((uint64_t)size + 12 + 7) & ~7ull;
-	return true;
+	ref.bytes = (size + 12 + 7) & ~7u;
+	drops = take_drops(c, (int)ref.m.cpu, ref.m.seq);
+	if (r->threaded)
+		return ps_mailbox_put(c, &(struct ps_mail){ .ref = ref, .drops = drops });
+	return ps_ingest_commit(c, &ref, drops);
 drop:
 	free(ref.owned);
 	return false;
 }
 
+void ps_reader_take_copy(struct ps_reader *r, const void *raw, uint32_t size)
+{
+	take(r, raw, size, -1, 0, TAKE_COPY);
+}
+
 void ps_ingest_sample(struct ps_ingest *c, int cpu, const void *raw, uint32_t size)
 {
 	(void)cpu; /* the sample names its CPU */
-	take(c, raw, size, -1, 0, TAKE_COPY);
+	take(&c->r0, raw, size, -1, 0, TAKE_COPY);
 }
 
 void ps_ingest_lost(struct ps_ingest *c, int cpu, uint64_t lost)
@@ -325,15 +345,17 @@ static void give_back(struct ps_ingest *c)
 {
 	uint64_t *upto = c->give_back_upto;
 
+	/* With reader threads, what the merge has seen of each: a source's
+	 * read position moves on in its reader's thread. */
 	for (int i = 0; i < c->n_src; i++)
-		upto[i] = c->src[i].read;
+		upto[i] = c->readers ? c->src_seen[i] : c->src[i].read;
 	for (int q = 0; q < c->order.nq; q++) {
 		const struct ps_order_rec *r = ps_order_head(&c->order, q);
-		const struct ingest_ref *ref;
+		const struct ps_ref *ref;
 
 		if (!r)
 			continue;
-		ref = (const struct ingest_ref *)r->data;
+		ref = (const struct ps_ref *)r->data;
 		if (ref->src >= 0 && ref->pos < upto[ref->src])
 			upto[ref->src] = ref->pos;
 	}
@@ -452,8 +474,9 @@ static int add_sources(struct ps_ingest *c, int n)
 	c->src = calloc(n, sizeof(*c->src));
 	c->give_back_upto = calloc(n, sizeof(*c->give_back_upto));
 	c->assembly = calloc(n, sizeof(*c->assembly));
+	c->r0.srcs = calloc(n, sizeof(*c->r0.srcs));
 	c->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	if (!c->src || !c->give_back_upto || !c->assembly || c->epoll_fd < 0) {
+	if (!c->src || !c->give_back_upto || !c->assembly || !c->r0.srcs || c->epoll_fd < 0) {
 		int err = c->epoll_fd < 0 ? -errno : -ENOMEM;
 
 		pr_err("cannot set up the buffers' reader: %s\n", strerror(-err));
@@ -466,12 +489,14 @@ static int watch_source(struct ps_ingest *c, int i)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
 
-	if (epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, c->src[i].fd, &ev)) {
+	/* A source in memory has no fd: it is read every round. */
+	if (c->src[i].fd >= 0 && epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, c->src[i].fd, &ev)) {
 		int err = -errno;
 
 		pr_err("cannot watch buffer %d: %s\n", i, strerror(-err));
 		return err;
 	}
+	c->r0.srcs[c->r0.n_srcs++] = i;
 	return 0;
 }
 
@@ -495,6 +520,7 @@ static int open_perf_sources(struct ps_ingest *c, int events_fd, const bool *onl
 	if (err) {
 		while (c->n_src)
 			ps_source_close(&c->src[--c->n_src]);
+		c->r0.n_srcs = 0;
 	}
 	return err;
 }
@@ -527,6 +553,11 @@ int ps_ingest_open(struct ps_ingest *c, int events_fd, int emit_fd, uint32_t per
 		pr_info("perf buffers: trying %u KiB per CPU, within the locked-memory limit\n",
 			(unsigned int)(pages * page_size / 1024));
 	}
+	/* A CPU that is not online has no buffer and runs no program: it
+	 * holds nothing back. */
+	for (int i = 0; !err && i < c->ncpus; i++)
+		if (!online[i])
+			ps_order_settle(&c->order, i, UINT64_MAX);
 	free(online);
 	if (err == -EPERM)
 		pr_err("cannot open the perf buffer of CPU %d (%u KiB): %s (without CAP_IPC_LOCK the "
@@ -544,6 +575,17 @@ int ps_ingest_open(struct ps_ingest *c, int events_fd, int emit_fd, uint32_t per
 	pr_info("perf buffer: %u KiB per CPU on %d CPUs, wakeup at %u KiB\n",
 		(unsigned int)(pages * page_size / 1024), c->n_src, attr.wakeup_watermark / 1024);
 	return 0;
+}
+
+int ps_ingest_open_sources(struct ps_ingest *c, struct ps_source *src, int n)
+{
+	int err = add_sources(c, n);
+
+	for (int i = 0; !err && i < n; i++) {
+		c->src[c->n_src] = src[i];
+		err = watch_source(c, c->n_src++);
+	}
+	return err;
 }
 
 int ps_ingest_open_ring(struct ps_ingest *c, int ring_fd, int emit_fd, uint32_t ring_bytes)
@@ -573,11 +615,11 @@ static uint64_t now_ns(void)
 }
 
 /* Every CPU's in-flight mark, in one read; false if it failed. */
-static bool read_marks(struct ps_ingest *c)
+static bool read_marks(struct ps_reader *r)
 {
 	uint32_t zero = 0;
 
-	return c->emit_fd >= 0 && !bpf_map_lookup_elem(c->emit_fd, &zero, c->emit);
+	return r->c->emit_fd >= 0 && !bpf_map_lookup_elem(r->c->emit_fd, &zero, r->emit);
 }
 
 /* A long packet that will not be whole: dropped, and counted on its CPU's
@@ -589,7 +631,7 @@ static void assembly_abandon(struct ps_ingest *c, struct ps_assembly *a)
 
 	if (m->cpu < (uint32_t)c->ncpus)
 		c->cpus[m->cpu].pending_drops++;
-	c->incomplete++;
+	count(&c->incomplete, 1);
 	free(a->buf);
 	a->buf = NULL;
 }
@@ -600,8 +642,9 @@ static void assembly_abandon(struct ps_ingest *c, struct ps_assembly *a)
  * together in one copy; into the merge once whole. True if the record was
  * one of those (taken or dropped here).
  */
-static bool assemble(struct ps_ingest *c, int i, const uint8_t *raw, uint32_t size)
+static bool assemble(struct ps_reader *r, int i, const uint8_t *raw, uint32_t size)
 {
+	struct ps_ingest *c = r->c;
 	struct ps_assembly *a = &c->assembly[i];
 	struct ps_meta m;
 	uint32_t n;
@@ -630,7 +673,7 @@ static bool assemble(struct ps_ingest *c, int i, const uint8_t *raw, uint32_t si
 		n = PS_PERF_CONT;
 	if (!a->buf || m.seq != ((const struct ps_meta *)a->buf)->seq || m.chunk_off != a->have ||
 	    size < sizeof(m) + n) {
-		c->malformed++; /* a continuation of nothing we hold */
+		count(&c->malformed, 1); /* a continuation of nothing we hold */
 		if (a->buf)
 			assembly_abandon(c, a);
 		return true;
@@ -641,21 +684,22 @@ static bool assemble(struct ps_ingest *c, int i, const uint8_t *raw, uint32_t si
 		uint8_t *whole = a->buf;
 
 		a->buf = NULL;
-		take(c, whole, (uint32_t)sizeof(m) + a->want, -1, 0, TAKE_OWN);
+		take(r, whole, (uint32_t)sizeof(m) + a->want, -1, 0, TAKE_OWN);
 	}
 	return true;
 }
 
 /* One sample as a source handed it out: into the merge, in place. */
-static void take_record(struct ps_ingest *c, int i, const struct ps_source_rec *rec)
+static void take_record(struct ps_reader *r, int i, const struct ps_source_rec *rec)
 {
+	struct ps_ingest *c = r->c;
 	uint32_t size = rec->size;
 
 	if (!rec->raw) {
-		c->malformed++;
+		count(&c->malformed, 1);
 		return;
 	}
-	if (c->src[i].kind == PS_SOURCE_PERF && assemble(c, i, rec->raw, size))
+	if (c->src[i].kind == PS_SOURCE_PERF && assemble(r, i, rec->raw, size))
 		return;
 	if (c->src[i].kind == PS_SOURCE_RING) {
 		/* The record has its size class's room; the packet is cap_len
@@ -663,12 +707,12 @@ static void take_record(struct ps_ingest *c, int i, const struct ps_source_rec *
 		const struct ps_meta *m = (const struct ps_meta *)rec->raw;
 
 		if (size < sizeof(*m) || m->cap_len > size - sizeof(*m)) {
-			c->malformed++;
+			count(&c->malformed, 1);
 			return;
 		}
 		size = (uint32_t)sizeof(*m) + m->cap_len;
 	}
-	take(c, rec->raw, size, i, rec->pos, TAKE_IN_PLACE);
+	take(r, rec->raw, size, i, rec->pos, TAKE_IN_PLACE);
 }
 
 /*
@@ -679,62 +723,86 @@ static void take_record(struct ps_ingest *c, int i, const struct ps_source_rec *
  * producer: not when -c stopped it, a ring record was still being
  * written, or the quarter ended first (the next round goes on at once).
  */
-static bool consume(struct ps_ingest *c, int i)
+static bool consume(struct ps_reader *r, int i)
 {
-	struct ps_source *s = &c->src[i];
+	struct ps_source *s = &r->c->src[i];
 	uint64_t head = ps_source_head(s), upto = head, quarter = (s->mask + 1) / 4;
 	struct ps_source_rec rec;
-	enum ps_source_next n;
+	enum ps_source_next n = PS_SOURCE_END;
 
 	if (upto - s->read > quarter) {
 		upto = s->read + quarter;
-		c->more = true;
+		r->more = true;
 	}
-	while (!c->done && (n = ps_source_next(s, upto, &rec)) == PS_SOURCE_SAMPLE)
-		take_record(c, i, &rec);
-	return !c->done && n == PS_SOURCE_END && s->read >= head;
+	while (!is_done(r->c) && (n = ps_source_next(s, upto, &rec)) == PS_SOURCE_SAMPLE)
+		take_record(r, i, &rec);
+	return !is_done(r->c) && n == PS_SOURCE_END && s->read >= head;
 }
 
-/* Read every buffer; cpu_read[cpu]: that CPU's buffer was read to its end. */
-static void consume_all(struct ps_ingest *c)
+/*
+ * One round of a reader (user/ingest/order.h has the reasoning): the clock
+ * first, then the marks, then its buffers. A CPU whose mark was clear had
+ * stamped and emitted everything before `now` by the time the mark was
+ * read, and its buffer was read after that, so the merge has all it will
+ * ever get from that CPU before now - skew.
+ */
+void ps_reader_round(struct ps_reader *r, bool *in_flight)
 {
-	for (int cpu = 0; cpu < c->ncpus; cpu++)
-		c->cpu_read[cpu] = !c->done;
-	for (int i = 0; i < c->n_src; i++) {
-		bool to_end = consume(c, i);
+	struct ps_ingest *c = r->c;
+	uint64_t now = now_ns();
+	bool marks = read_marks(r);
 
-		if (c->src[i].cpu >= 0)
-			c->cpu_read[c->src[i].cpu] = to_end;
-		else
-			for (int cpu = 0; cpu < c->ncpus; cpu++)
-				c->cpu_read[cpu] = c->cpu_read[cpu] && to_end;
+	*in_flight = !marks;
+	for (int k = 0; k < r->n_srcs; k++) {
+		int i = r->srcs[k];
+		bool to_end = consume(r, i);
+
+		/* A perf buffer is its CPU's; the ring is every CPU's. */
+		for (int cpu = 0; cpu < c->ncpus; cpu++)
+			if (c->src[i].cpu < 0 || c->src[i].cpu == cpu)
+				r->cpu_read[cpu] = to_end;
+	}
+	for (int k = 0; k < r->n_srcs; k++) {
+		const struct ps_source *s = &c->src[r->srcs[k]];
+
+		for (int cpu = 0; cpu < c->ncpus; cpu++) {
+			uint64_t settle = 0;
+
+			if (s->cpu >= 0 && s->cpu != cpu)
+				continue;
+			if (marks && r->emit[cpu].in_flight)
+				*in_flight = true;
+			else if (marks && r->cpu_read[cpu] && now > ORDER_SKEW_NS)
+				settle = now - ORDER_SKEW_NS;
+			if (r->threaded)
+				ps_mailbox_put(c, &(struct ps_mail){ .kind = PS_MAIL_MARK,
+								     .ref.m.cpu = (uint32_t)cpu,
+								     .settle = settle,
+								     .read = s->read,
+								     .src = r->srcs[k] });
+			else if (settle)
+				ps_order_settle(&c->order, cpu, settle);
+		}
 	}
 }
 
 /*
- * One round (user/ingest/order.h has the reasoning): the clock first, then the
- * marks, then the buffers. A CPU whose mark was clear had stamped and
- * emitted everything before `now` by the time the mark was read, and the
- * buffers were read after that, so the merge has all it will ever get from
- * that CPU before now - skew.
+ * One round of the merge: with one reader, it reads first; with reader
+ * threads, the merge takes what their mailboxes hold. Then every packet
+ * that can be placed goes to the sinks, and the round ends.
  */
 static int round_once(struct ps_ingest *c, bool all, bool *in_flight)
 {
-	uint64_t now = now_ns();
-	bool marks = read_marks(c);
-
-	*in_flight = !marks;
-	if (!c->done)
-		consume_all(c);
+	*in_flight = false;
+	if (c->readers)
+		ps_readers_collect(c);
+	else if (!c->done)
+		ps_reader_round(&c->r0, in_flight);
 	c->rounds++;
-	for (int cpu = 0; marks && cpu < c->ncpus; cpu++) {
-		if (c->emit[cpu].in_flight)
-			*in_flight = true;
-		else if (c->cpu_read[cpu] && now > ORDER_SKEW_NS)
-			ps_order_settle(&c->order, cpu, now - ORDER_SKEW_NS);
-	}
 	if (!c->error)
 		ps_ingest_release(c, all);
+	if (c->n_readers && ps_order_peek(&c->order))
+		ps_readers_poke(c);
 	return ps_ingest_round_end(c);
 }
 
@@ -744,9 +812,9 @@ static int rounds(struct ps_ingest *c, bool all, bool *in_flight)
 	int err;
 
 	do {
-		c->more = false;
+		c->r0.more = false;
 		err = round_once(c, all, in_flight);
-	} while (!err && c->more && !c->done);
+	} while (!err && c->r0.more && !c->done);
 	return err;
 }
 
@@ -756,12 +824,30 @@ int ps_ingest_drain(struct ps_ingest *c)
 	bool in_flight;
 	int err;
 
+	if (c->readers) {
+		/* Each reader's last rounds, the merge taking what they hand
+		 * on meanwhile; then everything held. */
+		err = ps_readers_drain(c, &in_flight);
+		return err ? err : rounds(c, true, &in_flight);
+	}
 	/* The hooks are detached, but a program that started before may still
 	 * be between its timestamp and its output. */
 	while (!(err = rounds(c, false, &in_flight)) && in_flight && c->emit_fd >= 0 &&
 	       now_ns() < until)
 		usleep(1000);
 	return err ? err : rounds(c, true, &in_flight);
+}
+
+int ps_ingest_threads(struct ps_ingest *c, int n)
+{
+	if (n > c->n_src)
+		n = c->n_src;
+	if (n <= 1) {
+		if (c->n_src == 1 && c->src[0].kind == PS_SOURCE_RING)
+			pr_info("one BPF ring: one reader\n");
+		return 0;
+	}
+	return ps_readers_start(c, n);
 }
 
 int ps_ingest_epoll_fd(const struct ps_ingest *c)
@@ -798,6 +884,7 @@ int ps_ingest_close(struct ps_ingest *c, bool ok)
 
 void ps_ingest_free(struct ps_ingest *c)
 {
+	ps_readers_free(c);
 	while (ps_order_peek(&c->order))
 		pop(c, false);
 	for (size_t i = 0; i < c->n_round_copies; i++)
@@ -822,10 +909,12 @@ void ps_ingest_free(struct ps_ingest *c)
 		close(c->epoll_fd);
 	c->epoll_fd = -1;
 	ps_order_free(&c->order);
-	free(c->cpu_read);
-	c->cpu_read = NULL;
-	free(c->emit);
-	c->emit = NULL;
+	free(c->r0.cpu_read);
+	c->r0.cpu_read = NULL;
+	free(c->r0.emit);
+	c->r0.emit = NULL;
+	free(c->r0.srcs);
+	c->r0.srcs = NULL;
 	free(c->cpus);
 	c->cpus = NULL;
 }

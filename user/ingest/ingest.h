@@ -29,6 +29,7 @@
 #include "clock.h"
 #include "order.h"
 #include "pktsample.h"
+#include "reader.h"
 #include "sink.h"
 #include "source.h"
 #include "target.h"
@@ -50,16 +51,23 @@ struct ps_assembly {
 };
 
 struct ps_ingest {
-	struct ps_order order;	    /* samples waiting for their place in time */
-	int emit_fd;		    /* per-CPU in-flight marks; -1: none (tests) */
-	struct ps_emit_state *emit; /* one round's read of them */
-	struct ps_source *src;	    /* perf: one per online CPU; ringbuf: one */
+	struct ps_order order; /* samples waiting for their place in time */
+	int emit_fd;	       /* per-CPU in-flight marks; -1: none (tests) */
+	struct ps_source *src; /* perf: one per online CPU; ringbuf: one */
 	int n_src;
-	int epoll_fd;		      /* the sources' wakeups */
+	int epoll_fd;		      /* the sources' wakeups, or the readers' */
 	uint64_t *give_back_upto;     /* per source: what a round gives back */
 	struct ps_assembly *assembly; /* per source */
-	bool *cpu_read;		      /* per CPU: its buffer was read to its end */
-	bool more;		      /* a round left more than a quarter of a buffer unread */
+	/* The reading (user/ingest/reader.h): r0 in this thread, or reader
+	 * threads and the mailboxes they fill (-j N). */
+	struct ps_reader r0;
+	struct ps_reader *readers; /* NULL: r0 reads */
+	int n_readers;		   /* threads running */
+	int n_readers_alloc;
+	struct ps_mailbox *mail; /* per CPU */
+	uint64_t *src_seen;	 /* per source: read up to here, as the merge knows */
+	int wake_fd;		 /* readers -> merge: mail */
+	int stop_fd;		 /* merge -> readers: the last rounds */
 	/* Copies that sinks may still point into: freed when the round ends. */
 	void **round_copies;
 	size_t n_round_copies, round_copies_cap;
@@ -105,6 +113,9 @@ void ps_perf_attr_init(struct perf_event_attr *attr, unsigned int pages, long pa
  * the buffers hold. */
 int ps_ingest_open(struct ps_ingest *c, int events_fd, int emit_fd, uint32_t per_cpu_kib,
 		   bool shrink);
+/* Or read these (tests: ps_source_open_memory()); the ingest owns them
+ * from now on. 0 or -errno. */
+int ps_ingest_open_sources(struct ps_ingest *c, struct ps_source *src, int n);
 /* Or read the BPF ring buffer map instead (--transport ringbuf). */
 int ps_ingest_open_ring(struct ps_ingest *c, int ring_fd, int emit_fd, uint32_t ring_bytes);
 /* The fd to wait on for a wakeup (libbpf's epoll set of the buffers). */
@@ -118,6 +129,14 @@ int ps_ingest_drain(struct ps_ingest *c);
  * order; the first error, which c->failed names. */
 int ps_ingest_close(struct ps_ingest *c, bool ok);
 void ps_ingest_free(struct ps_ingest *c);
+
+/* -j: read the perf buffers with n threads (n > 1; 1: in this thread, the
+ * default before). After ps_ingest_open(); the ring has one reader. 0 or
+ * -errno, logged. */
+int ps_ingest_threads(struct ps_ingest *c, int n);
+/* The -j a capture gets by default: one reader per 8 CPUs with a buffer,
+ * at most half the cores (and at least one). Pure. */
+int ps_ingest_default_threads(int buffer_cpus, int cores);
 
 /* Take one sample (ps_meta and packet bytes, as a perf record's raw data)
  * into the merge, copied: the caller's buffer is free when this returns. */

@@ -67,6 +67,24 @@ fail:
 	return err;
 }
 
+int ps_source_open_memory(struct ps_source *s, int cpu, void *area, size_t data_bytes)
+{
+	struct perf_event_mmap_page *up = area;
+
+	source_reset(s);
+	s->kind = PS_SOURCE_PERF;
+	s->cpu = cpu;
+	s->bounce = malloc(PERF_RECORD_MAX);
+	if (!s->bounce)
+		return -ENOMEM;
+	s->head = (volatile uint64_t *)&up->data_head;
+	s->tail = (volatile uint64_t *)&up->data_tail;
+	s->data = (uint8_t *)(up + 1);
+	s->mask = data_bytes - 1;
+	s->read = s->released = *s->tail;
+	return 0;
+}
+
 int ps_source_open_ring(struct ps_source *s, int ring_fd, uint32_t ring_bytes)
 {
 	long page_size = sysconf(_SC_PAGESIZE);

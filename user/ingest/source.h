@@ -67,6 +67,10 @@ enum ps_source_next {
  */
 int ps_source_open_perf(struct ps_source *s, int cpu, const struct perf_event_attr *attr,
 			unsigned int pages, int map_fd);
+/* A perf buffer in memory (tests): `area` holds a struct
+ * perf_event_mmap_page and then data_bytes (a power of two) of records,
+ * laid out as the kernel lays them out. 0 or -ENOMEM. */
+int ps_source_open_memory(struct ps_source *s, int cpu, void *area, size_t data_bytes);
 /* Map the BPF ring buffer map ring_fd of ring_bytes. 0 or -errno. */
 int ps_source_open_ring(struct ps_source *s, int ring_fd, uint32_t ring_bytes);
 void ps_source_close(struct ps_source *s);

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
@@ -52,11 +53,21 @@ static void put_line(FILE *f, const char *prefix, const char *msg)
 /* raw: libbpf's and libxdp's text (a verifier log spans lines). */
 static void vlog(enum ps_log_level level, const char *prefix, bool raw, const char *fmt, va_list ap)
 {
-	char msg[2048];
+	char line[2048], *msg = line, *big = NULL;
+	va_list again;
+	int n;
 
 	if ((int)level > max_level)
 		return;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* A verifier log runs to megabytes: its end, where the reason is,
+	 * must not be cut. */
+	va_copy(again, ap);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	if (raw && n >= (int)sizeof(line) && (big = malloc((size_t)n + 1))) {
+		vsnprintf(big, (size_t)n + 1, fmt, again);
+		msg = big;
+	}
+	va_end(again);
 	if (side_log) {
 		if (raw)
 			fprintf(side_log, "%s%s", prefix, msg);
@@ -64,12 +75,13 @@ static void vlog(enum ps_log_level level, const char *prefix, bool raw, const ch
 			put_line(side_log, prefix, msg);
 		fflush(side_log);
 	}
-	if (errors_only && level != PS_LOG_ERROR)
-		return;
-	if (raw)
-		fprintf(stderr, "%s%s", prefix, msg);
-	else
-		put_line(stderr, prefix, msg);
+	if (!errors_only || level == PS_LOG_ERROR) {
+		if (raw)
+			fprintf(stderr, "%s%s", prefix, msg);
+		else
+			put_line(stderr, prefix, msg);
+	}
+	free(big);
 }
 
 void ps_log_text(const char *text)

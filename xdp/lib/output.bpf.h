@@ -56,20 +56,22 @@ static __always_inline long ps_ring_class(PS_CTX *ctx, struct ps_meta *meta, con
 	for (int k = 0; k < PS_RING_PIECES; k++) {
 		const __u32 off = k * PS_LOAD_MAX;
 		const __u32 lim = room - off < PS_LOAD_MAX ? room - off : PS_LOAD_MAX;
-		__u64 n;
+		__u64 m;
 
 		if (off >= room || off >= cap)
 			break;
-		/* 1..lim, checked in the register the helper gets. */
-		n = cap - off;
-		if (n > lim)
-			n = lim;
-		barrier_var(n);
-		if (n < 1 || n > lim) {
+		/* The length less one, checked where the helper's length is
+		 * made from it: 1..lim. (Older verifiers learn no lower bound
+		 * from a test against 0.) */
+		m = cap - off - 1;
+		if (m > lim - 1)
+			m = lim - 1;
+		barrier_var(m);
+		if (m > lim - 1) {
 			err = -1;
 			break;
 		}
-		err = ps_ctx_load_bytes(ctx, off, r->data + off, n);
+		err = ps_ctx_load_bytes(ctx, off, r->data + off, m + 1);
 		if (err)
 			break;
 	}
@@ -117,21 +119,23 @@ static __always_inline long ps_perf_rest(PS_CTX *ctx, const struct ps_meta *meta
 	c->meta.flags |= PS_F_CONT;
 	for (__u32 i = 0; i < PS_PERF_CONTS_MAX; i++) {
 		__u32 off = PS_PERF_CHUNK + i * PS_PERF_CONT;
-		__u32 n;
+		__u32 m;
 
 		if (off >= cap)
 			break;
-		n = cap - off;
-		if (n > PS_PERF_CONT)
-			n = PS_PERF_CONT;
-		/* 1..PS_PERF_CONT, in the register the helpers get. */
-		barrier_var(n);
-		if (n < 1 || n > PS_PERF_CONT)
+		/* The length less one, 0..PS_PERF_CONT - 1, checked where the
+		 * helpers' lengths are made from it (older verifiers learn no
+		 * lower bound from a test against 0). */
+		m = cap - off - 1;
+		if (m > PS_PERF_CONT - 1)
+			m = PS_PERF_CONT - 1;
+		barrier_var(m);
+		if (m > PS_PERF_CONT - 1)
 			return -1;
 		c->meta.chunk_off = off;
-		if (ps_ctx_load_bytes(ctx, off, c->data, n))
+		if (ps_ctx_load_bytes(ctx, off, c->data, m + 1))
 			return -1;
-		if (ps_ctx_perf_output(ctx, &events, BPF_F_CURRENT_CPU, c, sizeof(c->meta) + n))
+		if (ps_ctx_perf_output(ctx, &events, BPF_F_CURRENT_CPU, c, sizeof(c->meta) + m + 1))
 			return -1;
 	}
 	return 0;

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The ingest with 1, 2 and 4 reader threads over simulated CPUs: perf
+ * buffers in memory, laid out as the kernel lays them out, each CPU's
+ * samples in its own time order with gaps in its sequence (the kernel's
+ * losses), the CPUs' times interleaved. Whatever the threads, the packets
+ * come out in time order, every one once, the gaps land as drop counts
+ * on each CPU's next packet, and -c N writes exactly the N earliest.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/perf_event.h>
+#include <cmocka.h>
+#include "ingest.h"
+
+#define NCPUS 4
+#define PER_CPU 3000	     /* samples each CPU emits (gaps included) */
+#define DATA_BYTES (1 << 20) /* each CPU's buffer: holds them all */
+#define PKT_LEN 60
+
+/* What the sink saw. */
+struct seen {
+	struct ps_sink sink;
+	uint64_t n, drops, late, last_ts;
+	uint64_t ts[NCPUS * PER_CPU];
+};
+
+static int seen_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
+{
+	struct seen *v = ps_sink_of(s, struct seen, sink);
+
+	if (p->m->ts_ns < v->last_ts)
+		v->late++;
+	v->last_ts = p->m->ts_ns;
+	v->ts[v->n++] = p->m->ts_ns;
+	v->drops += p->drops;
+	assert_int_equal(p->cap_len, PKT_LEN);
+	assert_int_equal(p->data[0], (uint8_t)p->m->cpu);
+	return 0;
+}
+
+static int seen_round(struct ps_sink *s)
+{
+	(void)s;
+	return 0;
+}
+
+static int seen_close(struct ps_sink *s, bool ok)
+{
+	(void)s;
+	(void)ok;
+	return 0;
+}
+
+static const struct ps_sink_ops seen_ops = { seen_packet, seen_round, seen_close };
+
+/* Sample k of cpu: stamped so the CPUs interleave; every 97th is lost in
+ * the kernel (its sequence number skipped). */
+static uint64_t ts_of(int cpu, int k)
+{
+	return 1000000ull + (uint64_t)k * 1000 + (uint64_t)cpu * 250 + (k % 7) * 3;
+}
+
+static bool lost(int k)
+{
+	return k % 97 == 50;
+}
+
+/* Write cpu's samples as PERF_RECORD_SAMPLEs; the number written. */
+static int fill(uint8_t *area, int cpu)
+{
+	struct perf_event_mmap_page *up = (void *)area;
+	uint8_t *data = (uint8_t *)(up + 1);
+	uint64_t pos = 0;
+	int written = 0;
+
+	for (int k = 0; k < PER_CPU; k++) {
+		struct ps_meta m = {
+			.ts_ns = ts_of(cpu, k),
+			.seq = (uint64_t)k,
+			.ifindex = 5,
+			.wire_len = PKT_LEN,
+			.cap_len = PKT_LEN,
+			.cpu = (uint32_t)cpu,
+			.version = PS_META_VERSION,
+			.hook = PS_HOOK_XDP,
+		};
+		struct perf_event_header h = { .type = PERF_RECORD_SAMPLE };
+		uint32_t raw = sizeof(m) + PKT_LEN;
+
+		if (lost(k))
+			continue;
+		h.size = (uint16_t)((sizeof(h) + 4 + raw + 7) & ~7u);
+		raw = h.size - sizeof(h) - 4; /* the kernel pads the raw size */
+		memcpy(data + pos, &h, sizeof(h));
+		memcpy(data + pos + sizeof(h), &raw, 4);
+		memcpy(data + pos + sizeof(h) + 4, &m, sizeof(m));
+		memset(data + pos + sizeof(h) + 4 + sizeof(m), cpu, PKT_LEN);
+		pos += h.size;
+		written++;
+	}
+	up->data_head = pos;
+	return written;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void run(int threads, uint64_t limit)
+{
+	struct ps_target targets[1] = { { .ifname = "veth0", .ifindex = 5, .hook = PS_HOOK_XDP } };
+	struct ps_source src[NCPUS];
+	uint8_t *area[NCPUS];
+	struct ps_ingest *c = calloc(1, sizeof(*c));
+	struct seen *v = calloc(1, sizeof(*v));
+	uint64_t all[NCPUS * PER_CPU], total = 0, gaps = 0;
+
+	v->sink.ops = &seen_ops;
+	assert_int_equal(ps_ingest_init(c, targets, 1, NCPUS, 262144, limit), 0);
+	assert_int_equal(ps_ingest_add_sink(c, &v->sink), 0);
+	for (int cpu = 0; cpu < NCPUS; cpu++) {
+		area[cpu] = calloc(1, sizeof(struct perf_event_mmap_page) + DATA_BYTES);
+		fill(area[cpu], cpu);
+		assert_int_equal(ps_source_open_memory(&src[cpu], cpu, area[cpu], DATA_BYTES), 0);
+	}
+	/* Every timestamp that was emitted, sorted: what -c N must write. */
+	total = 0;
+	for (int cpu = 0; cpu < NCPUS; cpu++)
+		for (int k = 0; k < PER_CPU; k++)
+			if (!lost(k))
+				all[total++] = ts_of(cpu, k);
+			else if (k < PER_CPU - 1)
+				gaps++; /* a gap before a later packet of its CPU */
+	qsort(all, total, sizeof(all[0]), cmp_u64);
+	assert_int_equal(ps_ingest_open_sources(c, src, NCPUS), 0);
+	assert_int_equal(ps_ingest_threads(c, threads), 0);
+	assert_int_equal(c->n_readers, threads > 1 ? threads : 0);
+	for (int i = 0; i < 5 && !c->done; i++)
+		assert_int_equal(ps_ingest_poll(c, 10), 0);
+	assert_int_equal(ps_ingest_drain(c), 0);
+	assert_int_equal(ps_ingest_close(c, true), 0);
+
+	assert_int_equal(v->late, 0);
+	assert_int_equal(c->order.late, 0);
+	assert_int_equal(c->malformed + c->unknown, 0);
+	if (limit) {
+		assert_int_equal(v->n, limit);
+		for (uint64_t i = 0; i < limit; i++)
+			assert_int_equal(v->ts[i], all[i]);
+	} else {
+		assert_int_equal(v->n, total);
+		assert_int_equal(c->received, total);
+		assert_int_equal(v->drops, gaps);
+		assert_int_equal(c->seq_gaps, gaps);
+		for (uint64_t i = 0; i < total; i++)
+			assert_int_equal(v->ts[i], all[i]);
+	}
+	/* Every buffer's space went back to the kernel, up to what was read. */
+	for (int i = 0; !limit && i < c->n_src; i++)
+		assert_int_equal(c->src[i].released, c->src[i].read);
+	ps_ingest_free(c);
+	for (int cpu = 0; cpu < NCPUS; cpu++)
+		free(area[cpu]);
+	free(c);
+	free(v);
+}
+
+static void one_reader(void **state)
+{
+	(void)state;
+	run(1, 0);
+}
+
+static void two_reader_threads(void **state)
+{
+	(void)state;
+	run(2, 0);
+}
+
+static void four_reader_threads(void **state)
+{
+	(void)state;
+	run(4, 0);
+}
+
+static void count_is_exact_with_any_threads(void **state)
+{
+	(void)state;
+	for (int t = 1; t <= 4; t *= 2) {
+		run(t, 1);
+		run(t, 777);
+		run(t, (uint64_t)NCPUS * PER_CPU / 2 + 1);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(one_reader),
+		cmocka_unit_test(two_reader_threads),
+		cmocka_unit_test(four_reader_threads),
+		cmocka_unit_test(count_is_exact_with_any_threads),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
