@@ -179,7 +179,7 @@ int main(int argc, char **argv)
 			return 1;
 		wall = now_s(CLOCK_MONOTONIC) - w0;
 		cpu = cpu_s() - c0;
-		if (v.n != (uint64_t)ncpus * per_cpu || c->order.late) {
+		if (v.n != (uint64_t)ncpus * per_cpu || c->order.late || c->forced) {
 			fprintf(stderr, "bench_readers: %llu of %llu records, %llu late\n",
 				(unsigned long long)v.n, (unsigned long long)ncpus * per_cpu,
 				(unsigned long long)c->order.late);

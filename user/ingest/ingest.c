@@ -581,8 +581,10 @@ int ps_ingest_open_sources(struct ps_ingest *c, struct ps_source *src, int n)
 {
 	int err = add_sources(c, n);
 
+	c->order.max_held = 0;
 	for (int i = 0; !err && i < n; i++) {
 		c->src[c->n_src] = src[i];
+		c->order.max_held += 2 * (src[i].mask + 1); /* as ps_ingest_open() */
 		err = watch_source(c, c->n_src++);
 	}
 	return err;
