@@ -24,6 +24,7 @@
 #   env: ROUNDS=3 WRITES=300 RATE=0 CONTENDERS="..." OUT=bench/out
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+source "$top/bench/lib.sh"
 build=${1:-$top/build}
 ROUNDS=${ROUNDS:-3}
 WRITES=${WRITES:-300}
@@ -83,15 +84,6 @@ dt = time.monotonic() - t0
 print(round(writes * 65536 / dt / 1e6, 1))' "$WRITES" "$RATE"
 }
 
-wait_for() {
-	for _ in $(seq 200); do
-		grep -Eq "$2" "$1" 2>/dev/null && return 0
-		kill -0 "$3" 2>/dev/null || break
-		sleep 0.05
-	done
-	echo "bench: contender did not start: $(cat "$1")" >&2
-	exit 1
-}
 
 # run_one CONTENDER ROUND: one transfer; appends a CSV row.
 run_one() {

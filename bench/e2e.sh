@@ -26,6 +26,7 @@
 #   env: ROUNDS=3 N=1000000 SIZES="64 1500" CONTENDERS="..." OUT=bench/out
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+source "$top/bench/lib.sh"
 build=${1:-$top/build}
 ROUNDS=${ROUNDS:-3}
 N=${N:-1000000}
@@ -61,16 +62,6 @@ s.bind(("127.0.0.1", 6343))
 while True:
     s.recv(65536)' &
 
-# wait_for FILE REGEX PID: until the capture says it is ready.
-wait_for() {
-	for _ in $(seq 200); do
-		grep -Eq "$2" "$1" 2>/dev/null && return 0
-		kill -0 "$3" 2>/dev/null || break
-		sleep 0.05
-	done
-	echo "bench: contender did not start: $(cat "$1")" >&2
-	exit 1
-}
 
 # run_one CONTENDER SIZE ROUND: one flood; appends a CSV row.
 run_one() {

@@ -12,7 +12,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
 mkdir -p "$top/bench/out"
 cmake -S "$top" -B "$build" >/dev/null
-cmake --build "$build" --target pktsample psgen bench_datapath_cost bench_writer_throughput bench_runstat \
+cmake --build "$build" --target pktsample psgen bench_datapath_cost bench_writer_throughput bench_runstat bench_readers \
 	-j2 >/dev/null
 
 echo "## 1. Datapath cost per packet (BPF_PROG_TEST_RUN on CPU 0, a reader draining on CPU 1)"
@@ -26,6 +26,16 @@ echo
 echo
 "$top/bench/print.sh" "$build"
 echo
+echo "## 3. Reader threads, 16 simulated CPUs (perf buffers in memory)"
+echo
+for size in 64 1500; do
+	"$build/bench_readers" -c 16 -n 30000 -s "$size" -t 2 -o "$top/bench/out/readers.csv"
+	echo
+done
 if [ -z "${QUICK:-}" ]; then
 	"$top/bench/e2e.sh" "$build"
+	echo
+	echo "## Bulk TCP at byte rates"
+	echo
+	"$top/bench/bulk.sh" "$build"
 fi
