@@ -16,12 +16,13 @@
 # seconds (user+sys), peak RSS and the transfer's rate. Contenders are
 # interleaved ROUNDS times; prints a markdown table of medians.
 #
-# RATE=MBPS paces the sender (0: as fast as it goes). bench/bulk.sh search
-# finds, for each contender, the highest paced rate it captures without
-# loss (bench/bulk_search.sh).
+# RATE=MB/s paces the sender (0: as fast as it goes). SEARCH="R1 R2 ..."
+# (ascending MB/s) finds instead, for each contender, the highest of those
+# rates it captures without loss in every one of ROUNDS runs: give the
+# contenders the same memory (tcpdump-B4096 pktsample-B4096 ...).
 #
 # Usage: bench/bulk.sh [BUILD_DIR]
-#   env: ROUNDS=3 WRITES=300 RATE=0 CONTENDERS="..." OUT=bench/out
+#   env: ROUNDS=3 WRITES=300 RATE=0 SEARCH= CONTENDERS="..." OUT=bench/out
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/bench/lib.sh"
@@ -137,6 +138,35 @@ run_one() {
 }
 
 [ -n "${APPEND:-}" ] || echo "round,contender,rate,mbps,seen,captured,lost,cpu_s,peak_rss_kib,file_bytes" >"$csv"
+if [ -n "${SEARCH:-}" ]; then
+	for c in $CONTENDERS; do
+		for RATE in $SEARCH; do
+			clean=1
+			for round in $(seq "$ROUNDS"); do
+				run_one "$c" "$round"
+				[ "$(tail -1 "$csv" | cut -d, -f7)" = 0 ] || { clean=0; break; }
+			done
+			[ "$clean" = 1 ] || break
+		done
+	done
+	python3 - "$csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print("| contender | highest rate cap without loss (MB/s) | its transfer rate (MB/s) | first rate cap with loss: lost |")
+print("|---|---|---|---|")
+for c in dict.fromkeys(r["contender"] for r in rows):
+    rs = [r for r in rows if r["contender"] == c]
+    rates = list(dict.fromkeys(r["rate"] for r in rs))
+    good = [x for x in rates if all(int(r["lost"] or 0) == 0 for r in rs if r["rate"] == x)]
+    bad = [x for x in rates if x not in good]
+    best = max(good, key=float) if good else None
+    got = max((float(r["mbps"]) for r in rs if r["rate"] == best), default=0)
+    first_bad = min(bad, key=float) if bad else None
+    lost = max((int(r["lost"] or 0) for r in rs if r["rate"] == first_bad), default=0)
+    print(f"| {c} | {best or 'none'} | {got:.0f} | {first_bad + ': ' + str(lost) if first_bad else 'none in the search'} |")
+EOF
+	exit 0
+fi
 for round in $(seq "$ROUNDS"); do
 	for c in $CONTENDERS; do
 		run_one "$c" "$round"

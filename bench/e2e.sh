@@ -14,6 +14,7 @@
 #   pktsample-ring pktsample -w --transport ringbuf (BPF ring buffer)
 #   pktsample-tc   pktsample -w --hook tc-ingress (the ingress hook alone)
 #   pktsample-tc-ring  the same through the BPF ring buffer
+#   pktsample-j2   pktsample -w -j 2: two reader threads
 #   pktsample-s100 pktsample --sample 100 -w
 #   pktsample-sflow pktsample --sample 100 --sflow 127.0.0.1 (no file; a UDP
 #                  sink in the namespace takes the datagrams)
@@ -89,6 +90,7 @@ run_one() {
 		pktsample-ring) extra+=(--transport ringbuf) ;;
 		pktsample-tc) extra+=(--hook tc-ingress) ;;
 		pktsample-tc-ring) extra+=(--hook tc-ingress --transport ringbuf) ;;
+		pktsample-j2) extra+=(-j 2) ;;
 		esac
 		in_cap "$build/bench_runstat" "$time" \
 			"$build/pktsample" -i "$CAPIF" "${extra[@]}" 2>"$err" &

@@ -99,6 +99,27 @@ def main():
         write("pcapng", i, struct.pack("<BH", i, len(meta) + len(frame)) + meta + frame +
               struct.pack("<BH", 0xff, 0) + struct.pack("<Q", 1 << 40))
 
+    # A perf buffer's bytes (fuzz_perfbuf: [tail u32][data]): samples as
+    # PERF_RECORD_SAMPLEs, a PERF_RECORD_LOST, a long packet's head and its
+    # continuation, and the same records starting near the buffer's end so
+    # that one wraps.
+    def perf_sample(raw):
+        raw += b"\0" * (-(8 + 4 + len(raw)) % 8)
+        return struct.pack("<IHHI", 9, 0, 8 + 4 + len(raw), len(raw)) + raw
+
+    def meta(seq, cap, flags=0, chunk_off=0, hook=0):
+        return struct.pack("<QQIIIIiIBBBBHHII", 1000 + seq, seq, 5, 0, cap, cap, 2, 0, 2,
+                           hook, flags, 0, 0, 0, 0, chunk_off)
+
+    recs = b"".join(perf_sample(meta(k, len(FRAMES[k])) + FRAMES[k]) for k in range(3))
+    recs += struct.pack("<IHHQQ", 2, 0, 24, 0, 3)  # PERF_RECORD_LOST: 3
+    big = bytes(range(256)) * 280  # 71,680 bytes: one head, one continuation
+    recs += perf_sample(meta(3, len(big)) + big[:65460])
+    recs += perf_sample(meta(3, len(big), flags=4, chunk_off=65460) + big[65460:])
+    write("perfbuf", 0, struct.pack("<I", 0) + recs)
+    small = b"".join(perf_sample(meta(k, len(FRAMES[k])) + FRAMES[k]) for k in range(3))
+    write("perfbuf", 1, struct.pack("<I", 131072 - 64) + small)
+
     for i, frame in enumerate(FRAMES):
         write("decode", i, bytes([i, 0, 0]) + frame)
         write("decode", 10 + i, bytes([i | 4, 8, 1]) + frame[14:])

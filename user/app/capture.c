@@ -972,6 +972,10 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 	}
 	report_stages(cap, &sum.all);
 
+	for (int i = 0; i < cap->in->n_src; i++)
+		if (cap->in->src[i].corrupt)
+			pr_warn("perf buffer of CPU %d: %llu bytes were no record, skipped\n",
+				cap->in->src[i].cpu, (unsigned long long)cap->in->src[i].corrupt);
 	if (cap->in->malformed || cap->in->unknown)
 		pr_warn("%llu malformed and %llu unexpected samples ignored\n",
 			(unsigned long long)cap->in->malformed,

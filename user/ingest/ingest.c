@@ -732,6 +732,9 @@ static bool consume(struct ps_reader *r, int i)
 	struct ps_source_rec rec;
 	enum ps_source_next n = PS_SOURCE_END;
 
+	/* At least the largest record: a round must get past any record. */
+	if (quarter < 0x10000)
+		quarter = 0x10000;
 	if (upto - s->read > quarter) {
 		upto = s->read + quarter;
 		r->more = true;

@@ -156,8 +156,13 @@ static enum ps_source_next perf_next(struct ps_source *s, uint64_t upto, struct 
 		uint32_t size = h->size;
 		const uint8_t *p = (const uint8_t *)h;
 
-		if (size < sizeof(*h))
-			break; /* cannot happen: the kernel writes whole records */
+		if (size < sizeof(*h) || size % 8) {
+			/* The kernel writes whole, aligned records: what is
+			 * left cannot be parsed, and is skipped. */
+			s->corrupt += upto - s->read;
+			s->read = upto;
+			break;
+		}
 		if (s->read + size > upto)
 			break; /* upto was a budget, not the producer: next time */
 		if (off + size > s->mask + 1) {
@@ -215,7 +220,9 @@ enum ps_source_next ps_source_next(struct ps_source *s, uint64_t upto, struct ps
 
 void ps_source_release(struct ps_source *s, uint64_t pos)
 {
-	if (pos <= s->released || pos > s->read)
+	/* Not checked against s->read: with reader threads that is another
+	 * thread's; the merge gives back only what a reader reported read. */
+	if (pos <= s->released)
 		return;
 	s->released = pos;
 	__atomic_store_n(s->tail, pos, __ATOMIC_RELEASE);

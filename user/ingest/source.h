@@ -46,6 +46,7 @@ struct ps_source {
 	uint64_t released;		/* what the kernel has back */
 	uint8_t *bounce;		/* perf: a record that wraps, whole */
 	uint64_t lost;			/* perf: PERF_RECORD_LOST totals */
+	uint64_t corrupt;		/* bytes skipped that were no record */
 };
 
 /* One record, as next() hands it out. */
@@ -84,7 +85,7 @@ uint64_t ps_source_head(const struct ps_source *s);
  * A sample's bytes stay valid until released.
  */
 enum ps_source_next ps_source_next(struct ps_source *s, uint64_t upto, struct ps_source_rec *rec);
-/* Give the kernel back everything before pos (pos <= s->read). */
+/* Give the kernel back everything before pos (which must have been read). */
 void ps_source_release(struct ps_source *s, uint64_t pos);
 
 /* The CPUs in a list such as /sys/devices/system/cpu/online ("0-3,6"):
