@@ -560,14 +560,15 @@ static void buffer_plan_shares_the_total(void **state)
 	ps_buffer_plan(4, 64, 4096, &p); /* never below a page */
 	assert_int_equal(p.per_cpu_kib, 4);
 	assert_int_equal(p.ring_kib, 4);
-	/* The default: 8 MiB per CPU, at most 256 MiB in all. */
+	/* The default: 32 MiB per CPU, at most 256 MiB in all; a ring of
+	 * what one CPU gets. */
 	ps_buffer_plan(0, 2, 4096, &p);
-	assert_int_equal(p.per_cpu_kib, 8192);
-	assert_int_equal(p.ring_kib, 16384);
+	assert_int_equal(p.per_cpu_kib, 32768);
+	assert_int_equal(p.ring_kib, 32768);
 	ps_buffer_plan(0, 128, 4096, &p);
 	assert_int_equal(p.per_cpu_kib, 2048);
 	assert_int_equal(p.total_kib, 256 << 10);
-	assert_int_equal(p.ring_kib, 256 << 10);
+	assert_int_equal(p.ring_kib, 32768);
 }
 
 /* The hint: the CPU that lost most, its share of the loss at the average

@@ -871,7 +871,7 @@ int ps_capture_loop(struct ps_capture *cap)
 
 	while (!cap->stop->requested && !cap->in->done) {
 		struct epoll_event ev[4];
-		int n = epoll_wait(cap->loop_fd, ev, 4, POLL_MS);
+		int n = epoll_wait(cap->loop_fd, ev, 4, ps_ingest_wait_ms(cap->in, POLL_MS));
 
 		for (int i = 0; i < n; i++)
 			if (ev[i].data.fd == cap->link_fd)

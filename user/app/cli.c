@@ -593,7 +593,7 @@ static const struct cli_opt cli_opts[] = {
 	{ "duration", KEY_DURATION, required_argument, "TIME",
 	  "stop after TIME (10, 10s, 500ms, 2m, 1h)", set_duration, LIVE },
 	{ "buffer-size", 'B', required_argument, "KIB",
-	  "KiB of buffer, all CPUs together (default 8 MiB per CPU)", set_buffer, LIVE },
+	  "KiB of buffer, all CPUs together (default 32 MiB per CPU)", set_buffer, LIVE },
 	{ "threads", 'j', required_argument, "N",
 	  "threads reading the perf buffers (default: one per 8 CPUs, at most half the cores)",
 	  set_threads, LIVE },

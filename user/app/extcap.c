@@ -108,7 +108,7 @@ void ps_extcap_print_config(FILE *f, const char *ifname)
 		{ "--transport", "Transport", "selector", "perf", NULL,
 		  "How samples leave the kernel", "Buffers", transport_values },
 		{ "--buffer-size", "Buffer (KiB, all CPUs)", "unsigned", "0", "0,1048576",
-		  "Kernel buffer in KiB, all CPUs together; 0: 8 MiB per CPU", "Buffers", NULL },
+		  "Kernel buffer in KiB, all CPUs together; 0: 32 MiB per CPU", "Buffers", NULL },
 		{ "--epb-verdict", "Record each packet's verdict", "boolflag", "false", NULL,
 		  "epb_verdict; Wireshark 4.0's editors corrupt files that have it", "Output",
 		  NULL },

@@ -18,10 +18,12 @@
  * What the in-flight marks cannot cover (user/ingest/order.h): CLOCK_MONOTONIC
  * read on different CPUs, and the mark's store becoming visible before the
  * program reads the clock. Both are well under a microsecond; this margin
- * is a thousand times that and holds back only the last millisecond of a
- * round's samples until the next round.
+ * is a hundred times that. It holds back the last 100 us of a round's
+ * samples until the next round, and with them their space in the kernel's
+ * buffer (the bytes stay there until written): at 2 GB/s a 1 ms margin held
+ * 2 MB, all of a 2 MiB buffer (bench/bulk.sh's search).
  */
-#define ORDER_SKEW_NS 1000000ull
+#define ORDER_SKEW_NS 100000ull
 /* The final round waits at most this long for samples still in flight. */
 #define DRAIN_WAIT_NS 10000000ull
 
@@ -408,7 +410,7 @@ void ps_buffer_plan(uint32_t total_kib, int ncpus, long page_size, struct ps_buf
 	}
 	p->per_cpu_kib = pow2_within(total / ncpus, page_size);
 	p->total_kib = (uint64_t)p->per_cpu_kib * ncpus;
-	p->ring_kib = pow2_within(total, page_size);
+	p->ring_kib = pow2_within(total_kib ? total : PS_BUFFER_DEFAULT_RING_KIB, page_size);
 }
 
 static uint64_t pow2_at_least(uint64_t v)
@@ -489,6 +491,13 @@ static int watch_source(struct ps_ingest *c, int i)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
 
+	/* The BPF ring polls ready while any data is unconsumed, and the
+	 * ingest keeps what it read until it is written: level-triggered,
+	 * the reader would spin through its rounds (42,715 for 7,932
+	 * packets). Edge-triggered it wakes when the programs wake it. A
+	 * perf buffer polls ready once per wakeup already. */
+	if (c->src[i].kind == PS_SOURCE_RING)
+		ev.events |= EPOLLET;
 	/* A source in memory has no fd: it is read every round. */
 	if (c->src[i].fd >= 0 && epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, c->src[i].fd, &ev)) {
 		int err = -errno;
@@ -858,6 +867,11 @@ int ps_ingest_threads(struct ps_ingest *c, int n)
 int ps_ingest_epoll_fd(const struct ps_ingest *c)
 {
 	return c->epoll_fd;
+}
+
+int ps_ingest_wait_ms(const struct ps_ingest *c, int idle_ms)
+{
+	return ps_order_peek(&c->order) ? 1 : idle_ms;
 }
 
 int ps_ingest_poll(struct ps_ingest *c, int timeout_ms)

@@ -68,6 +68,7 @@ struct ps_ingest {
 	uint64_t *src_seen;	 /* per source: read up to here, as the merge knows */
 	int wake_fd;		 /* readers -> merge: mail */
 	int stop_fd;		 /* merge -> readers: the last rounds */
+	uint64_t last_poke_ns;	 /* merge -> readers: a round now, at this time */
 	/* Copies that sinks may still point into: freed when the round ends. */
 	void **round_copies;
 	size_t n_round_copies, round_copies_cap;
@@ -120,6 +121,14 @@ int ps_ingest_open_sources(struct ps_ingest *c, struct ps_source *src, int n);
 int ps_ingest_open_ring(struct ps_ingest *c, int ring_fd, int emit_fd, uint32_t ring_bytes);
 /* The fd to wait on for a wakeup (libbpf's epoll set of the buffers). */
 int ps_ingest_epoll_fd(const struct ps_ingest *c);
+/*
+ * How long the capture may sleep before the next round: idle_ms, or 1 ms
+ * while the merge holds packets it could not place yet. Those hold their
+ * space in the kernel's buffers, and no wakeup may come for them: the
+ * ring wakes the reader as its data cross a mark, and they may be above it
+ * already.
+ */
+int ps_ingest_wait_ms(const struct ps_ingest *c, int idle_ms);
 /* Wait up to timeout_ms for a wakeup, then run a round. */
 int ps_ingest_poll(struct ps_ingest *c, int timeout_ms);
 /* The last round, once the hooks are detached: wait (briefly) for samples
@@ -163,10 +172,16 @@ uint64_t ps_ingest_lost_total(const struct ps_ingest *c);
  *
  * The default is PS_BUFFER_DEFAULT_PER_CPU_KIB per CPU, and at most
  * PS_BUFFER_DEFAULT_MAX_KIB in all: on a veth, a 64 KiB-write bulk
- * transfer is captured whole from 8 MiB per CPU (bench/bulk.sh).
+ * transfer was captured whole from 8 MiB per CPU, but a million 1500-byte
+ * frames at 480 MB/s lost 3-5 % there, 0-1 % from 16 MiB, none from 32 MiB
+ * (bench/bulk.sh, bench/e2e.sh). Kernel memory, locked; not the RSS.
  */
-#define PS_BUFFER_DEFAULT_PER_CPU_KIB 8192u
+#define PS_BUFFER_DEFAULT_PER_CPU_KIB 32768u
 #define PS_BUFFER_DEFAULT_MAX_KIB (256u << 10)
+/* The ring's default: what one CPU's perf buffer gets (one flow's burst
+ * lands on one CPU either way). Its pages are mapped twice into the
+ * reader, so the capture's RSS grows by up to twice the ring. */
+#define PS_BUFFER_DEFAULT_RING_KIB PS_BUFFER_DEFAULT_PER_CPU_KIB
 struct ps_buffer_plan {
 	uint32_t per_cpu_kib; /* perf: each CPU's buffer */
 	uint32_t ring_kib;    /* ringbuf: the ring */

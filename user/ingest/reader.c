@@ -41,13 +41,14 @@ bool ps_mailbox_put(struct ps_ingest *c, const struct ps_mail *m)
 	struct ps_mailbox *b = &c->mail[m->ref.m.cpu];
 	uint64_t tail = b->tail;
 
+	if (tail - __atomic_load_n(&b->head, __ATOMIC_ACQUIRE) > b->mask)
+		kick(c->wake_fd); /* full: the merge must run */
 	while (tail - __atomic_load_n(&b->head, __ATOMIC_ACQUIRE) > b->mask) {
 		if (__atomic_load_n(&c->done, __ATOMIC_RELAXED)) {
 			free(m->ref.owned);
 			return false;
 		}
-		kick(c->wake_fd); /* full: the merge must run */
-		sched_yield();
+		usleep(20); /* not a spin: on two cores it took the merge's CPU */
 	}
 	b->slot[tail & b->mask] = *m;
 	__atomic_store_n(&b->tail, tail + 1, __ATOMIC_RELEASE);
@@ -93,6 +94,13 @@ static void reader_rounds(struct ps_reader *r, bool *in_flight)
 
 void ps_readers_poke(struct ps_ingest *c)
 {
+	/* At most once per 100 us: a round a reader runs sooner settles no
+	 * more, and each costs it a map read. */
+	uint64_t now = mono_ns();
+
+	if (now - c->last_poke_ns < 100000)
+		return;
+	c->last_poke_ns = now;
 	for (int k = 0; k < c->n_readers; k++)
 		kick(c->readers[k].poke_fd);
 }
