@@ -984,10 +984,11 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 		pr_warn("%llu packets written before their place in time was certain "
 			"(the reorder memory was full); the file may be out of order\n",
 			(unsigned long long)cap->in->forced);
-	pr_info("merge: %llu rounds, at most %llu KiB held, %llu packets out of order\n",
+	pr_info("merge: %llu rounds, at most %llu KiB held, %llu packets out of order, "
+		"%llu copied out of a full buffer\n",
 		(unsigned long long)cap->in->rounds,
 		(unsigned long long)cap->in->order.peak_held >> 10,
-		(unsigned long long)cap->in->order.late);
+		(unsigned long long)cap->in->order.late, (unsigned long long)cap->in->unpinned);
 	if (cap->transport == PS_TRANSPORT_RINGBUF)
 		pr_info("ring buffer: %llu sequence gaps\n", (unsigned long long)cap->in->seq_gaps);
 	else

@@ -343,6 +343,37 @@ uint64_t ps_ingest_lost_total(const struct ps_ingest *c)
  * Each CPU's queue is in its source's order, so its head is the earliest
  * it holds.
  */
+/*
+ * Source i is more than half full, and the merge holds packets read from
+ * it that it cannot place yet (they wait for another CPU): copy them out,
+ * so that their space goes back now. The one copy the time order costs,
+ * and only under pressure. False if a copy failed (no memory): the rest
+ * then stays where it is.
+ */
+static bool unpin(struct ps_ingest *c, int i)
+{
+	for (int q = 0; q < c->order.nq; q++) {
+		struct ps_order_queue *oq = &c->order.q[q];
+
+		for (size_t at = oq->head; at < oq->tail;) {
+			struct ps_order_rec *r = (struct ps_order_rec *)(oq->buf + at);
+			struct ps_ref *ref = (struct ps_ref *)r->data;
+
+			at += ps_order_rec_size(r->len);
+			if (ref->src != i)
+				continue;
+			ref->owned = malloc(ref->m.cap_len ? ref->m.cap_len : 1);
+			if (!ref->owned)
+				return false;
+			memcpy(ref->owned, ref->pkt, ref->m.cap_len);
+			ref->pkt = ref->owned;
+			ref->src = -1;
+			c->unpinned++;
+		}
+	}
+	return true;
+}
+
 static void give_back(struct ps_ingest *c)
 {
 	uint64_t *upto = c->give_back_upto;
@@ -351,6 +382,13 @@ static void give_back(struct ps_ingest *c)
 	 * read position moves on in its reader's thread. */
 	for (int i = 0; i < c->n_src; i++)
 		upto[i] = c->readers ? c->src_seen[i] : c->src[i].read;
+	for (int i = 0; i < c->n_src; i++) {
+		const struct ps_source *s = &c->src[i];
+		uint64_t seen = upto[i];
+
+		if (seen - s->released > (s->mask + 1) / 2 && unpin(c, i))
+			ps_source_release(&c->src[i], seen);
+	}
 	for (int q = 0; q < c->order.nq; q++) {
 		const struct ps_order_rec *r = ps_order_head(&c->order, q);
 		const struct ps_ref *ref;

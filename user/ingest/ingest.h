@@ -83,6 +83,7 @@ struct ps_ingest {
 	uint64_t received_bytes; /* their records' bytes, as the buffers held them */
 	uint64_t written;	 /* packets every sink took (-c counts these) */
 	uint64_t forced;	 /* written before the merge could place them */
+	uint64_t unpinned;	 /* copied out of a buffer more than half full */
 	uint64_t rounds;
 	uint64_t malformed;  /* samples that did not split */
 	uint64_t incomplete; /* long packets whose continuations were lost */
