@@ -20,6 +20,7 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include "ingest.h"
+#include "support/perfbuf.h"
 
 /* The samples' times: a minute ago, so every round can settle them. */
 static uint64_t base_ns;
@@ -39,26 +40,12 @@ static int sum_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
 	return 0;
 }
 
-static int sum_round(struct ps_sink *s)
-{
-	(void)s;
-	return 0;
-}
+static const struct ps_sink_ops sum_ops = { sum_packet, ps_test_sink_round, ps_test_sink_close };
 
-static int sum_close(struct ps_sink *s, bool ok)
-{
-	(void)s;
-	(void)ok;
-	return 0;
-}
-
-static const struct ps_sink_ops sum_ops = { sum_packet, sum_round, sum_close };
-
-/* Fill one CPU's buffer; its data bytes. */
-static uint64_t fill(uint8_t *area, size_t data_bytes, int cpu, int n, uint32_t size)
+/* Fill one CPU's buffer (as much of n as fits). */
+static void fill(uint8_t *area, size_t data_bytes, int cpu, int n, uint32_t size)
 {
 	struct perf_event_mmap_page *up = (void *)area;
-	uint8_t *data = (uint8_t *)(up + 1);
 	uint64_t pos = 0;
 
 	for (int k = 0; k < n; k++) {
@@ -72,22 +59,12 @@ static uint64_t fill(uint8_t *area, size_t data_bytes, int cpu, int n, uint32_t 
 			.version = PS_META_VERSION,
 			.hook = PS_HOOK_XDP,
 		};
-		struct perf_event_header h = { .type = PERF_RECORD_SAMPLE };
-		uint32_t raw;
 
-		h.size = (uint16_t)((sizeof(h) + 4 + sizeof(m) + size + 7) & ~7u);
-		raw = h.size - sizeof(h) - 4;
-		if (pos + h.size > data_bytes)
+		if (!ps_test_perf_put((uint8_t *)(up + 1), data_bytes, &pos, &m, (uint8_t)k))
 			break;
-		memcpy(data + pos, &h, sizeof(h));
-		memcpy(data + pos + sizeof(h), &raw, 4);
-		memcpy(data + pos + sizeof(h) + 4, &m, sizeof(m));
-		memset(data + pos + sizeof(h) + 4 + sizeof(m), k, size);
-		pos += h.size;
 	}
 	up->data_head = pos;
 	up->data_tail = 0;
-	return pos;
 }
 
 static double now_s(clockid_t id)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 #include "ingest.h"
+#include "support/perfbuf.h"
 
 #define NCPUS 2
 #define DATA_BYTES (1u << 17)
@@ -31,20 +32,7 @@ static int packet(struct ps_sink *s, const struct ps_sink_pkt *p)
 	return 0;
 }
 
-static int round_end(struct ps_sink *s)
-{
-	(void)s;
-	return 0;
-}
-
-static int close_sink(struct ps_sink *s, bool ok)
-{
-	(void)s;
-	(void)ok;
-	return 0;
-}
-
-static const struct ps_sink_ops ops = { packet, round_end, close_sink };
+static const struct ps_sink_ops ops = { packet, ps_test_sink_round, ps_test_sink_close };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -17,6 +17,7 @@
 #include <linux/perf_event.h>
 #include <cmocka.h>
 #include "ingest.h"
+#include "support/perfbuf.h"
 
 #define NCPUS 4
 #define PER_CPU 3000	      /* samples each CPU emits (gaps included) */
@@ -45,20 +46,7 @@ static int seen_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
 	return 0;
 }
 
-static int seen_round(struct ps_sink *s)
-{
-	(void)s;
-	return 0;
-}
-
-static int seen_close(struct ps_sink *s, bool ok)
-{
-	(void)s;
-	(void)ok;
-	return 0;
-}
-
-static const struct ps_sink_ops seen_ops = { seen_packet, seen_round, seen_close };
+static const struct ps_sink_ops seen_ops = { seen_packet, ps_test_sink_round, ps_test_sink_close };
 
 /* Sample k of cpu: stamped so the CPUs interleave; every 97th is lost in
  * the kernel (its sequence number skipped). */
@@ -72,13 +60,11 @@ static bool lost(int k)
 	return k % 97 == 50;
 }
 
-/* Write cpu's samples as PERF_RECORD_SAMPLEs; the number written. */
-static int fill(uint8_t *area, int cpu)
+/* Write cpu's samples as PERF_RECORD_SAMPLEs. */
+static void fill(uint8_t *area, size_t data_bytes, int cpu)
 {
 	struct perf_event_mmap_page *up = (void *)area;
-	uint8_t *data = (uint8_t *)(up + 1);
 	uint64_t pos = 0;
-	int written = 0;
 
 	for (int k = 0; k < PER_CPU; k++) {
 		struct ps_meta m = {
@@ -91,22 +77,12 @@ static int fill(uint8_t *area, int cpu)
 			.version = PS_META_VERSION,
 			.hook = PS_HOOK_XDP,
 		};
-		struct perf_event_header h = { .type = PERF_RECORD_SAMPLE };
-		uint32_t raw = sizeof(m) + PKT_LEN;
 
-		if (lost(k))
-			continue;
-		h.size = (uint16_t)((sizeof(h) + 4 + raw + 7) & ~7u);
-		raw = h.size - sizeof(h) - 4; /* the kernel pads the raw size */
-		memcpy(data + pos, &h, sizeof(h));
-		memcpy(data + pos + sizeof(h), &raw, 4);
-		memcpy(data + pos + sizeof(h) + 4, &m, sizeof(m));
-		memset(data + pos + sizeof(h) + 4 + sizeof(m), cpu, PKT_LEN);
-		pos += h.size;
-		written++;
+		if (!lost(k))
+			assert_true(ps_test_perf_put((uint8_t *)(up + 1), data_bytes, &pos, &m,
+						     (uint8_t)cpu));
 	}
 	up->data_head = pos;
-	return written;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -131,7 +107,7 @@ static void run_in(int threads, uint64_t limit, size_t data_bytes)
 	for (int cpu = 0; cpu < NCPUS; cpu++) {
 		area[cpu] = calloc(1, sizeof(struct perf_event_mmap_page) + data_bytes);
 		if (!(data_bytes == SMALL_BYTES && cpu == NCPUS - 1))
-			fill(area[cpu], cpu);
+			fill(area[cpu], data_bytes, cpu);
 		assert_int_equal(ps_source_open_memory(&src[cpu], cpu, area[cpu], data_bytes), 0);
 	}
 	/* Every timestamp that was emitted, sorted: what -c N must write. */
