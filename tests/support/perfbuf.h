@@ -38,6 +38,22 @@ static inline bool ps_test_perf_put(uint8_t *data, uint64_t data_bytes, uint64_t
 	return true;
 }
 
+/* Append a PERF_RECORD_LOST of `lost` samples; false if it does not fit. */
+static inline bool ps_test_perf_put_lost(uint8_t *data, uint64_t data_bytes, uint64_t *pos,
+					 uint64_t lost)
+{
+	struct perf_event_header h = { .type = PERF_RECORD_LOST, .size = 24 };
+	uint64_t id = 0;
+
+	if (*pos + h.size > data_bytes)
+		return false;
+	memcpy(data + *pos, &h, sizeof(h));
+	memcpy(data + *pos + 8, &id, 8);
+	memcpy(data + *pos + 16, &lost, 8);
+	*pos += h.size;
+	return true;
+}
+
 static inline int ps_test_sink_round(struct ps_sink *s)
 {
 	(void)s;

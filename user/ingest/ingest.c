@@ -320,18 +320,10 @@ void ps_ingest_sample(struct ps_ingest *c, int cpu, const void *raw, uint32_t si
 	take(&c->r0, raw, size, -1, 0, TAKE_COPY);
 }
 
-void ps_ingest_lost(struct ps_ingest *c, int cpu, uint64_t lost)
-{
-	if (cpu >= 0 && cpu < c->ncpus)
-		c->cpus[cpu].lost += lost;
-}
-
 uint64_t ps_ingest_lost_total(const struct ps_ingest *c)
 {
 	uint64_t sum = 0;
 
-	for (int i = 0; i < c->ncpus; i++)
-		sum += c->cpus[i].lost;
 	for (int i = 0; i < c->n_src; i++)
 		sum += c->src[i].lost;
 	return sum;
@@ -648,7 +640,6 @@ int ps_ingest_open_ring(struct ps_ingest *c, int ring_fd, int emit_fd, uint32_t 
 	}
 	if (err)
 		return err;
-	c->src[0].fd = ring_fd;
 	c->n_src = 1;
 	err = watch_source(c, 0);
 	if (err)
@@ -951,8 +942,6 @@ void ps_ingest_free(struct ps_ingest *c)
 	c->n_round_copies = 0;
 	for (int i = 0; i < c->n_src; i++) {
 		free(c->assembly[i].buf);
-		if (c->src[i].kind == PS_SOURCE_RING)
-			c->src[i].fd = -1; /* the map's, not ours */
 		ps_source_close(&c->src[i]);
 	}
 	free(c->src);

@@ -39,7 +39,6 @@
 struct ps_cpu_state {
 	uint64_t next_seq;	/* seq expected next from this CPU */
 	uint64_t pending_drops; /* lost since the last packet written */
-	uint64_t lost;		/* PERF_RECORD_LOST totals */
 	uint64_t gaps;		/* samples missing from its sequence */
 };
 
@@ -160,7 +159,6 @@ int ps_ingest_release(struct ps_ingest *c, bool all);
  * copies made this round are freed and the buffers' space that held
  * written samples goes back to the kernel. 0 or the first sink's error. */
 int ps_ingest_round_end(struct ps_ingest *c);
-void ps_ingest_lost(struct ps_ingest *c, int cpu, uint64_t lost);
 
 uint64_t ps_ingest_lost_total(const struct ps_ingest *c);
 

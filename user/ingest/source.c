@@ -92,6 +92,7 @@ int ps_source_open_ring(struct ps_source *s, int ring_fd, uint32_t ring_bytes)
 
 	source_reset(s);
 	s->kind = PS_SOURCE_RING;
+	s->fd = ring_fd; /* the map's: watched, never closed here */
 	/* The consumer's page, which we write, then the producer's page and
 	 * the data, mapped twice in a row by the kernel, read-only. */
 	s->pos_map = mmap(NULL, page_size, PROT_READ | PROT_WRITE, MAP_SHARED, ring_fd, 0);
