@@ -62,11 +62,18 @@ struct bench_case {
 	uint32_t snaplen;	/* 0: the maximum */
 	unsigned int transport; /* enum ps_transport */
 	bool all_sizes;		/* run at every size, not just 64 B */
+	bool context;		/* --context on: whom each packet belongs to */
+	uint32_t pid;		/* --pid (with context) */
 };
 
 static const struct bench_case cases[] = {
 	{ NULL, F_UDP53, F_UDP53, .all_sizes = true },
 	{ NULL, F_UDP53, F_UDP53, .label = "-s 128", .snaplen = 128, .all_sizes = true },
+	{ NULL, F_UDP53, F_UDP53, .label = "--context on (UDP: socket lookup)", .context = true,
+	  .all_sizes = true },
+	{ NULL, F_TCP443, F_TCP443, .label = "--context on (TCP: socket lookup)", .context = true },
+	{ NULL, F_UDP53, F_UDP53, .label = "--context on --pid 1 (filtered out)", .context = true,
+	  .pid = 1 },
 	{ NULL, F_UDP53, F_UDP53, .label = "--transport ringbuf", .transport = PS_TRANSPORT_RINGBUF,
 	  .all_sizes = true },
 	{ NULL, F_UDP53, F_UDP53, .label = "--transport ringbuf -s 128", .snaplen = 128,
@@ -228,6 +235,9 @@ int main(int argc, char **argv)
 	/* Case 0 owns the maps; every other case shares them and so the one
 	 * reader, as the binary's reader serves every hook. */
 	for (size_t i = 0; i < N_CASES; i++) {
+		struct ps_ctx_knobs ctx = { .enabled = cases[i].context,
+					    .filter = cases[i].pid ? PS_CTXF_PID : 0,
+					    .pid = cases[i].pid };
 		struct ps_sampling smp;
 		char why[512];
 
@@ -247,6 +257,7 @@ int main(int argc, char **argv)
 						       .transport = cases[i].transport,
 						       .ring_bytes = RING_BYTES,
 						       .xdp_native = true,
+						       .ctx = &ctx,
 						       .maps_from = i ? &loader[0] : NULL })) {
 			fprintf(stderr, "cannot load case %zu\n", i);
 			goto out;

@@ -9,7 +9,7 @@
 
 #include <linux/types.h>
 
-#define PS_META_VERSION 2
+#define PS_META_VERSION 3
 
 /* Where a packet was seen. Also the index into per-hook arrays. */
 enum ps_hook {
@@ -60,8 +60,58 @@ struct ps_meta {
 	 * --sflow. */
 	__u32 pool;
 	__u32 chunk_off; /* PS_F_CONT: where these bytes start in the packet */
+	/* Who the packet belongs to (--context, on by default): the local
+	 * socket it was sent from or is for, that socket's cgroup v2, and the
+	 * process that made the socket (struct ps_owner). 0 = not known; ctx
+	 * says how they were found, or why not. */
+	__u64 sock_cookie;
+	__u64 cgroup_id;
+	__u32 pid; /* the owner's process (tgid, as the host's pid namespace sees it) */
+	__u32 tid; /* the thread that sent it, where the hook ran in it; else the
+		    * thread that made the socket */
+	__u8 ctx;  /* enum ps_ctx */
+	__u8 pad1[7];
 };
-_Static_assert(sizeof(struct ps_meta) == 56, "ps_meta is kernel/user ABI");
+_Static_assert(sizeof(struct ps_meta) == 88, "ps_meta is kernel/user ABI");
+
+/* ps_meta.ctx: how the hook found the packet's local socket, or why not. */
+enum ps_ctx {
+	PS_CTX_OFF = 0,	      /* attribution off (--context off) */
+	PS_CTX_SKB = 1,	      /* the socket it was sent from (TC egress) */
+	PS_CTX_LOOKUP = 2,    /* the local socket it is for (bpf_sk*_lookup_*) */
+	PS_CTX_NO_SOCKET = 3, /* TCP/UDP with no local socket: forwarded, bridged,
+			       * or to a port nothing listens on */
+	PS_CTX_NOT_L4 = 4,    /* nothing to look up by: not TCP or UDP over IP
+			       * (ARP, ICMP, a fragment, IPv6 extension headers) */
+	PS_CTX_UNNAMED = 5,   /* a local socket found whose cookie could not be read */
+	PS_CTX_SENDER = 6,    /* no local socket: the skb still carries its
+			       * sender's, from another namespace of this host
+			       * (over a veth): that sender's (TC ingress) */
+	PS_CTX_MAX = 7,
+};
+
+/*
+ * A socket's owner, kept per socket cookie (the owners map): written by
+ * the cgroup/sock_create program for sockets made while pktsample runs,
+ * and by user space for sockets that existed before (or were accepted,
+ * which no creation hook sees). Read by the hooks to fill ps_meta.pid and
+ * to filter (--pid, --comm), and by user space for the rest.
+ */
+#define PS_COMM_LEN 16
+struct ps_owner {
+	__u32 pid;	 /* tgid */
+	__u32 tid;	 /* the thread that made the socket */
+	__u64 cgroup_id; /* cgroup v2 id of that thread, then */
+	__u32 netns_ino; /* its network namespace (the /proc/PID/ns/net inode) */
+	__u32 pad0;
+	char comm[PS_COMM_LEN];
+};
+_Static_assert(sizeof(struct ps_owner) == 40, "ps_owner is kernel/user ABI");
+
+/* The context filter (rodata ctx_filter): which of these must hold. */
+#define PS_CTXF_PID (1U << 0)	 /* the owner's pid is ctx_pid */
+#define PS_CTXF_COMM (1U << 1)	 /* the owner's comm is ctx_comm */
+#define PS_CTXF_CGROUP (1U << 2) /* the socket's cgroup is in the ctx_cgroups map */
 
 /* The largest snap length, and the default: tcpdump's. A GSO or BIG TCP
  * super-packet is up to this long (IPv6 BIG TCP: 185,000 at most). */
@@ -80,7 +130,7 @@ _Static_assert(sizeof(struct ps_meta) == 56, "ps_meta is kernel/user ABI");
  */
 #define PS_PERF_RECORD_MAX 0xfff8u
 #define PS_PERF_CHUNK (PS_PERF_RECORD_MAX - 8u - 4u - (unsigned)sizeof(struct ps_meta))
-_Static_assert(PS_PERF_CHUNK == 65460, "a perf record's packet bytes follow from ps_meta");
+_Static_assert(PS_PERF_CHUNK == 65428, "a perf record's packet bytes follow from ps_meta");
 #define PS_PERF_CONT_RECORD 32768u
 #define PS_PERF_CONT (PS_PERF_CONT_RECORD - (unsigned)sizeof(struct ps_meta))
 #define PS_PERF_CONTS_MAX ((PS_SNAPLEN_MAX - PS_PERF_CHUNK + PS_PERF_CONT - 1) / PS_PERF_CONT)
@@ -172,6 +222,8 @@ _Static_assert(sizeof(struct ps_sampler) == 96, "ps_sampler is ABI");
 /* fentry and fexit on another XDP program, its target set at load. */
 #define PS_SEC_XDP_ENTRY "pktsample/xdp_entry"
 #define PS_SEC_XDP_EXIT "pktsample/xdp_exit"
+/* The socket-owner program (user space attaches it to the cgroup v2 root). */
+#define PS_SEC_SOCK_CREATE "cgroup/sock_create"
 
 /*
  * The filter's vlan argument at TC when the skb holds its tag out of band:

@@ -25,12 +25,17 @@ _pktsample()
 	--xdp-attach) COMPREPLY=($(compgen -W "link libxdp" -- "$cur")); return ;;
 	--transport) COMPREPLY=($(compgen -W "perf ringbuf" -- "$cur")); return ;;
 	--sample-mode) COMPREPLY=($(compgen -W "random count" -- "$cur")); return ;;
+	--context) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
+	--pid) COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur")); return ;;
+	--comm) COMPREPLY=($(compgen -W "$(ps -e -o comm= 2>/dev/null | sort -u)" -- "$cur")); return ;;
+	--netns) COMPREPLY=($(compgen -W "$(ls /run/netns 2>/dev/null)" -- "$cur")); return ;;
+	--cgroup) _filedir -d; return ;;
 	-Z | --relinquish-privileges) COMPREPLY=($(compgen -u -- "$cur")); return ;;
 	-z | --postrotate-command) COMPREPLY=($(compgen -c -- "$cur")); return ;;
 	-s | --snaplen | -c | --count | --duration | -B | --buffer-size | -j | --threads | --sample | \
 	--sample-flows | --sample-interval | --max-rate | --stats | -C | --file-size | \
 	-G | --rotate-seconds | -W | --file-count | --sflow | --sflow-agent | --sflow-header | \
-	--sflow-counters)
+	--sflow-counters | --container)
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then

@@ -11,6 +11,7 @@
 #error "include exactly one ctx_*.bpf.h"
 #endif
 
+#include <stdbool.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
@@ -37,6 +38,34 @@ static __always_inline long ps_ctx_perf_output(struct __sk_buff *ctx, void *map,
 					       void *data, __u64 size)
 {
 	return bpf_perf_event_output(ctx, map, flags, data, size);
+}
+
+/*
+ * The socket the skb carries: at egress the sender's; at ingress only
+ * where the skb kept its sender's socket across namespaces (a veth peer).
+ * Its cookie (made now if the socket had none yet) and the cgroup v2 of
+ * its full socket.
+ */
+static __always_inline bool ps_ctx_skb_socket(struct __sk_buff *skb, __u64 *cookie, __u64 *cgroup)
+{
+	*cookie = bpf_get_socket_cookie(skb);
+	if (!*cookie)
+		return false;
+	*cgroup = bpf_skb_cgroup_id(skb);
+	return true;
+}
+
+/* The local socket the packet is for, in the device's namespace. */
+static __always_inline struct bpf_sock *ps_ctx_skc_lookup_tcp(struct __sk_buff *skb,
+							      struct bpf_sock_tuple *t, __u32 len)
+{
+	return (struct bpf_sock *)bpf_skc_lookup_tcp(skb, t, len, BPF_F_CURRENT_NETNS, 0);
+}
+
+static __always_inline struct bpf_sock *ps_ctx_sk_lookup_udp(struct __sk_buff *skb,
+							     struct bpf_sock_tuple *t, __u32 len)
+{
+	return bpf_sk_lookup_udp(skb, t, len, BPF_F_CURRENT_NETNS, 0);
 }
 
 #endif /* PS_CTX_SKB_BPF_H */

@@ -12,6 +12,7 @@
 #error "include exactly one ctx_*.bpf.h"
 #endif
 
+#include <stdbool.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
@@ -38,6 +39,27 @@ static __always_inline long ps_ctx_perf_output(struct xdp_md *ctx, void *map, __
 					       void *data, __u64 size)
 {
 	return bpf_perf_event_output(ctx, map, flags, data, size);
+}
+
+/* XDP runs before there is an skb: no socket comes with the packet. */
+static __always_inline bool ps_ctx_skb_socket(struct xdp_md *ctx __attribute__((unused)),
+					      __u64 *cookie __attribute__((unused)),
+					      __u64 *cgroup __attribute__((unused)))
+{
+	return false;
+}
+
+/* The local socket the packet is for, in the device's namespace. */
+static __always_inline struct bpf_sock *ps_ctx_skc_lookup_tcp(struct xdp_md *ctx,
+							      struct bpf_sock_tuple *t, __u32 len)
+{
+	return (struct bpf_sock *)bpf_skc_lookup_tcp(ctx, t, len, BPF_F_CURRENT_NETNS, 0);
+}
+
+static __always_inline struct bpf_sock *ps_ctx_sk_lookup_udp(struct xdp_md *ctx,
+							     struct bpf_sock_tuple *t, __u32 len)
+{
+	return bpf_sk_lookup_udp(ctx, t, len, BPF_F_CURRENT_NETNS, 0);
 }
 
 #endif /* PS_CTX_XDP_BPF_H */

@@ -67,4 +67,8 @@ static __always_inline long ps_ctx_perf_output(struct xdp_buff *ctx, void *map, 
 	return bpf_xdp_output(ctx, map, flags, data, size);
 }
 
+/* A tracing program has no socket lookup, and no packet pointers to
+ * parse headers with: its packets say nothing of who they belong to. */
+#define PS_CTX_NO_SOCKETS 1
+
 #endif /* PS_CTX_XDP_TRACE_BPF_H */

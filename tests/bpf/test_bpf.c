@@ -17,6 +17,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <cmocka.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include "cgroupfs.h"
 #include "fixture.h"
 #include "hooks.h"
 #include "loader.h"
@@ -40,7 +45,9 @@ struct fixture {
 	uint64_t lost;
 	uint32_t ifaces[4]; /* the interfaces with counters; none: lo alone */
 	int n_ifaces;
-	bool sflow_pool; /* load with --sflow's shared pool counter */
+	bool sflow_pool;	 /* load with --sflow's shared pool counter */
+	struct ps_ctx_knobs ctx; /* as the binary: context on, unless ctx_off */
+	bool ctx_off;
 };
 
 static void on_sample(void *ctx, int cpu, void *data, __u32 size)
@@ -81,8 +88,10 @@ static void load_with(struct fixture *f, uint32_t snaplen, bool with_buffer, uin
 		.ring_bytes = ring_bytes,
 		.xdp_native = true, /* 9000-byte frames arrive in frags */
 		.sflow_pool = f->sflow_pool,
+		.ctx = &f->ctx,
 	};
 
+	f->ctx.enabled = !f->ctx_off;
 	if (!f->n_ifaces)
 		f->ifaces[f->n_ifaces++] = LO_IFINDEX;
 	for (int i = 0; i < f->n_ifaces; i++)
@@ -497,9 +506,151 @@ static void output_errors_are_counted(void **state)
 	unload(&f);
 }
 
+/* A frame to a local socket: Ethernet, IPv4 or IPv6, UDP or a TCP SYN,
+ * from the loopback address's port 40000 to dport. */
+static uint32_t frame_to(uint8_t *b, bool v6, bool tcp, uint16_t dport)
+{
+	uint32_t l4 = tcp ? 20 : 8, ip = v6 ? 40 : 20, len = 14 + ip + l4 + 4;
+	uint8_t *h = b + 14, *t = h + ip;
+
+	memset(b, 0, len);
+	b[12] = v6 ? 0x86 : 0x08, b[13] = v6 ? 0xdd : 0x00;
+	if (v6) {
+		h[0] = 0x60;
+		h[5] = (uint8_t)(l4 + 4);
+		h[6] = tcp ? 6 : 17;
+		h[7] = 64;
+		h[23] = 1; /* ::1 */
+		h[39] = 1;
+	} else {
+		h[0] = 0x45;
+		h[3] = (uint8_t)(ip + l4 + 4);
+		h[8] = 64;
+		h[9] = tcp ? 6 : 17;
+		memcpy(h + 12, "\x7f\0\0\x01\x7f\0\0\x01", 8);
+	}
+	t[0] = 40000 >> 8, t[1] = 40000 & 0xff;
+	t[2] = dport >> 8, t[3] = dport & 0xff;
+	if (tcp) {
+		t[12] = 0x50;
+		t[13] = 0x02; /* SYN */
+	} else {
+		t[5] = 12;
+	}
+	return len;
+}
+
+/* A socket of ours on the loopback address: its port and cookie. */
+static int local_socket(bool v6, bool tcp, uint16_t *port, uint64_t *cookie)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_in a4 = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr *a = v6 ? (struct sockaddr *)&a6 : (struct sockaddr *)&a4;
+	socklen_t alen = v6 ? sizeof(a6) : sizeof(a4), clen = sizeof(*cookie);
+	int fd = socket(v6 ? AF_INET6 : AF_INET, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, a, alen), 0);
+	if (tcp)
+		assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(getsockname(fd, a, &alen), 0);
+	*port = ntohs(v6 ? a6.sin6_port : a4.sin_port);
+	assert_int_equal(getsockopt(fd, SOL_SOCKET, SO_COOKIE, cookie, &clen), 0);
+	return fd;
+}
+
+/*
+ * Whom a packet belongs to: at XDP and TC ingress the local socket it is
+ * for (UDP and TCP, IPv4 and IPv6), named by its cookie, and its owner
+ * (this process, as the socket-owner program saw it make the socket);
+ * none where nothing listens; nothing to look up for ARP. And --pid keeps
+ * this process's packets only.
+ */
+static void context_names_local_sockets(void **state)
+{
+	struct ps_cgroup_index cg;
+	struct fixture f = { 0 };
+	uint8_t b[128], arp[64] = { [12] = 0x08, [13] = 0x06 };
+	int fds[4];
+	uint16_t port[4];
+	uint64_t cookie[4];
+	struct ps_counters cnt;
+
+	(void)state;
+	load(&f, PS_SNAPLEN_MAX, true);
+	assert_int_equal(ps_cgroup_index_open(&cg), 0);
+	assert_int_equal(ps_loader_attach_owner(&f.loader, cg.root), 0);
+	ps_cgroup_index_free(&cg);
+	for (int i = 0; i < 4; i++) /* udp4, tcp4, udp6, tcp6 */
+		fds[i] = local_socket(i >= 2, i & 1, &port[i], &cookie[i]);
+	for (int i = 0; i < 4; i++) {
+		uint32_t len = frame_to(b, i >= 2, i & 1, port[i]);
+
+		for (int hook = XDP; hook <= TC_IN; hook++) {
+			struct ps_meta m;
+			const uint8_t *bytes;
+
+			f.n_rec = 0;
+			run(&f, hook, b, len, 1);
+			assert_int_equal(f.n_rec, 1);
+			assert_int_equal(ps_split_sample(f.rec[0].data, f.rec[0].size, &m, &bytes),
+					 0);
+			print_message("%s %s to port %u: ctx %u cookie %llu pid %u\n",
+				      i & 1 ? "tcp" : "udp", i >= 2 ? "v6" : "v4", port[i], m.ctx,
+				      (unsigned long long)m.sock_cookie, m.pid);
+			assert_int_equal(m.ctx, PS_CTX_LOOKUP);
+			assert_int_equal(m.sock_cookie, cookie[i]);
+			assert_int_equal(m.pid, getpid());
+			free(f.rec[0].data);
+		}
+	}
+	f.n_rec = 0;
+	run(&f, XDP, b, frame_to(b, false, false, 9), 1); /* nothing on port 9 */
+	run(&f, XDP, arp, sizeof(arp), 1);
+	assert_int_equal(f.n_rec, 2);
+	for (int i = 0; i < 2; i++) {
+		struct ps_meta m;
+		const uint8_t *bytes;
+
+		assert_int_equal(ps_split_sample(f.rec[i].data, f.rec[i].size, &m, &bytes), 0);
+		assert_int_equal(m.ctx, i ? PS_CTX_NOT_L4 : PS_CTX_NO_SOCKET);
+		assert_int_equal(m.sock_cookie, 0);
+		assert_int_equal(m.pid, 0);
+	}
+	unload(&f);
+
+	/* --pid: this process's packets, not another's (a socket made
+	 * since this loader's socket-owner program came). */
+	for (int other = 0; other < 2; other++) {
+		uint16_t p;
+		uint64_t c;
+		int fd;
+
+		f = (struct fixture){ .ctx = { .filter = PS_CTXF_PID,
+					       .pid = (uint32_t)getpid() + (uint32_t)other } };
+		load(&f, PS_SNAPLEN_MAX, true);
+		assert_int_equal(ps_cgroup_index_open(&cg), 0);
+		assert_int_equal(ps_loader_attach_owner(&f.loader, cg.root), 0);
+		ps_cgroup_index_free(&cg);
+		fd = local_socket(false, true, &p, &c);
+		run(&f, XDP, b, frame_to(b, false, true, p), 1);
+		close(fd);
+		assert_int_equal(ps_loader_read_counter(&f.loader, LO_IFINDEX, PS_HOOK_XDP, &cnt),
+				 0);
+		assert_int_equal(cnt.seen, 1);
+		assert_int_equal(cnt.emitted, other ? 0 : 1);
+		assert_int_equal(cnt.filtered, other ? 1 : 0);
+		unload(&f);
+	}
+	for (int i = 0; i < 4; i++)
+		close(fds[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(context_names_local_sockets),
 		cmocka_unit_test(packet_in_record_out),
 		cmocka_unit_test(packet_in_ring_record_out),
 		cmocka_unit_test(ring_full_is_counted),

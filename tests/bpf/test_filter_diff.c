@@ -345,12 +345,31 @@ static void differential(void **state)
 			fail_msg("'%s': %s", expressions[e], err);
 		/* The XDP program and TC ingress with the filter spliced in, as
 		 * the binary loads them. */
+		/* With the context filter too (--pid, --comm): it runs before
+		 * the sampler, on the stack the filter shares. */
+		if (ps_loader_load(&loader, &(struct ps_load_opts){
+						    .hooks = PS_HOOK_BIT(PS_HOOK_XDP) |
+							     PS_HOOK_BIT(PS_HOOK_TC_INGRESS) |
+							     PS_HOOK_BIT(PS_HOOK_TC_EGRESS),
+						    .ifaces = &ifaces,
+						    .filter = &f,
+						    .xdp_native = true,
+						    .ctx = &(struct ps_ctx_knobs){
+							    .enabled = true,
+							    .filter = PS_CTXF_PID | PS_CTXF_COMM,
+							    .pid = 1 } }))
+			fail_msg("'%s' with --pid and --comm does not load (run with "
+				 "PS_VERBOSE=2 for the verifier log)",
+				 expressions[e]);
+		ps_loader_close(&loader);
 		if (ps_loader_load(&loader,
-				   &(struct ps_load_opts){ .hooks = PS_HOOK_BIT(PS_HOOK_XDP) |
-								    PS_HOOK_BIT(PS_HOOK_TC_INGRESS),
-							   .ifaces = &ifaces,
-							   .filter = &f,
-							   .xdp_native = true }))
+				   &(struct ps_load_opts){
+					   .hooks = PS_HOOK_BIT(PS_HOOK_XDP) |
+						    PS_HOOK_BIT(PS_HOOK_TC_INGRESS),
+					   .ifaces = &ifaces,
+					   .filter = &f,
+					   .xdp_native = true,
+					   .ctx = &(struct ps_ctx_knobs){ .enabled = true } }))
 			fail_msg("'%s' does not load (run with PS_VERBOSE=2 for the verifier log)",
 				 expressions[e]);
 		assert_int_equal(ps_fx_vlan_oob_open(&oob, ps_loader_prog_fd(&loader,

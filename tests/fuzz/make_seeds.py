@@ -108,14 +108,15 @@ def main():
         return struct.pack("<IHHI", 9, 0, 8 + 4 + len(raw), len(raw)) + raw
 
     def meta(seq, cap, flags=0, chunk_off=0, hook=0):
-        return struct.pack("<QQIIIIiIBBBBHHII", 1000 + seq, seq, 5, 0, cap, cap, 2, 0, 2,
-                           hook, flags, 0, 0, 0, 0, chunk_off)
+        # ... then sock_cookie, cgroup_id, pid, tid, ctx (PS_CTX_SKB), padding
+        return struct.pack("<QQIIIIiIBBBBHHIIQQIIB7x", 1000 + seq, seq, 5, 0, cap, cap, 2, 0,
+                           3, hook, flags, 0, 0, 0, 0, chunk_off, 77 + seq, 1, 4242, 4243, 1)
 
     recs = b"".join(perf_sample(meta(k, len(FRAMES[k])) + FRAMES[k]) for k in range(3))
     recs += struct.pack("<IHHQQ", 2, 0, 24, 0, 3)  # PERF_RECORD_LOST: 3
     big = bytes(range(256)) * 280  # 71,680 bytes: one head, one continuation
-    recs += perf_sample(meta(3, len(big)) + big[:65460])
-    recs += perf_sample(meta(3, len(big), flags=4, chunk_off=65460) + big[65460:])
+    recs += perf_sample(meta(3, len(big)) + big[:65428])
+    recs += perf_sample(meta(3, len(big), flags=4, chunk_off=65428) + big[65428:])
     write("perfbuf", 0, struct.pack("<I", 0) + recs)
     small = b"".join(perf_sample(meta(k, len(FRAMES[k])) + FRAMES[k]) for k in range(3))
     write("perfbuf", 1, struct.pack("<I", 131072 - 64) + small)
@@ -144,6 +145,19 @@ def main():
             opt(1, b"hook=xdp cpu=0 queue=0") + opt(5, struct.pack("<Q", t)) + opt(0, b"")
         blocks += struct.pack("<II", 6, 12 + len(body)) + body + struct.pack("<I", 12 + len(body))
     write("read", 1, blocks)
+
+    # context: a cgroup path as each runtime names it (its first bytes
+    # also pick the owner's fields, and its last the buffer's length).
+    cid = "0123456789abcdef" * 4
+    pod = "6b2f8f2e_1c1e_4b9e_9d7a_0c2f4a1e9b11"
+    for i, path in enumerate([
+            "/system.slice/docker-%s.scope" % cid, "/docker/%s" % cid,
+            "/machine.slice/libpod-%s.scope" % cid,
+            "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod%s.slice/"
+            "cri-containerd-%s.scope" % (pod, cid),
+            "/kubepods/burstable/pod%s/%s" % (pod.replace("_", "-"), cid),
+            "/system.slice/nginx.service", "/"]):
+        write("context", i, path.encode())
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ for spec in "xdp ingress|0x00000001|2|" "tc ingress|0x00000001||-1" "tc egress|0
 	assert_eq "$CAPIF|$dir|0|$vx|$vt" "$got" "$d: interface, direction, queue, verdict"
 	hook=$(case $d in "xdp ingress") echo xdp;; "tc ingress") echo tc-ingress;; *) echo tc-egress;; esac)
 	bad=$(fields "$cap" "frame.interface_description == \"$d\"" frame.comment |
-		grep -cvE "^hook=$hook cpu=[0-9]+ queue=0$" || true)
+		grep -cvE "^hook=$hook cpu=[0-9]+ queue=0 $OWNER_WORDS\$" || true)
 	assert_eq 0 "$bad" "$d: every comment says hook, cpu and queue"
 done
 

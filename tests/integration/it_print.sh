@@ -97,7 +97,7 @@ in_cap ping -q -c 4 -i 0.2 192.0.2.2 >/dev/null
 wait_capture
 assert_eq 0 "$PS_RC" "printing: -c 4 ends the capture, exit 0"
 assert_eq 4 "$(grep -c . "$WORK/ev.txt")" "-c counts printed packets"
-assert_match "^[0-9:.]+ $CAPIF (tc-ingress In|tc-egress Out) \[hook=(tc-ingress|tc-egress) cpu=[0-9]+ queue=[0-9]+ id=[0-9]+ drops=0\] [0-9a-f:]{17} > [0-9a-f:]{17}, ethertype IPv4 \(0x0800\), length 98: 192\.0\.2\.[12] > 192\.0\.2\.[12]: ICMP echo (request|reply)" \
+assert_match "^[0-9:.]+ $CAPIF (tc-ingress In|tc-egress Out) \[hook=(tc-ingress|tc-egress) cpu=[0-9]+ queue=[0-9]+ $OWNER_WORDS id=[0-9]+ drops=0\] [0-9a-f:]{17} > [0-9a-f:]{17}, ethertype IPv4 \(0x0800\), length 98: 192\.0\.2\.[12] > 192\.0\.2\.[12]: ICMP echo (request|reply)" \
 	"$(head -1 "$WORK/ev.txt")" "-e -v: link header and our annotations"
 assert_match "4 packets captured" "$(cat "$WORK/ps.err")" "the summary goes to stderr"
 

@@ -42,6 +42,7 @@ ENVS=()
 PIDS=()
 MOUNTS=()
 CLEAN_DIRS=() # outside $WORK (tmpfs), removed at exit
+CLEAN_CGROUPS=() # cgroup directories, removed (the last made first) at exit
 SYSCTLS=()    # key=value, written back at exit
 PASSED=0
 
@@ -51,6 +52,10 @@ cleanup() {
 	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || true; done
 	for e in "${ENVS[@]}"; do "$TESTENV" teardown "$e"; done
 	for d in "${CLEAN_DIRS[@]}"; do rm -rf "$d"; done
+	for ((i = ${#CLEAN_CGROUPS[@]} - 1; i >= 0; i--)); do
+		# Its processes are gone (killed above), perhaps not yet reaped.
+		for _ in $(seq 20); do rmdir "${CLEAN_CGROUPS[i]}" 2>/dev/null && break; sleep 0.1; done
+	done
 	for s in "${SYSCTLS[@]}"; do sysctl -q -w "$s" || true; done
 	if [ $rc -ne 0 ] && [ -s "$WORK/ps.err" ]; then
 		echo "--- last pktsample stderr:" >&2
@@ -224,6 +229,10 @@ assert_links_gone() {
 # ms_since T0: milliseconds since T0 (from now_ns).
 now_ns() { date +%s%N; }
 ms_since() { echo $((($(now_ns) - $1) / 1000000)); }
+
+# The words a packet's comment ends with: whom it belongs to, or why not
+# (doc/guide.md, "Who sent it"), as an extended regular expression.
+OWNER_WORDS='((owner=sender )?pid=[0-9]+( tid=[0-9]+)? comm=[^ ]+( container=[^ ]+| cgroup=[^ ]+)?( netns=[^ ]+)?|owner=[a-z]+:[a-z-]+( container=[^ ]+| cgroup=[^ ]+)?)'
 
 # The generator's frames (UDP/TCP to port 9) only.
 GEN='(udp.dstport == 9 || tcp.dstport == 9)'

@@ -12,6 +12,10 @@
  *   pcapcheck order FILE              packets stamped before the one ahead of them
  *   pcapcheck blocks FILE             packet blocks, if every block is whole to
  *                                     the end (a strict reader; exit 1 if not)
+ *   pcapcheck processes FILE          each process information block ("pib N
+ *                                     pid=P name=N"), then the packets with
+ *                                     epb_processid_threadid and how many of
+ *                                     them point at a PIB of another pid
  *   pcapcheck extract FILE IFNAME DESCR OUT
  *                                     the packets of the pcapng interface named
  *                                     IFNAME and described DESCR (pktsample's
@@ -344,6 +348,48 @@ static int cmd_extract(const char *path, const char *ifname, const char *descr, 
 	return r < 0;
 }
 
+static int cmd_processes(const char *path)
+{
+	struct pn_block b;
+	size_t size, off = 0;
+	uint8_t *buf = read_whole(path, &size);
+	uint32_t pib_pid[4096], n_pib = 0, with = 0, mismatch = 0;
+	int r;
+
+	if (!buf)
+		return 1;
+	while ((r = pn_next(buf, size, &off, &b)) == 1) {
+		const uint8_t *v, *idx;
+
+		if (b.type == 0x0A0D0D0A)
+			n_pib = 0; /* indexes are per section */
+		if (b.type == 0x80000001 && n_pib < 4096) {
+			int n = pn_opt(&b, 2, 0, &v);
+
+			memcpy(&pib_pid[n_pib], b.data + 8, 4);
+			printf("pib %u pid=%u name=%.*s\n", n_pib, pib_pid[n_pib], n > 0 ? n : 0,
+			       n > 0 ? (const char *)v : "");
+			n_pib++;
+		}
+		if (b.type == 6 && pn_opt(&b, 8, 0, &v) == 8) {
+			uint32_t pid, i;
+
+			memcpy(&pid, v, 4);
+			with++;
+			if (pn_opt(&b, 0x8001, 0, &idx) != 4 || (memcpy(&i, idx, 4), i >= n_pib) ||
+			    pib_pid[i] != pid)
+				mismatch++;
+		}
+	}
+	free(buf);
+	if (r < 0) {
+		fprintf(stderr, "pcapcheck: %s: malformed block at %zu\n", path, off);
+		return 1;
+	}
+	printf("packets with a process: %u, not matching their PIB: %u\n", with, mismatch);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "count")) {
@@ -365,9 +411,12 @@ int main(int argc, char **argv)
 		return cmd_blocks(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "order"))
 		return cmd_order(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "processes"))
+		return cmd_processes(argv[2]);
 	if (argc == 6 && !strcmp(argv[1], "extract"))
 		return cmd_extract(argv[2], argv[3], argv[4], argv[5]);
-	fprintf(stderr, "usage: pcapcheck count|times|isb|order|blocks FILE | same SENT CAPTURED | "
-			"extract FILE IFNAME DESCR OUT\n");
+	fprintf(stderr,
+		"usage: pcapcheck count|times|isb|order|blocks|processes FILE | same SENT CAPTURED | "
+		"extract FILE IFNAME DESCR OUT\n");
 	return 2;
 }

@@ -50,6 +50,8 @@ static inline size_t pn_opts_offset(const struct pn_block *b)
 		return 8 + 8;
 	case 5:
 		return 8 + 12;
+	case 0x80000001: /* Apple's process information block */
+		return 8 + 4;
 	case 6:
 		memcpy(&caplen, b->data + 20, 4);
 		return 8 + 20 + ((caplen + 3) & ~3u);

@@ -85,6 +85,94 @@ static void flow_sample_datagram(void **state)
 	assert_memory_equal(d.buf, want, n);
 }
 
+/* The owner's records after the header: extended_user, the owner the
+ * sender, and extended_socket_ipv4. */
+static void flow_sample_with_owner(void **state)
+{
+	static const uint8_t header[4] = { 1, 2, 3, 4 };
+	struct ps_sflow_agent agent = { .family = AF_INET, .addr = { 10, 0, 0, 1 } };
+	struct ps_sflow_flow f = {
+		.seq = 1,
+		.source_id = 3,
+		.rate = 1,
+		.pool = 1,
+		.output = 3,
+		.frame_length = 60,
+		.header = header,
+		.header_len = 4,
+		.has_socket = true,
+		.socket = { .proto = 6,
+			    .local = { 192, 0, 2, 1 },
+			    .remote = { 192, 0, 2, 2 },
+			    .local_port = 40000,
+			    .remote_port = 443 },
+		.user = "pid=42 comm=curl",
+		.user_is_src = true,
+	};
+	struct ps_sflow_dgram d;
+	uint8_t want[256];
+	size_t n = unhex("00000005 00000001 0a000001 00000000 00000001 00000000 00000001"
+			 /* flow_sample, 128 bytes */
+			 "00000001 00000080"
+			 "00000001 00000003 00000001 00000001 00000000 00000000 00000003"
+			 "00000003" /* three records */
+			 "00000001 00000014 00000001 0000003c 00000000 00000004 01020304"
+			 /* extended_user: format 1004; 32 bytes */
+			 "000003ec 00000020"
+			 "0000006a 00000010 7069643d343220636f6d6d3d6375726c" /* UTF-8, 16 bytes */
+			 "00000000 00000000"
+			 /* extended_socket_ipv4: enterprise 0, format 2100; 20 bytes */
+			 "00000834 00000014"
+			 "00000006 c0000201 c0000202 00009c40 000001bb",
+			 want);
+
+	(void)state;
+	ps_sflow_begin(&d, &agent, 1, 0);
+	assert_int_equal(ps_sflow_flow_bytes(&f), 8 + 128);
+	assert_int_equal(ps_sflow_add_flow(&d, &f), 0);
+	assert_int_equal(d.len, n);
+	assert_memory_equal(d.buf, want, n);
+}
+
+/* The socket of a frame: addresses and ports, the local side chosen. */
+static void socket_of_frames(void **state)
+{
+	uint8_t v4[64] = {
+		[12] = 0x81, [13] = 0x00, [16] = 0x08, [17] = 0x00, [18] = 0x45, [27] = 17
+	};
+	uint8_t v6[64] = { [0] = 0x60,	[6] = 6,     [23] = 1,	  [39] = 2,
+			   [40] = 0x01, [41] = 0xbb, [42] = 0x9c, [43] = 0x40 };
+	struct ps_sflow_socket s;
+
+	(void)state;
+	/* VLAN-tagged IPv4 UDP 10.0.0.1:53 -> 10.0.0.2:5353 */
+	memcpy(v4 + 30, "\x0a\0\0\x01\x0a\0\0\x02\x00\x35\x14\xe9", 12);
+	assert_int_equal(ps_sflow_socket_of(v4, sizeof(v4), false, true, &s), 0);
+	assert_false(s.v6);
+	assert_int_equal(s.proto, 17);
+	assert_memory_equal(s.local, "\x0a\0\0\x01", 4);
+	assert_int_equal(s.local_port, 53);
+	assert_int_equal(s.remote_port, 5353);
+	assert_int_equal(ps_sflow_socket_of(v4, sizeof(v4), false, false, &s), 0);
+	assert_memory_equal(s.local, "\x0a\0\0\x02", 4);
+	assert_int_equal(s.local_port, 5353);
+	/* raw IPv6 TCP ::1 port 443 -> ::2 port 40000, the destination local */
+	assert_int_equal(ps_sflow_socket_of(v6, sizeof(v6), true, false, &s), 0);
+	assert_true(s.v6);
+	assert_int_equal(s.proto, 6);
+	assert_int_equal(s.local[15], 2);
+	assert_int_equal(s.local_port, 40000);
+	assert_int_equal(s.remote_port, 443);
+	/* too short, a fragment, not TCP or UDP: none */
+	for (uint32_t len = 0; len < 42; len++)
+		assert_int_equal(ps_sflow_socket_of(v4, len, false, true, &s), -ENOENT);
+	v4[24] = 0x01; /* a later fragment (offset 2048 bytes) */
+	assert_int_equal(ps_sflow_socket_of(v4, sizeof(v4), false, true, &s), -ENOENT);
+	v4[24] = 0;
+	v4[27] = 1; /* ICMP */
+	assert_int_equal(ps_sflow_socket_of(v4, sizeof(v4), false, true, &s), -ENOENT);
+}
+
 static void counters_sample_datagram(void **state)
 {
 	struct ps_sflow_agent agent = { .family = AF_INET6,
@@ -200,6 +288,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(flow_sample_datagram),
+		cmocka_unit_test(flow_sample_with_owner),
+		cmocka_unit_test(socket_of_frames),
 		cmocka_unit_test(counters_sample_datagram),
 		cmocka_unit_test(datagram_splits_at_the_size_limit),
 		cmocka_unit_test(collector_addresses),

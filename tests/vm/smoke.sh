@@ -10,8 +10,10 @@
 # (it_detach), a filter and the TC position beside a foreign program
 # (it_position), sampling (it_sample), the devices Debian's kernel has
 # and CI's does not (it_devices: VLAN devices, bond, gre, ipip, wireguard),
-# and capture around another XDP program through fentry/fexit, which CI's
-# kernel refuses (it_xdp_around, told that this kernel must allow it).
+# capture around another XDP program through fentry/fexit, which CI's
+# kernel refuses (it_xdp_around, told that this kernel must allow it), and
+# whom packets belong to, where 6.1's helpers and verifier differ
+# (it_context).
 # A line per script with its result and time; the log of one that failed;
 # exit 1 if any failed; a script that runs past PS_VM_SCRIPT_TIMEOUT
 # (default 1800 s) is stopped, counted failed, and its log shown. PS_VM_SET=all runs every netns script instead (the
@@ -49,6 +51,7 @@ SET=(
 	"it_sample"
 	"it_devices|KINDS=vlan bond gre ipip wireguard"
 	"it_xdp_around|PS_EXPECT_FENTRY=1"
+	"it_context"
 )
 # PS_VM_SET=all: every netns script (the bench's aside), each with as long
 # as it takes: ctest's per-test limits are for native speed. Or a list of

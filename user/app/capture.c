@@ -217,6 +217,8 @@ int ps_capture_resolve(struct ps_capture *cap)
 	for (int i = 0; i < cap->n_ifaces && !err; i++)
 		err = resolve_one(cap, i, &nl);
 	ps_netdev_nl_close(&nl);
+	if (!err)
+		err = ps_context_resolve(&cap->ctx, &cap->cfg.context);
 	return err;
 }
 
@@ -333,6 +335,7 @@ static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifa
 		.filter = cap->filter,
 		.transport = cap->transport,
 		.sflow_pool = o->sflow.n_collectors > 0,
+		.ctx = &cap->ctx.knobs,
 	};
 	bool need[2];
 	const char *names[2];
@@ -701,6 +704,11 @@ int ps_capture_setup(struct ps_capture *cap)
 		err = load_programs(cap, &ifaces);
 	if (!err)
 		err = open_ingest(cap);
+	/* Whom packets belong to: known before the first one is. */
+	if (!err)
+		err = ps_context_start(&cap->ctx, &cap->loader);
+	if (!err)
+		ps_ingest_set_who(cap->in, cap->ctx.who);
 	if (!err)
 		err = open_loop(cap);
 	if (!err)
@@ -1026,6 +1034,7 @@ void ps_capture_teardown(struct ps_capture *cap)
 		ps_ingest_free(cap->in);
 	free(cap->in);
 	cap->in = NULL;
+	ps_context_free(&cap->ctx);
 	if (cap->file)
 		ps_capfile_free(cap->file);
 	free(cap->file);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include "attach.h"
 #include "capfile.h"
+#include "context.h"
 #include "ingest.h"
 #include "device.h"
 #include "hooks.h"
@@ -49,8 +50,9 @@ struct ps_capture_cfg {
 	struct ps_sflow_config sflow; /* n_collectors 0: no sFlow */
 	bool print;		      /* print the packets */
 	struct ps_print_opts print_opts;
-	bool line_buffered;    /* -l */
-	bool reader_may_leave; /* as an extcap: the FIFO closing ends it */
+	bool line_buffered;	       /* -l */
+	bool reader_may_leave;	       /* as an extcap: the FIFO closing ends it */
+	struct ps_context_cfg context; /* whom packets belong to, and its filters */
 };
 
 /* Set by the signal handlers: stop (drain first), abort (skip the drain). */
@@ -77,6 +79,7 @@ struct ps_capture {
 	struct ps_target targets[PS_MAX_IFACES * PS_HOOK_MAX];
 	int n_targets;
 	struct ps_loader loader;
+	struct ps_context ctx; /* whom packets belong to (user/context/context.h) */
 	/* Per interface, for native XDP where the driver hands XDP the VLAN
 	 * tag it strips: the program bound to that device (shares loader's
 	 * maps); skel NULL elsewhere. */
@@ -114,7 +117,9 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
  * (logged) if unknown. "any" is every interface that is up, lo only when
  * named too; -E2BIG (logged) past PS_MAX_IFACES; -EPROTONOSUPPORT for a
  * link type pktsample cannot write, -EINVAL for a filter that cannot apply
- * to a device without a link-layer header (both logged). */
+ * to a device without a link-layer header (both logged); -ENOENT for a
+ * --pid, --cgroup or --container that is not there, -EOPNOTSUPP where
+ * they need cgroup v2 and it is not mounted. */
 int ps_capture_resolve(struct ps_capture *cap);
 /* Open the (first) output file, named as -C/-G name it (user/capfile/capfile.h).
  * 0 or -errno, logged: -ENOTTY for a terminal, -EINVAL/-ENAMETOOLONG for a

@@ -337,6 +337,64 @@ static int set_xdp_mode(struct ps_opts *o, const char *a, char *err, size_t len)
 	return 0;
 }
 
+static int set_context(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	static const char *const names[] = { "off", "on" };
+	int i = pick_word(a, names, 2);
+
+	if (i < 0)
+		return ps_fail(err, len, "bad --context '%s': use on or off", a);
+	o->no_context = i == 0;
+	return 0;
+}
+
+static int set_pid(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	uint64_t v;
+
+	/* pid_t's range: kill(2)'s -1 must never come of it. */
+	if (ps_parse_u64(a, 1, INT32_MAX, &v))
+		return ps_fail(err, len, "bad --pid '%s': use a process id", a);
+	o->ctx_pid = (uint32_t)v;
+	return 0;
+}
+
+static int set_comm(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	/* The kernel keeps a name's first 15 bytes: a longer one never matches. */
+	if (!*a || strlen(a) >= PS_COMM_LEN)
+		return ps_fail(err, len,
+			       "bad --comm '%s': use a process name of 1 to %d bytes, as "
+			       "ps -o comm shows it",
+			       a, PS_COMM_LEN - 1);
+	o->ctx_comm = a;
+	return 0;
+}
+
+static int set_cgroup(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (!*a)
+		return ps_fail(err, len, "empty --cgroup path");
+	o->ctx_cgroup = a;
+	return 0;
+}
+
+static int set_container(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (!*a)
+		return ps_fail(err, len, "empty --container name");
+	o->ctx_container = a;
+	return 0;
+}
+
+static int set_netns(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (!*a)
+		return ps_fail(err, len, "empty --netns");
+	o->netns = a;
+	return 0;
+}
+
 static int set_transport(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	static const char *const names[] = {
@@ -525,6 +583,12 @@ enum {
 	KEY_EXTCAP_SAMPLING_N,
 	KEY_EXTCAP_SAMPLING_INTERVAL,
 	KEY_EXTCAP_LOG_FILE,
+	KEY_CONTEXT,
+	KEY_PID,
+	KEY_COMM,
+	KEY_CGROUP,
+	KEY_CONTAINER,
+	KEY_NETNS,
 	KEY_SFLOW,
 	KEY_SFLOW_AGENT,
 	KEY_SFLOW_HEADER,
@@ -587,7 +651,7 @@ static const struct cli_opt cli_opts[] = {
 	  "list the interfaces: state, driver, link type, default ingress hook and why, attach modes",
 	  FLAG(list_interfaces) },
 	{ "snaplen", 's', required_argument, "BYTES",
-	  "bytes kept per packet (default and max 65460; 0 = max)", set_snaplen, LIVE },
+	  "bytes kept per packet (default and max 262144, as tcpdump's; 0 = max)", set_snaplen, LIVE },
 	{ "count", 'c', required_argument, "N",
 	  "stop after N packets (written, printed, or with -r selected)", set_count },
 	{ "duration", KEY_DURATION, required_argument, "TIME",
@@ -625,6 +689,22 @@ static const struct cli_opt cli_opts[] = {
 	  "keep one packet per CPU every TIME (>= 1ms), clock-driven", set_sample_interval, LIVE },
 	{ "max-rate", KEY_MAX_RATE, required_argument, "PPS",
 	  "at most PPS packets/s per CPU leave the kernel", set_max_rate, LIVE },
+	{ "context", KEY_CONTEXT, required_argument, "on|off",
+	  "say whom each packet belongs to: process, thread, container, netns (default on)",
+	  set_context, LIVE },
+	{ "pid", KEY_PID, required_argument, "PID",
+	  "only the packets of this process's sockets (all its threads)", set_pid, LIVE },
+	{ "comm", KEY_COMM, required_argument, "NAME",
+	  "only the packets of sockets made by processes of this name", set_comm, LIVE },
+	{ "cgroup", KEY_CGROUP, required_argument, "PATH",
+	  "only the packets of sockets in this cgroup v2 or below it", set_cgroup, LIVE },
+	{ "container", KEY_CONTAINER, required_argument, "ID|NAME",
+	  "only the packets of this container's sockets (docker, podman, containerd, CRI-O; "
+	  "pod:UID, unit:NAME)",
+	  set_container, LIVE },
+	{ "netns", KEY_NETNS, required_argument, "NAME|PATH|PID",
+	  "capture in this network namespace (ip netns's NAME, a path, or a process's)", set_netns,
+	  LIVE },
 	{ "sflow", KEY_SFLOW, required_argument, "ADDR[:PORT]",
 	  "export the samples as sFlow v5 to a collector (repeat for more; port 6343)", set_sflow,
 	  LIVE },
@@ -908,6 +988,14 @@ int ps_cli_check(struct ps_opts *o, char *err, size_t errlen)
 	}
 	if (!o->n_ifaces)
 		return ps_fail(err, errlen, "no interface: use -i IFACE (or -r FILE to read one)");
+	if (o->no_context && (o->ctx_pid || o->ctx_comm || o->ctx_cgroup || o->ctx_container))
+		return ps_fail(err, errlen,
+			       "--%s needs --context on: it filters on whom packets "
+			       "belong to",
+			       o->ctx_pid    ? "pid" :
+			       o->ctx_comm   ? "comm" :
+			       o->ctx_cgroup ? "cgroup" :
+					       "container");
 	if ((o->file_size || o->rotate_seconds) && (!o->output || !strcmp(o->output, "-")))
 		return ps_fail(err, errlen, "-C and -G need -w FILE, not stdout");
 	if (o->file_count && !o->file_size && !o->rotate_seconds)

@@ -98,6 +98,13 @@ struct ps_opts {
 	 * rate comes from --sample (rate 1 without). */
 	struct ps_sflow_config sflow;
 	bool sflow_opts; /* an --sflow-* option was given */
+	/* Who packets belong to: --context, and the filters on it. */
+	bool no_context;	   /* --context off */
+	uint32_t ctx_pid;	   /* --pid; 0: none */
+	const char *ctx_comm;	   /* --comm */
+	const char *ctx_cgroup;	   /* --cgroup */
+	const char *ctx_container; /* --container */
+	const char *netns;	   /* --netns: capture in this network namespace */
 };
 
 /*

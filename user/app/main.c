@@ -26,6 +26,7 @@
 #include "guardian.h"
 #include "iflist.h"
 #include "log.h"
+#include "netns.h"
 #include "printer.h"
 #include "privdrop.h"
 #include "readfile.h"
@@ -115,6 +116,10 @@ static void capture_cfg(const struct ps_opts *o, struct ps_capture_cfg *c)
 		.line_buffered = o->line_buffered,
 		/* Only a Wireshark capture gets this far with --capture. */
 		.reader_may_leave = o->extcap.capture > 0,
+		.context = {
+			.enabled = !o->no_context, .pid = o->ctx_pid, .comm = o->ctx_comm,
+			.cgroup = o->ctx_cgroup, .container = o->ctx_container,
+		},
 	};
 	ps_cli_sampling(o, &c->smp);
 	ps_cli_print_opts(o, &c->print_opts);
@@ -133,6 +138,13 @@ static int run(const struct ps_opts *o, struct ps_filter *filter)
 	struct stat st;
 	int err;
 
+	/* --netns: everything from here on (names, devices, attach) happens
+	 * in that namespace, as under ip netns exec. */
+	if (o->netns) {
+		err = ps_netns_enter(o->netns);
+		if (err)
+			return err == -ENOENT || err == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+	}
 	capture_cfg(o, &cfg);
 	ps_capture_init(&cap, &cfg, filter, &stop);
 	err = ps_capture_resolve(&cap);

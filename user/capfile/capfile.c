@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include "capfile.h"
@@ -74,6 +75,12 @@ static int write_headers(struct ps_capfile *f)
 		shb.os = os;
 		shb.hardware = u.machine;
 	}
+	/* A new file: its processes' PIBs and the options that point at
+	 * them are written anew. */
+	if (f->pib)
+		memset(f->pib, 0, f->n_pib * sizeof(*f->pib));
+	for (int c = 0; f->cpus && c < f->ncpus; c++)
+		f->cpus[c].valid = false;
 	err = pcapng_write_shb(f->w, &shb);
 	for (int t = 0; !err && t < f->n_targets; t++) {
 		int id = pcapng_write_idb(f->w,
@@ -217,13 +224,50 @@ static int rotate(struct ps_capfile *f)
 	return write_headers(f);
 }
 
-/* The options every packet like m gets, but its id and drop count. */
-static void encode_opts(const struct ps_capfile *f, struct ps_epb_cache *cs,
-			const struct ps_meta *m)
+/* The process information block of w's process in this file: written
+ * before its first packet. Its index, or -1 (none: the writer's error is
+ * sticky and shows at the packet). */
+static int64_t pib_of(struct ps_capfile *f, const struct ps_who *w)
 {
-	char comment[160];
+	char exe[64], path[PATH_MAX];
+	ssize_t n;
+	int idx;
 
-	ps_sink_comment(comment, sizeof(comment), m, f->cfg.tag);
+	if (!w || !w->known || !w->proc)
+		return -1;
+	if (w->proc >= f->n_pib) {
+		uint32_t cap = w->proc + 64;
+		uint32_t *v = realloc(f->pib, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		memset(v + f->n_pib, 0, (cap - f->n_pib) * sizeof(*v));
+		f->pib = v;
+		f->n_pib = cap;
+	}
+	if (f->pib[w->proc])
+		return f->pib[w->proc] - 1;
+	/* The executable's path while the process lives; its name alone
+	 * after. */
+	snprintf(exe, sizeof(exe), "/proc/%u/exe", w->pid);
+	n = readlink(exe, path, sizeof(path) - 1);
+	path[n > 0 ? n : 0] = '\0';
+	idx = pcapng_write_pib(f->w, w->pid, w->comm, n > 0 ? path : NULL);
+	if (idx < 0)
+		return -1;
+	f->pib[w->proc] = (uint32_t)idx + 1;
+	return idx;
+}
+
+/* The options every packet like p gets, but its id and drop count. */
+static void encode_opts(struct ps_capfile *f, struct ps_epb_cache *cs, const struct ps_sink_pkt *p)
+{
+	const struct ps_meta *m = p->m;
+	const struct ps_who *w = p->who;
+	int64_t pib = pib_of(f, w);
+	char comment[400];
+
+	ps_sink_comment(comment, sizeof(comment), m, w, f->cfg.tag);
 	pcapng_epb_opts_encode(&cs->opts,
 			       &(struct pcapng_epb){
 				       .direction = m->hook == PS_HOOK_TC_EGRESS ?
@@ -236,6 +280,11 @@ static void encode_opts(const struct ps_capfile *f, struct ps_epb_cache *cs,
 				       .verdict_type = ps_hook_is_tc(m->hook) ? PCAPNG_VERDICT_TC :
 										PCAPNG_VERDICT_XDP,
 				       .verdict = m->verdict,
+				       .has_process = w && w->known,
+				       .pid = w ? w->pid : 0,
+				       .tid = w ? w->tid : 0,
+				       .has_pib = pib >= 0,
+				       .pib = pib >= 0 ? (uint32_t)pib : 0,
 				       .comment = comment,
 			       });
 	cs->valid = true;
@@ -244,6 +293,23 @@ static void encode_opts(const struct ps_capfile *f, struct ps_epb_cache *cs,
 	cs->queue = m->rx_queue;
 	cs->flags = m->flags;
 	cs->verdict = m->verdict;
+	cs->cookie = m->sock_cookie;
+	cs->ctx = m->ctx;
+	cs->known = w && w->known;
+	cs->pid = w ? w->pid : 0;
+	cs->tid = w ? w->tid : 0;
+}
+
+/* Does the cached encoding fit p? */
+static bool opts_fit(const struct ps_epb_cache *cs, const struct ps_sink_pkt *p)
+{
+	const struct ps_meta *m = p->m;
+	const struct ps_who *w = p->who;
+
+	return cs->valid && cs->hook == m->hook && cs->cpu == m->cpu && cs->queue == m->rx_queue &&
+	       cs->flags == m->flags && cs->verdict == m->verdict && cs->cookie == m->sock_cookie &&
+	       cs->ctx == m->ctx && cs->known == (w && w->known) && cs->pid == (w ? w->pid : 0) &&
+	       cs->tid == (w ? w->tid : 0);
 }
 
 static int capfile_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
@@ -255,15 +321,15 @@ static int capfile_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
 
 	if (f->error)
 		return f->error;
-	if (!cs->valid || cs->hook != m->hook || cs->cpu != m->cpu || cs->queue != m->rx_queue ||
-	    cs->flags != m->flags || cs->verdict != m->verdict)
-		encode_opts(f, cs, m);
 	/* -C: a full file is closed before the packet that would overfill it. */
 	err = 0;
 	if (f->rot.size_limit && ps_rotate_size_due(&f->rot, pcapng_bytes(f->w))) {
 		ps_rotate_next_size(&f->rot);
 		err = rotate(f);
 	}
+	/* After a rotation: the new file has none of the PIBs it points at. */
+	if (!err && !opts_fit(cs, p))
+		encode_opts(f, cs, p);
 	if (!err)
 		err = pcapng_write_epb(f->w, &(struct pcapng_epb){
 						     .if_id = f->if_id[p->target],
@@ -371,6 +437,9 @@ void ps_capfile_free(struct ps_capfile *f)
 	free(f->if_id);
 	free(f->gone);
 	free(f->cpus);
+	free(f->pib);
+	f->pib = NULL;
+	f->n_pib = 0;
 	f->file_base = NULL;
 	f->closed_written = NULL;
 	f->if_id = NULL;

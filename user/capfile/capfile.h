@@ -54,6 +54,11 @@ struct ps_epb_cache {
 	uint8_t hook, flags;
 	uint32_t cpu, queue;
 	int32_t verdict;
+	/* whom the packet belongs to (ps_who): socket, how found, process */
+	uint64_t cookie;
+	uint8_t ctx;
+	bool known;
+	uint32_t pid, tid;
 	struct pcapng_epb_opts opts;
 };
 
@@ -78,6 +83,10 @@ struct ps_capfile {
 	bool *gone; /* its interface disappeared */
 	struct ps_epb_cache *cpus;
 	int ncpus;
+	/* Per process of the capture (ps_who.proc): its PIB's index in the
+	 * current file, plus one; 0 = none written yet. */
+	uint32_t *pib;
+	uint32_t n_pib;
 	int error; /* the first error: sticky */
 };
 

@@ -16,6 +16,12 @@
 #define BT_IDB 0x00000001u
 #define BT_EPB 0x00000006u
 #define BT_ISB 0x00000005u
+/* Apple's process information block (a local-use type, as its tcpdump
+ * writes it): the process id, then its name and path as options. EPBs
+ * point at one by its index in the section (EPB_PIB_INDEX). */
+#define BT_PIB 0x80000001u
+#define PIB_NAME 2
+#define PIB_PATH 3
 
 #define OPT_ENDOFOPT 0
 #define OPT_COMMENT 1
@@ -31,6 +37,8 @@
 #define EPB_PACKETID 5
 #define EPB_QUEUE 6
 #define EPB_VERDICT 7
+#define EPB_PROCESSID_THREADID 8 /* the pcapng draft's: pid, tid (u32 each) */
+#define EPB_PIB_INDEX 0x8001	 /* Apple's, local use: the PIB's index */
 #define ISB_STARTTIME 2
 #define ISB_ENDTIME 3
 #define ISB_IFRECV 4
@@ -68,6 +76,7 @@ struct pcapng_writer {
 	const volatile int *abort;
 	int64_t grace_end_ms; /* a non-blocking output: give up at this time */
 	uint32_t n_ifaces;
+	uint32_t n_pibs;  /* process information blocks in this section */
 	uint64_t bytes;	  /* handed to the writer */
 	uint64_t flushed; /* accepted by fd */
 	uint64_t good;	  /* after an error: bytes of whole blocks in the output */
@@ -522,7 +531,8 @@ int pcapng_write_shb(struct pcapng_writer *w, const struct pcapng_shb *shb)
 	put_opt_str(w, SHB_OS, shb->os);
 	put_opt_str(w, SHB_USERAPPL, shb->userappl);
 	finish(&b, true);
-	w->n_ifaces = 0; /* interface ids are per section */
+	w->n_ifaces = 0; /* interface ids are per section, and PIB indexes */
+	w->n_pibs = 0;
 	return 0;
 }
 
@@ -576,6 +586,13 @@ void pcapng_epb_opts_encode(struct pcapng_epb_opts *o, const struct pcapng_epb *
 		memcpy(v + 1, &e->verdict, 8);
 		p = enc_opt(p, EPB_VERDICT, v, 9);
 	}
+	if (e->has_process) {
+		uint32_t v[2] = { e->pid, e->tid };
+
+		p = enc_opt(p, EPB_PROCESSID_THREADID, v, 8);
+	}
+	if (e->has_pib)
+		p = enc_opt(p, EPB_PIB_INDEX, &e->pib, 4);
 	if (comment_len)
 		p = enc_opt(p, OPT_COMMENT, e->comment, comment_len);
 	o->len = p - o->buf;
@@ -637,6 +654,22 @@ int pcapng_write_epb(struct pcapng_writer *w, const struct pcapng_epb *e)
 	if (log_block(w, (int32_t)e->if_id) && !w->error)
 		w->error = -ENOMEM;
 	return w->error;
+}
+
+int pcapng_write_pib(struct pcapng_writer *w, uint32_t pid, const char *name, const char *path)
+{
+	struct block b;
+	int err;
+
+	err = reserve(w, 16 + str_room(name) + str_room(path) + 4);
+	if (err)
+		return err;
+	begin(&b, w, BT_PIB);
+	put_u32(w, pid);
+	put_opt_str(w, PIB_NAME, name);
+	put_opt_str(w, PIB_PATH, path);
+	finish(&b, true);
+	return (int)w->n_pibs++;
 }
 
 int pcapng_write_isb(struct pcapng_writer *w, const struct pcapng_isb *s)

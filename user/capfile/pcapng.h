@@ -57,6 +57,10 @@ struct pcapng_epb {
 	bool has_verdict;
 	uint8_t verdict_type; /* PCAPNG_VERDICT_TC or _XDP */
 	int64_t verdict;
+	bool has_process; /* epb_processid_threadid */
+	uint32_t pid, tid;
+	bool has_pib; /* the process's information block (pcapng_write_pib) */
+	uint32_t pib;
 	uint64_t drop_count; /* omitted when 0 */
 	const char *comment; /* NULL = omit */
 	/* The options above but packet id and drop count, already encoded
@@ -65,7 +69,7 @@ struct pcapng_epb {
 };
 
 /*
- * An EPB's flags, queue, verdict and comment, encoded once. Consecutive
+ * An EPB's flags, queue, verdict, process and comment, encoded once. Consecutive
  * packets of one CPU and hook mostly share them, so a capture encodes them
  * when they change and copies them per packet; only the packet id and the
  * drop count are encoded for each packet.
@@ -73,7 +77,7 @@ struct pcapng_epb {
 #define PCAPNG_COMMENT_MAX 1024u /* longer comments are cut */
 struct pcapng_epb_opts {
 	uint32_t len;
-	uint8_t buf[8 + 8 + 16 + 4 + PCAPNG_COMMENT_MAX];
+	uint8_t buf[8 + 8 + 16 + 12 + 8 + 4 + PCAPNG_COMMENT_MAX];
 };
 void pcapng_epb_opts_encode(struct pcapng_epb_opts *o, const struct pcapng_epb *e);
 
@@ -119,6 +123,12 @@ int pcapng_write_shb(struct pcapng_writer *w, const struct pcapng_shb *shb);
 int pcapng_write_idb(struct pcapng_writer *w, const struct pcapng_idb *idb);
 int pcapng_write_epb(struct pcapng_writer *w, const struct pcapng_epb *epb);
 int pcapng_write_isb(struct pcapng_writer *w, const struct pcapng_isb *isb);
+/*
+ * A process information block (Apple's, which Wireshark 4.0 skips and
+ * newer Wireshark shows): the process, once per section, before the
+ * packets that name it (pcapng_epb.pib). Returns its index or -errno.
+ */
+int pcapng_write_pib(struct pcapng_writer *w, uint32_t pid, const char *name, const char *path);
 int pcapng_flush(struct pcapng_writer *w);
 /*
  * From now on an EPB's packet bytes (from 512 bytes up) are not copied into

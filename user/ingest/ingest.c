@@ -82,6 +82,11 @@ int ps_ingest_add_sink(struct ps_ingest *c, struct ps_sink *s)
 	return 0;
 }
 
+void ps_ingest_set_who(struct ps_ingest *c, struct ps_who_table *t)
+{
+	c->who = t;
+}
+
 static struct ps_target *find_target(struct ps_ingest *c, int ifindex, unsigned int hook)
 {
 	for (int i = 0; i < c->n_targets; i++)
@@ -171,6 +176,7 @@ static void write_record(struct ps_ingest *c, const struct ps_order_rec *r)
 		.packet_id = ((uint64_t)m->cpu << 48) | (m->seq & 0xffffffffffffull),
 		.drops = r->drops,
 	};
+	struct ps_who who;
 
 	if (ref->owned && keep_for_round(c, ref->owned)) {
 		free(ref->owned);
@@ -180,6 +186,10 @@ static void write_record(struct ps_ingest *c, const struct ps_order_rec *r)
 	p.data = frame_on_wire(c, m, ref->pkt, &p.cap_len, &p.wire_len);
 	if (!p.data)
 		return;
+	if (c->who && m->ctx != PS_CTX_OFF) {
+		ps_who_resolve(c->who, m, &who);
+		p.who = &who;
+	}
 	for (int i = 0; i < c->n_sinks; i++) {
 		int err = c->sinks[i]->ops->packet(c->sinks[i], &p);
 

@@ -91,9 +91,10 @@ struct ps_ingest {
 	/* The outputs (user/ingest/sink.h), each packet to each in this order. */
 	struct ps_sink *sinks[PS_MAX_SINKS];
 	int n_sinks;
-	int error;		/* the first error: a sink's, or -ENOMEM */
-	struct ps_sink *failed; /* the sink whose error it was; NULL */
-	bool done;		/* limit reached or error */
+	struct ps_who_table *who; /* whom packets belong to; NULL: not asked */
+	int error;		  /* the first error: a sink's, or -ENOMEM */
+	struct ps_sink *failed;	  /* the sink whose error it was; NULL */
+	bool done;		  /* limit reached or error */
 };
 
 /* Set up everything but the perf buffer (tests feed samples directly).
@@ -105,6 +106,8 @@ int ps_ingest_init(struct ps_ingest *c, struct ps_target *targets, int n_targets
 /* Every packet goes to s as well, after the sinks added before. 0, or
  * -E2BIG past PS_MAX_SINKS. */
 int ps_ingest_add_sink(struct ps_ingest *c, struct ps_sink *s);
+/* The sinks get each packet's owner in words (ps_sink_pkt.who) from t. */
+void ps_ingest_set_who(struct ps_ingest *c, struct ps_who_table *t);
 struct perf_event_attr;
 /* The perf event every CPU's buffer gets: raw samples, batched wakeups. */
 void ps_perf_attr_init(struct perf_event_attr *attr, unsigned int pages, long page_size);

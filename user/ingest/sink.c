@@ -3,7 +3,8 @@
 #include "hooks.h"
 #include "sink.h"
 
-int ps_sink_comment(char *buf, size_t len, const struct ps_meta *m, const char *tag)
+int ps_sink_comment(char *buf, size_t len, const struct ps_meta *m, const struct ps_who *who,
+		    const char *tag)
 {
 	int n = snprintf(buf, len, "hook=%s cpu=%u queue=%u%s%s%s", ps_hook_name(m->hook), m->cpu,
 			 m->rx_queue, tag && *tag ? " " : "", tag ? tag : "",
@@ -14,5 +15,9 @@ int ps_sink_comment(char *buf, size_t len, const struct ps_meta *m, const char *
 	if (m->hook == PS_HOOK_XDP_EXIT && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " verdict=%s",
 			      ps_xdp_verdict_name(m->verdict));
+	if (who && who->ctx != PS_CTX_OFF && n > 0 && (size_t)n + 1 < len) {
+		buf[n++] = ' ';
+		n += ps_who_format(who, buf + n, len - (size_t)n);
+	}
 	return n;
 }

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include "pktsample.h"
 #include "target.h"
+#include "who.h"
 
 /* One packet as every sink gets it. */
 struct ps_sink_pkt {
@@ -30,8 +31,9 @@ struct ps_sink_pkt {
 	uint64_t ts_ns;		 /* wall clock */
 	const uint8_t *data;	 /* the frame as on the wire (VLAN tag back) */
 	uint32_t cap_len, wire_len;
-	uint64_t packet_id; /* CPU << 48 | that CPU's sequence */
-	uint64_t drops;	    /* lost on that CPU since its last packet */
+	uint64_t packet_id;	  /* CPU << 48 | that CPU's sequence */
+	uint64_t drops;		  /* lost on that CPU since its last packet */
+	const struct ps_who *who; /* whom it belongs to; NULL: attribution off */
 };
 
 struct ps_sink;
@@ -51,8 +53,10 @@ struct ps_sink {
 /*
  * The words every output shows for a packet (the pcapng comment, -v's
  * annotation): hook, CPU, queue, the sampling tag, the clock's fallback,
- * and an xdp-exit's verdict. Returns what snprintf returns.
+ * an xdp-exit's verdict, and whom it belongs to (who may be NULL).
+ * Returns what snprintf returns.
  */
-int ps_sink_comment(char *buf, size_t len, const struct ps_meta *m, const char *tag);
+int ps_sink_comment(char *buf, size_t len, const struct ps_meta *m, const struct ps_who *who,
+		    const char *tag);
 
 #endif

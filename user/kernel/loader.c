@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -99,6 +100,27 @@ int ps_loader_emit_state_fd(const struct ps_loader *l)
 	return l->skel ? bpf_map__fd(l->skel->maps.emit_state) : -ENOENT;
 }
 
+/* May TC programs call bpf_get_current_pid_tgid() (6.10+)? Asked of the
+ * verifier once, with the smallest program that calls it. */
+static bool tc_has_task_helpers(void)
+{
+	static int known = -1;
+
+	if (known < 0) {
+		const struct bpf_insn insns[] = {
+			{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_current_pid_tgid },
+			{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+			{ .code = BPF_JMP | BPF_EXIT },
+		};
+		int fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "ps_probe", "GPL", insns, 3, NULL);
+
+		known = fd >= 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	return known;
+}
+
 /* Rodata knobs: set between open and load, constants to the verifier. */
 static void set_knobs(struct pktsample *skel, const struct ps_load_opts *o,
 		      const struct ps_iface_list *ifaces)
@@ -115,6 +137,13 @@ static void set_knobs(struct pktsample *skel, const struct ps_load_opts *o,
 	skel->rodata->raw_ifaces = ifaces->raw;
 	for (uint32_t i = 0; i < ifaces->iface_count; i++)
 		skel->rodata->ifindexes[i] = ifaces->ifindexes[i];
+	if (o->ctx && o->ctx->enabled) {
+		skel->rodata->ctx_enabled = 1;
+		skel->rodata->ctx_task_helpers = tc_has_task_helpers();
+		skel->rodata->ctx_filter = o->ctx->filter;
+		skel->rodata->ctx_pid = o->ctx->pid;
+		memcpy((char *)skel->rodata->ctx_comm, o->ctx->comm, PS_COMM_LEN);
+	}
 	if (!s)
 		return;
 	skel->rodata->sample_mode = s->bpf_mode;
@@ -131,10 +160,12 @@ static int share_maps(struct pktsample *skel, const struct pktsample *from)
 {
 	struct bpf_map *const mine[] = { skel->maps.events,   skel->maps.ring,
 					 skel->maps.counters, skel->maps.emit_state,
-					 skel->maps.sampler,  skel->maps.pools };
+					 skel->maps.sampler,  skel->maps.pools,
+					 skel->maps.owners,   skel->maps.ctx_cgroups };
 	const struct bpf_map *const theirs[] = { from->maps.events,   from->maps.ring,
 						 from->maps.counters, from->maps.emit_state,
-						 from->maps.sampler,  from->maps.pools };
+						 from->maps.sampler,  from->maps.pools,
+						 from->maps.owners,   from->maps.ctx_cgroups };
 
 	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++) {
 		int err = bpf_map__reuse_fd(mine[i], bpf_map__fd(theirs[i]));
@@ -246,6 +277,8 @@ static int pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
 	bpf_program__set_autoload(skel->progs.pktsample_tc_egress,
 				  hooks & PS_HOOK_BIT(PS_HOOK_TC_EGRESS));
 	bpf_program__set_autoload(skel->progs.pktsample_tick, clock);
+	bpf_program__set_autoload(skel->progs.pktsample_sock_create,
+				  !alone && !o->maps_from && o->ctx && o->ctx->enabled);
 	return pick_trace_programs(skel, o);
 }
 
@@ -286,6 +319,18 @@ int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
 		       strerror(-err));
 		goto fail;
 	}
+	/* The context's maps: a socket per entry; the cgroups wanted. */
+	err = bpf_map__set_max_entries(skel->maps.owners,
+				       o->ctx && o->ctx->enabled ? PS_OWNERS_MAX : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.ctx_cgroups,
+					       o->ctx && o->ctx->n_cgroups ?
+						       (uint32_t)o->ctx->n_cgroups :
+						       1);
+	if (err) {
+		pr_err("cannot size the context maps: %s\n", strerror(-err));
+		goto fail;
+	}
 	if (o->maps_from) {
 		err = share_maps(skel, o->maps_from->skel);
 		if (err)
@@ -309,6 +354,16 @@ int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
 			       strerror(-err));
 		goto fail;
 	}
+	for (size_t i = 0; !o->maps_from && o->ctx && i < o->ctx->n_cgroups; i++) {
+		uint8_t one = 1;
+
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.ctx_cgroups), &o->ctx->cgroups[i],
+					&one, BPF_ANY)) {
+			err = -errno;
+			pr_err("cannot fill the cgroup filter: %s\n", strerror(-err));
+			goto fail;
+		}
+	}
 	l->skel = skel;
 	l->ifaces = *ifaces;
 	return 0;
@@ -317,8 +372,38 @@ fail:
 	return err;
 }
 
+int ps_loader_owners_fd(const struct ps_loader *l)
+{
+	return l->skel ? bpf_map__fd(l->skel->maps.owners) : -ENOENT;
+}
+
+int ps_loader_attach_owner(struct ps_loader *l, const char *cgroup_root)
+{
+	struct bpf_link *link;
+	int fd, err;
+
+	fd = open(cgroup_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		pr_err("cannot open the cgroup v2 root %s: %s\n", cgroup_root, strerror(-err));
+		return err;
+	}
+	link = bpf_program__attach_cgroup(l->skel->progs.pktsample_sock_create, fd);
+	err = libbpf_get_error(link);
+	close(fd);
+	if (err) {
+		pr_err("cannot attach the socket-owner program to %s: %s\n", cgroup_root,
+		       strerror(-err));
+		return err;
+	}
+	l->owner_link = link;
+	return 0;
+}
+
 void ps_loader_close(struct ps_loader *l)
 {
+	bpf_link__destroy(l->owner_link);
+	l->owner_link = NULL;
 	pktsample__destroy(l->skel);
 	l->skel = NULL;
 }

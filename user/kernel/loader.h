@@ -49,6 +49,19 @@ enum ps_prog {
 	PS_PROG_MAX,
 };
 
+/* Who packets belong to (xdp/lib/context.bpf.h): the knobs. */
+struct ps_ctx_knobs {
+	bool enabled;	     /* fill ps_meta's context; the rest needs it */
+	unsigned int filter; /* PS_CTXF_* */
+	uint32_t pid;
+	char comm[PS_COMM_LEN];
+	const uint64_t *cgroups; /* PS_CTXF_CGROUP: the cgroup ids wanted */
+	size_t n_cgroups;
+};
+
+/* Sockets whose owner the kernel keeps (an LRU map: older ones go first). */
+#define PS_OWNERS_MAX 16384
+
 struct ps_load_opts {
 	unsigned int hooks;		    /* PS_HOOK_BIT() set: the hook programs to load */
 	uint32_t snaplen;		    /* 0: PS_SNAPLEN_MAX */
@@ -71,7 +84,8 @@ struct ps_load_opts {
 	 * trace_prog_fd (with maps_from: the main loader's maps). */
 	const char *trace_func;
 	int trace_prog_fd;
-	bool sflow_pool; /* --sflow: number the candidates (ps_meta.pool) */
+	bool sflow_pool;		/* --sflow: number the candidates (ps_meta.pool) */
+	const struct ps_ctx_knobs *ctx; /* NULL: no attribution */
 	/* NULL: the object makes its own maps. Else share those of a loaded
 	 * loader (same output buffers, counters and sampler state): the bench
 	 * runs many configurations against one reader. */
@@ -81,7 +95,8 @@ struct ps_load_opts {
 struct ps_loader {
 	struct pktsample *skel;
 	struct ps_iface_list ifaces;
-	int ncpus; /* possible CPUs: the per-CPU maps' width */
+	int ncpus;		     /* possible CPUs: the per-CPU maps' width */
+	struct bpf_link *owner_link; /* the socket-owner program's; NULL */
 };
 
 /*
@@ -109,6 +124,15 @@ int ps_loader_read_counter(const struct ps_loader *l, uint32_t ifindex, unsigned
 struct ps_counter_src ps_loader_counter_src(const struct ps_loader *l);
 /* The sampler state of every possible CPU (per_cpu has ncpus entries). */
 int ps_loader_read_sampler(const struct ps_loader *l, struct ps_sampler *per_cpu);
+
+/* The owners map (struct ps_owner per socket cookie), or -ENOENT. */
+int ps_loader_owners_fd(const struct ps_loader *l);
+/*
+ * Attach the socket-owner program (loaded with o->ctx enabled) to the
+ * cgroup v2 root cgroup_root, as a link: it goes when pktsample does,
+ * however it ends. 0 or -errno, logged.
+ */
+int ps_loader_attach_owner(struct ps_loader *l, const char *cgroup_root);
 
 /* Does the running kernel give XDP the driver's VLAN tag
  * (bpf_xdp_metadata_rx_vlan_tag, 6.8+)? Looked up once in its BTF. */

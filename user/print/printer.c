@@ -204,10 +204,10 @@ static int printer_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
 {
 	struct ps_printer *pr = ps_sink_of(s, struct ps_printer, sink);
 	const struct ps_meta *m = p->m;
-	char comment[160];
+	char comment[400];
 
 	if (pr->o.annotate)
-		ps_sink_comment(comment, sizeof(comment), m, pr->tag);
+		ps_sink_comment(comment, sizeof(comment), m, p->who, pr->tag);
 	return ps_print_packet(pr, &(struct ps_print_pkt){
 					   .ts_ns = p->ts_ns,
 					   .linktype = p->t->linktype,

@@ -15,6 +15,10 @@
 #define FORMAT_IF_COUNTERS 1
 #define HEADER_PROTOCOL_ETHERNET 1
 #define IF_COUNTERS_LEN 88u
+#define FORMAT_EXTENDED_USER 1004
+#define FORMAT_SOCKET4 2100
+#define FORMAT_SOCKET6 2101
+#define CHARSET_UTF8 106 /* the IANA MIBenum */
 
 static uint32_t pad4(uint32_t n)
 {
@@ -80,9 +84,58 @@ uint32_t ps_sflow_flow_size(uint32_t header_len)
 	return 8 + 28 + 4 + 8 + 16 + pad4(header_len);
 }
 
-int ps_sflow_add_flow(struct ps_sflow_dgram *d, const struct ps_sflow_flow *f)
+static uint32_t user_len(const struct ps_sflow_flow *f)
+{
+	size_t n = f->user ? strlen(f->user) : 0;
+
+	return n > PS_SFLOW_USER_MAX ? PS_SFLOW_USER_MAX : (uint32_t)n;
+}
+
+uint32_t ps_sflow_flow_bytes(const struct ps_sflow_flow *f)
 {
 	uint32_t size = ps_sflow_flow_size(f->header_len);
+
+	if (f->has_socket)
+		size += 8 + (f->socket.v6 ? 44 : 20);
+	if (f->user)
+		size += 8 + 16 + pad4(user_len(f));
+	return size;
+}
+
+static void put_socket(struct ps_sflow_dgram *d, const struct ps_sflow_socket *k)
+{
+	uint32_t alen = k->v6 ? 16 : 4;
+
+	put32(d, k->v6 ? FORMAT_SOCKET6 : FORMAT_SOCKET4);
+	put32(d, 4 + 2 * alen + 8);
+	put32(d, k->proto);
+	put_opaque(d, k->local, alen);
+	put_opaque(d, k->remote, alen);
+	put32(d, k->local_port);
+	put32(d, k->remote_port);
+}
+
+/* extended_user: a charset and a string for each side; the owner's side
+ * has the words, the other none. */
+static void put_user(struct ps_sflow_dgram *d, const struct ps_sflow_flow *f)
+{
+	uint32_t n = user_len(f);
+
+	put32(d, FORMAT_EXTENDED_USER);
+	put32(d, 16 + pad4(n));
+	for (int side = 0; side < 2; side++) {
+		bool mine = (side == 0) == f->user_is_src;
+
+		put32(d, mine ? CHARSET_UTF8 : 0);
+		put32(d, mine ? n : 0);
+		if (mine)
+			put_opaque(d, (const uint8_t *)f->user, n);
+	}
+}
+
+int ps_sflow_add_flow(struct ps_sflow_dgram *d, const struct ps_sflow_flow *f)
+{
+	uint32_t size = ps_sflow_flow_bytes(f);
 
 	if (d->len + size > sizeof(d->buf))
 		return -ENOSPC;
@@ -95,7 +148,10 @@ int ps_sflow_add_flow(struct ps_sflow_dgram *d, const struct ps_sflow_flow *f)
 	put32(d, f->drops);
 	put32(d, f->input);
 	put32(d, f->output);
-	put32(d, 1); /* one record: the sampled header */
+	/* The records: the sampled header, the owner, its socket. Wireshark
+	 * 4.0 does not skip a record it does not know (the socket) by its
+	 * length: what follows one would be misread, so it goes last. */
+	put32(d, 1 + f->has_socket + (f->user != NULL));
 	put32(d, FORMAT_SAMPLED_HEADER);
 	put32(d, 16 + pad4(f->header_len));
 	put32(d, HEADER_PROTOCOL_ETHERNET);
@@ -103,6 +159,10 @@ int ps_sflow_add_flow(struct ps_sflow_dgram *d, const struct ps_sflow_flow *f)
 	put32(d, f->stripped);
 	put32(d, f->header_len);
 	put_opaque(d, f->header, f->header_len);
+	if (f->user)
+		put_user(d, f);
+	if (f->has_socket)
+		put_socket(d, &f->socket);
 	count_sample(d);
 	return 0;
 }
@@ -199,5 +259,58 @@ int ps_sflow_parse_addr(const char *s, bool with_port, struct ps_sflow_addr *a)
 			return -EINVAL;
 		a->port = (uint16_t)v;
 	}
+	return 0;
+}
+
+int ps_sflow_socket_of(const uint8_t *frame, uint32_t len, bool raw, bool local_is_src,
+		       struct ps_sflow_socket *s)
+{
+	const uint8_t *p = frame, *end = frame + len, *l4;
+	uint32_t type;
+	uint8_t proto;
+
+	memset(s, 0, sizeof(*s));
+	if (raw) {
+		if (len < 1)
+			return -ENOENT;
+		type = (p[0] >> 4) == 4 ? 0x0800 : (p[0] >> 4) == 6 ? 0x86dd : 0;
+	} else {
+		if (len < 14)
+			return -ENOENT;
+		type = (uint32_t)p[12] << 8 | p[13];
+		p += 14;
+		if ((type == 0x8100 || type == 0x88a8) && end - p >= 4) {
+			type = (uint32_t)p[2] << 8 | p[3];
+			p += 4;
+		}
+	}
+	if (type == 0x0800) {
+		uint32_t ihl;
+
+		if (end - p < 20 || (p[0] >> 4) != 4 || (ihl = (p[0] & 15u) * 4) < 20 ||
+		    (uint32_t)(end - p) < ihl)
+			return -ENOENT;
+		if ((p[6] & 0x1f) || p[7]) /* a fragment after the first */
+			return -ENOENT;
+		proto = p[9];
+		memcpy(local_is_src ? s->local : s->remote, p + 12, 4);
+		memcpy(local_is_src ? s->remote : s->local, p + 16, 4);
+		l4 = p + ihl;
+	} else if (type == 0x86dd) {
+		if (end - p < 40)
+			return -ENOENT;
+		proto = p[6];
+		s->v6 = true;
+		memcpy(local_is_src ? s->local : s->remote, p + 8, 16);
+		memcpy(local_is_src ? s->remote : s->local, p + 24, 16);
+		l4 = p + 40;
+	} else {
+		return -ENOENT;
+	}
+	if ((proto != 6 && proto != 17) || end - l4 < 4)
+		return -ENOENT;
+	s->proto = proto;
+	s->local_port = local_is_src ? (uint32_t)l4[0] << 8 | l4[1] : (uint32_t)l4[2] << 8 | l4[3];
+	s->remote_port = local_is_src ? (uint32_t)l4[2] << 8 | l4[3] : (uint32_t)l4[0] << 8 | l4[1];
 	return 0;
 }

@@ -57,6 +57,23 @@ struct ps_sflow_agent {
 	uint32_t sub_agent;
 };
 
+/* A packet's local socket (sFlow's extended_socket_ipv4/ipv6, which
+ * hsflowd's application modules send): local is the side that owns it. */
+struct ps_sflow_socket {
+	bool v6;
+	uint32_t proto;		       /* IPPROTO_TCP or IPPROTO_UDP */
+	uint8_t local[16], remote[16]; /* network order; IPv4 in the first 4 */
+	uint32_t local_port, remote_port;
+};
+
+/* The frame's TCP or UDP ports and addresses (Ethernet with at most one
+ * VLAN tag, or raw IP), local being the source if local_is_src. 0, or
+ * -ENOENT for anything else. Pure. */
+int ps_sflow_socket_of(const uint8_t *frame, uint32_t len, bool raw, bool local_is_src,
+		       struct ps_sflow_socket *s);
+
+#define PS_SFLOW_USER_MAX 200 /* bytes of an extended_user string */
+
 struct ps_sflow_flow {
 	uint32_t seq;		/* per data source */
 	uint32_t source_id;	/* type 0 (ifIndex) << 24 | ifIndex */
@@ -68,6 +85,13 @@ struct ps_sflow_flow {
 	uint32_t stripped;
 	const uint8_t *header;
 	uint32_t header_len;
+	/* Whom the packet belongs to, as two more records: the owner's words
+	 * (pid=... comm=...) as extended_user, the source user if the owner
+	 * sent it, else the destination user; and its local socket. */
+	bool has_socket;
+	struct ps_sflow_socket socket;
+	const char *user; /* NULL: none; at most PS_SFLOW_USER_MAX bytes go */
+	bool user_is_src;
 };
 
 /* generic_interface_counters (sFlow's if_counters). */
@@ -100,5 +124,7 @@ int ps_sflow_add_flow(struct ps_sflow_dgram *d, const struct ps_sflow_flow *f);
 int ps_sflow_add_counters(struct ps_sflow_dgram *d, const struct ps_sflow_ifcounters *c);
 /* Bytes a flow sample with a header of header_len bytes takes. */
 uint32_t ps_sflow_flow_size(uint32_t header_len);
+/* The flow sample's bytes with the records f has beyond the header. */
+uint32_t ps_sflow_flow_bytes(const struct ps_sflow_flow *f);
 
 #endif

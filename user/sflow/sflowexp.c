@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include "counters.h"
 #include "log.h"
+#include "decode.h"
 #include "sflowexp.h"
 
 /* A partly filled datagram leaves at the latest this long after it began. */
@@ -224,9 +225,34 @@ static void pool_to_now(struct ps_sflow_exp *x, int t)
  * gives it its exact place in the pool, or until a second passes or the
  * capture ends (pool_to_now).
  */
+/*
+ * Whom the held sample belongs to: its local socket (where the hook found
+ * one) and the owner's words. The owner's side is the source where it sent
+ * the packet (TC egress, or a sender's socket at ingress).
+ */
+static void hold_owner(struct ps_sflow_sampler *s, const struct ps_target *tg,
+		       const struct ps_who *who, const uint8_t *frame, uint32_t cap_len)
+{
+	bool src;
+
+	if (!who ||
+	    (who->ctx != PS_CTX_SKB && who->ctx != PS_CTX_LOOKUP && who->ctx != PS_CTX_SENDER))
+		return;
+	src = who->ctx != PS_CTX_LOOKUP;
+	if (tg->linktype == PS_LINKTYPE_ETHERNET || tg->linktype == PS_LINKTYPE_RAW)
+		s->held.has_socket = !ps_sflow_socket_of(frame, cap_len,
+							 tg->linktype == PS_LINKTYPE_RAW, src,
+							 &s->held.socket);
+	if (!who->known)
+		return;
+	ps_who_format(who, s->user, sizeof(s->user));
+	s->held.user = s->user;
+	s->held.user_is_src = src;
+}
+
 /* One placed sample of target t (an index into targets). */
 static void sflowexp_sample(struct ps_sflow_exp *x, int t, uint32_t pool, const uint8_t *frame,
-			    uint32_t cap_len, uint32_t wire_len)
+			    uint32_t cap_len, uint32_t wire_len, const struct ps_who *who)
 {
 	const struct ps_target *tg = &x->targets[t];
 	struct ps_sflow_sampler *s = &x->samplers[t];
@@ -251,6 +277,7 @@ static void sflowexp_sample(struct ps_sflow_exp *x, int t, uint32_t pool, const 
 		.header_len = cap_len < x->cfg.header_bytes ? cap_len : x->cfg.header_bytes,
 	};
 	memcpy(s->header, frame, s->held.header_len);
+	hold_owner(s, tg, who, frame, cap_len);
 	s->holding = true;
 	s->held_ns = mono_ns();
 }
@@ -451,7 +478,7 @@ void ps_sflowexp_close(struct ps_sflow_exp *x, bool flush)
 static int sflowexp_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
 {
 	sflowexp_sample(ps_sink_of(s, struct ps_sflow_exp, sink), p->target, p->m->pool, p->data,
-			p->cap_len, p->wire_len);
+			p->cap_len, p->wire_len, p->who);
 	return 0;
 }
 

@@ -41,6 +41,7 @@ struct ps_sflow_sampler {
 	uint64_t held_ns;
 	struct ps_sflow_flow held;
 	uint8_t header[PS_SFLOW_HEADER_MAX];
+	char user[PS_SFLOW_USER_MAX + 1]; /* held.user points here */
 };
 
 struct ps_sflow_exp {

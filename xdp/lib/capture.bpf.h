@@ -14,6 +14,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "pktsample.h"
+#include "context.bpf.h"
 #include "filter.bpf.h"
 #include "maps.bpf.h"
 #include "output.bpf.h"
@@ -21,9 +22,10 @@
 #include "sampler.bpf.h"
 
 /*
- * Count the packet, run the filter and the sampler, and emit metadata + the
- * first min(snaplen, len, filter result) bytes. Every packet ends in exactly
- * one counter stage (include/pktsample.h).
+ * Count the packet, run the filter, find whom it belongs to (and run the
+ * context filter), sample, and emit metadata + the first min(snaplen, len,
+ * filter result) bytes. Every packet ends in exactly one counter stage
+ * (include/pktsample.h).
  */
 static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 {
@@ -65,6 +67,13 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 		if (keep < cap)
 			cap = keep;
 	}
+	/* --pid, --comm, --cgroup, --container: a filter too, before the
+	 * sampler (which samples what they let through), counted as one. */
+	if (ctx_filter && !ps_context(ctx, raw, ps_pkt_egress(p), &meta)) {
+		if (cnt)
+			cnt->filtered++;
+		return;
+	}
 	if (pool_enabled && have_slot) {
 		__u64 *candidates = bpf_map_lookup_elem(&pools, &slot);
 
@@ -87,6 +96,11 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 			return;
 		}
 	}
+
+	/* Without the context filter, only what is kept pays for the
+	 * lookups (bench/datapath_cost.c). */
+	if (!ctx_filter)
+		ps_context(ctx, raw, ps_pkt_egress(p), &meta);
 
 	emit = bpf_map_lookup_elem(&emit_state, &zero);
 	if (!emit)

@@ -34,6 +34,13 @@ const volatile __u32 ifindexes[PS_MAX_IFACES] __weak = {};
 const volatile __u32 raw_ifaces __weak = 0;
 _Static_assert(PS_MAX_IFACES <= 32, "raw_ifaces has a bit per interface");
 
+/* Who a packet belongs to (xdp/lib/context.bpf.h). */
+const volatile __u32 ctx_enabled __weak = 0;	       /* fill ps_meta's context */
+const volatile __u32 ctx_task_helpers __weak = 0;      /* TC may call bpf_get_current_pid_tgid() */
+const volatile __u32 ctx_filter __weak = 0;	       /* PS_CTXF_* */
+const volatile __u32 ctx_pid __weak = 0;	       /* --pid */
+const volatile char ctx_comm[PS_COMM_LEN] __weak = {}; /* --comm */
+
 /* ---- maps ---- */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -83,11 +90,24 @@ struct {
 	__type(value, struct ps_sampler);
 } sampler SEC(".maps") __weak;
 
-/*
- * This CPU's counters of (ifindex, hook), or NULL for an interface not in
- * the list. A linear scan: the list is short (one entry, usually), and the
- * array lookup that follows is inlined by the verifier, no helper call.
- */
+/* Socket cookie -> its owner (include/pktsample.h). LRU: sockets come and
+ * go without telling; the loader sizes it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct ps_owner);
+} owners SEC(".maps") __weak;
+
+/* --cgroup, --container: the cgroup ids whose sockets are wanted (a
+ * directory and those below it, as the capture started). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, __u8);
+} ctx_cgroups SEC(".maps") __weak;
+
 /*
  * --sflow: per (interface, hook), the packets that passed the filter, in
  * one counter shared by all CPUs (an atomic add, only when pool_enabled):
@@ -101,7 +121,9 @@ struct {
 } pools SEC(".maps") __weak;
 
 /* The counter slot of (ifindex, hook), and whether the interface has no
- * link-layer header: 0 for an interface we do not capture on. */
+ * link-layer header: 0 for an interface we do not capture on. A linear
+ * scan: the list is short (one entry, usually), and the array lookup that
+ * follows is inlined by the verifier, no helper call. */
 static __always_inline int ps_slot_of(__u32 ifindex, __u32 hook, __u32 *key, bool *raw)
 {
 	for (__u32 i = 0; i < PS_MAX_IFACES && i < iface_count; i++) {

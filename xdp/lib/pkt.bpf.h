@@ -3,7 +3,9 @@
 #ifndef PS_PKT_BPF_H
 #define PS_PKT_BPF_H
 
+#include <stdbool.h>
 #include <linux/types.h>
+#include "pktsample.h"
 
 struct ps_pkt {
 	__u32 ifindex;
@@ -15,5 +17,11 @@ struct ps_pkt {
 	__u16 vlan_tci; /* out-of-band tag, if PS_F_VLAN_OOB (TC) */
 	__u16 vlan_proto;
 };
+
+/* ps_capture()'s hook: TC egress, where the packet's socket comes with it. */
+static inline bool ps_pkt_egress(const struct ps_pkt *p)
+{
+	return p->hook == PS_HOOK_TC_EGRESS;
+}
 
 #endif /* PS_PKT_BPF_H */

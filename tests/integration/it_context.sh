@@ -1,0 +1,208 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Whom packets belong to: two processes in containers of their own (cgroups
+# named as docker's and podman's) and one whose sockets exist before the
+# capture starts, all in the capture namespace, talk TCP and UDP to the
+# peer and ping it. Captured from the host with --netns, every packet at
+# every hook names the process, container and namespace its local socket
+# belongs to, or says why it has none; --pid and --container capture
+# exactly their packets; the file survives Wireshark's tools; -r -v
+# prints it; bad input is refused with nothing left attached.
+. "$(dirname "$0")/lib.sh"
+need_tools python3 editcap mergecap ping bpftool
+
+CGROOT=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+[ -n "$CGROOT" ] || skip "needs the cgroup v2 hierarchy mounted"
+
+env_up
+PEER=192.0.2.2
+in_peer python3 "$here/ctx_peer.py" server &
+PIDS+=($!)
+for _ in $(seq 100); do
+	in_peer ss -ltn | grep -q ':5001 ' && break
+	sleep 0.1
+done
+
+hex64() { head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+ID_A=$(hex64)
+ID_B=$(hex64)
+TOP=$CGROOT/pktsample-it-$$
+CG_A=$TOP/docker-$ID_A.scope
+CG_B=$TOP/libpod-$ID_B.scope
+mkdir "$TOP" && CLEAN_CGROUPS+=("$TOP")
+mkdir "$CG_A" && CLEAN_CGROUPS+=("$CG_A")
+mkdir "$CG_B" && CLEAN_CGROUPS+=("$CG_B")
+
+# in_cgroup DIR CMD...: CMD in cgroup DIR, in the capture namespace (the
+# same process all along: its pid is $!'s).
+in_cgroup() {
+	local dir=$1
+	shift
+	exec sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$dir" "$TESTENV" exec "$ENV" cap -- "$@"
+}
+
+wait_file() {
+	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	fail "no $1"
+}
+
+# A process whose sockets exist before pktsample starts.
+in_cgroup "$TOP" python3 "$here/ctx_peer.py" pre "$PEER" "$WORK/pre.ports" "$WORK/go" &
+PRE=$!
+PIDS+=("$PRE")
+wait_file "$WORK/pre.ports"
+
+# cap NAME ARGS...: pktsample from the host, in the capture namespace by
+# --netns, writing $WORK/NAME.pcapng; its pid in CAP_PID[NAME].
+declare -A CAP_PID
+cap() {
+	local name=$1
+	shift
+	: >"$WORK/$name.err"
+	"$PKTSAMPLE" --netns "$ENV-cap" -i "$CAPIF" "$@" -w "$WORK/$name.pcapng" 2>"$WORK/$name.err" &
+	CAP_PID[$name]=$!
+	PIDS+=($!)
+	for _ in $(seq $((100 * PS_TIME_SCALE))); do
+		started "$WORK/$name.err" && return 0
+		kill -0 "${CAP_PID[$name]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "pktsample $name did not start: $(cat "$WORK/$name.err")"
+}
+# sFlow's view: the datagrams on the capture namespace's lo, as sent.
+in_cap ip link set lo up
+"$TESTENV" exec "$ENV" cap -- tcpdump -i lo -U -w "$WORK/sflow.pcap" udp port 6343 \
+	2>"$WORK/tcpdump.err" &
+TD=$!
+PIDS+=("$TD")
+for _ in $(seq 50); do grep -q listening "$WORK/tcpdump.err" && break; sleep 0.1; done
+cap full --hook xdp,tc-ingress,tc-egress
+cap sflow --hook tc-egress --sflow 127.0.0.1
+cap bypid --hook tc-ingress,tc-egress --pid "$PRE"
+cap bycont --hook tc-ingress,tc-egress --container "${ID_B:0:12}"
+assert_match "sock_create" "$(bpftool cgroup show "$CGROOT")" \
+	"the socket-owner program is attached to the cgroup v2 root"
+
+touch "$WORK/go"
+in_cgroup "$CG_A" python3 "$here/ctx_peer.py" client "$PEER" "$WORK/a.ports" &
+A=$!
+wait "$A"
+in_cgroup "$CG_A" ping -c 2 -i 0.2 -q "$PEER" >/dev/null &
+A_PING=$!
+wait "$A_PING"
+in_cgroup "$CG_B" python3 "$here/ctx_peer.py" client "$PEER" "$WORK/b.ports" &
+B=$!
+wait "$B"
+wait "$PRE"
+sleep 0.5
+for name in full bypid bycont sflow; do
+	kill -INT "${CAP_PID[$name]}"
+	rc=0
+	wait "${CAP_PID[$name]}" || rc=$?
+	assert_eq 0 "$rc" "capture $name ends cleanly"
+done
+assert_no_match "sock_create" "$(bpftool cgroup show "$CGROOT")" \
+	"the socket-owner program went with the captures"
+assert_nothing_attached
+
+# who FILE FILTER: the comments of the matching packets, one per line.
+who() { fields "$1" "$2" frame.comment; }
+ports() { sed -n "s/^$2 //p" "$1"; }
+
+# check NAME PID PORTSFILE WHERE: every packet of the process's TCP and UDP
+# ports names it, its container or cgroup (WHERE) and namespace, at every
+# hook that saw it.
+check() {
+	local name=$1 pid=$2 file=$3 where=$4 tcp udp lines bad
+	tcp=$(ports "$file" tcp)
+	udp=$(ports "$file" udp)
+	lines=$(who "$WORK/full.pcapng" "tcp.port == $tcp || udp.port == $udp")
+	[ -n "$lines" ] || fail "$name: no packets"
+	bad=$(grep -v "pid=$pid comm=python3 $where netns=$ENV-cap\$" <<<"$lines" || true)
+	assert_eq "" "$bad" "$name: every TCP and UDP packet says pid=$pid, $where, netns=$ENV-cap"
+	for hook in xdp tc-ingress tc-egress; do
+		for proto in "tcp.port == $tcp" "udp.port == $udp"; do
+			[ "$(count "$WORK/full.pcapng" "($proto) && frame.comment contains \"hook=$hook \"")" -gt 0 ] ||
+				fail "$name: no $proto packet at $hook"
+		done
+	done
+	ok "$name: attributed at xdp, tc-ingress and tc-egress, TCP and UDP"
+}
+check "process A (docker)" "$A" "$WORK/a.ports" "container=docker:${ID_A:0:12}"
+check "process B (podman)" "$B" "$WORK/b.ports" "container=podman:${ID_B:0:12}"
+check "a process whose sockets existed before" "$PRE" "$WORK/pre.ports" "cgroup=/pktsample-it-$$"
+
+# ping: its requests leave from its socket; the replies have no local
+# socket to be for (XDP), or carry the peer kernel's (TC ingress).
+assert_match "^(.*pid=$A_PING comm=ping container=docker:${ID_A:0:12} netns=$ENV-cap
+?){2}\$" "$(who "$WORK/full.pcapng" 'icmp.type == 8 && frame.comment contains "hook=tc-egress"')" \
+	"ping's two requests name ping and its container"
+assert_eq "" "$(who "$WORK/full.pcapng" 'icmp.type == 0' | grep -v 'owner=none:not-tcp-udp$' |
+	grep -v 'owner=sender:socket-not-found$' || true)" "ping's replies say why they have no owner"
+assert_eq 0 "$(count "$WORK/full.pcapng" '!(frame.comment contains "pid=") && !(frame.comment contains "owner=")')" \
+	"every packet says whom it belongs to, or why not"
+
+# The pcapng draft's process option and Apple's process information
+# blocks are in the file; Wireshark 4.0 reads it all the same.
+procs=$("$PCAPCHECK" processes "$WORK/full.pcapng")
+assert_eq 1 "$(grep -c "^pib [0-9]* pid=$A name=python3\$" <<<"$procs")" \
+	"one process information block for process A"
+assert_match "packets with a process: [1-9][0-9]*, not matching their PIB: 0\$" "$procs" \
+	"epb_processid_threadid on the packets, each pointing at its process's PIB"
+
+# --pid and --container: exactly the full capture's packets of that
+# process and container, at the TC hooks.
+same() { # NAME SELECTOR
+	local want got
+	want=$(fields "$WORK/full.pcapng" "!(frame.comment contains \"hook=xdp\") && frame.comment contains \"$2\"" \
+		frame.comment tcp.seq_raw tcp.flags udp.length | sed 's/cpu=[0-9]* //' | sort)
+	got=$(fields "$WORK/$1.pcapng" "frame" frame.comment tcp.seq_raw tcp.flags udp.length |
+		sed 's/cpu=[0-9]* //' | sort)
+	[ -n "$want" ] || fail "$1: the full capture has no packets of $2"
+	assert_eq "$want" "$got" "$1 has exactly the full capture's packets of $2"
+}
+same bypid "pid=$PRE "
+same bycont "container=podman:${ID_B:0:12}"
+
+# sFlow: the samples of A's TCP flow carry its socket (extended_socket_ipv4,
+# which Wireshark 4.0 does not decode but skips) and its owner as the
+# source user (extended_user), and no datagram is malformed.
+sleep 0.5
+kill -INT "$(pgrep -f "^tcpdump -i lo -U -w $WORK/sflow.pcap")" 2>/dev/null || true
+wait "$TD" 2>/dev/null || true
+users=$(tshark_q -r "$WORK/sflow.pcap" -T fields -e sflow_5.extended_user.source_user)
+assert_match "pid=$A comm=python3 container=docker:${ID_A:0:12} netns=$ENV-cap" "$users" \
+	"sFlow: extended_user names the sender of A's packets"
+assert_eq 0 "$(count "$WORK/sflow.pcap" '_ws.malformed || _ws.expert.severity >= "warning"')" \
+	"sFlow: no datagram malformed"
+
+# Wireshark's tools keep the comments.
+orig=$(tshark_q -r "$WORK/full.pcapng" -T fields -e frame.comment)
+editcap "$WORK/full.pcapng" "$WORK/edit.pcapng"
+assert_eq "$orig" "$(tshark_q -r "$WORK/edit.pcapng" -T fields -e frame.comment)" "editcap keeps them"
+mergecap -w "$WORK/merge.pcapng" "$WORK/full.pcapng"
+assert_eq "$orig" "$(tshark_q -r "$WORK/merge.pcapng" -T fields -e frame.comment)" "mergecap keeps them"
+tshark_q -r "$WORK/full.pcapng" -w "$WORK/tw.pcapng" >/dev/null
+assert_eq "$orig" "$(tshark_q -r "$WORK/tw.pcapng" -T fields -e frame.comment)" "tshark -w keeps them"
+
+# -r -v prints them.
+assert_match "pid=$A comm=python3 container=docker:${ID_A:0:12}" \
+	"$("$PKTSAMPLE" -r "$WORK/full.pcapng" -v 2>/dev/null)" "-r -v prints whom packets belong to"
+
+# Bad input: one line, exit 2, nothing attached.
+bad() { # DESCRIPTION REGEX ARGS...
+	local what=$1 re=$2 rc=0 err
+	shift 2
+	err=$("$PKTSAMPLE" -i "$CAPIF" "$@" -w "$WORK/bad.pcapng" 2>&1 >/dev/null) || rc=$?
+	assert_eq 2 "$rc" "$what: exit 2"
+	assert_match "^pktsample: $re" "$err" "$what: says so"
+	assert_eq 1 "$(printf '%s\n' "$err" | wc -l)" "$what: in one line"
+}
+bad "an unknown pid" "--pid 2147483647: no such process" --netns "$ENV-cap" --pid 2147483647
+bad "an unknown container" "--container 0123deadbeef: no such container" --netns "$ENV-cap" \
+	--container 0123deadbeef
+bad "an unknown cgroup" "--cgroup /nosuch-$$: no such cgroup" --netns "$ENV-cap" --cgroup "/nosuch-$$"
+bad "an unknown netns" "--netns nosuch-$$: no such network namespace" --netns "nosuch-$$"
+bad "a filter without context" "--pid needs --context on" --netns "$ENV-cap" --context off --pid 1
+assert_nothing_attached
+assert_no_match "sock_create" "$(bpftool cgroup show "$CGROOT")" "no socket-owner program left"

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Containers from cgroup paths, and the words a packet's owner becomes. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "container.h"
+#include "who.h"
+
+#define ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define UID "6b2f8f2e-1c1e-4b9e-9d7a-0c2f4a1e9b11"
+
+static void name_of(const char *path, const char *want)
+{
+	struct ps_container c;
+	char name[128];
+
+	ps_container_of_path(path, &c);
+	ps_container_name(&c, name, sizeof(name));
+	if (strcmp(name, want))
+		fail_msg("%s: got '%s', want '%s'", path, name, want);
+}
+
+static void runtimes(void **state)
+{
+	(void)state;
+	name_of("/system.slice/docker-" ID ".scope", "docker:0123456789ab");
+	name_of("/docker/" ID, "docker:0123456789ab");
+	name_of("/machine.slice/libpod-" ID ".scope", "podman:0123456789ab");
+	name_of("/machine.slice/libpod-" ID ".scope/container", "podman:0123456789ab");
+	name_of("/system.slice/containerd.service/kubepods-burstable-pod6b2f8f2e_1c1e_4b9e_9d7a_"
+		"0c2f4a1e9b11.slice/cri-containerd-" ID ".scope",
+		"containerd:0123456789ab");
+	name_of("/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod6b2f8f2e_1c1e_"
+		"4b9e_9d7a_0c2f4a1e9b11.slice/crio-" ID ".scope",
+		"crio:0123456789ab");
+	/* cgroupfs drivers: the bare id. */
+	name_of("/kubepods/burstable/pod" UID "/" ID, "containerd:0123456789ab");
+	/* A container's own systemd: the container, not the unit in it. */
+	name_of("/system.slice/docker-" ID ".scope/system.slice/nginx.service",
+		"docker:0123456789ab");
+}
+
+static void pods_units_and_none(void **state)
+{
+	(void)state;
+	name_of("/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod6b2f8f2e_1c1e_"
+		"4b9e_9d7a_0c2f4a1e9b11.slice",
+		"pod:" UID);
+	name_of("/kubepods/burstable/pod" UID, "pod:" UID);
+	name_of("/system.slice/nginx.service", "unit:nginx.service");
+	name_of("/user.slice/user-1000.slice/session-2.scope", "unit:session-2.scope");
+	name_of("/", "");
+	name_of("/pktsample-it-1/a", "");
+	/* Not ids (too short, upper case, conmon's cgroup): units. */
+	name_of("/docker-0123.scope", "unit:docker-0123.scope");
+	name_of("/system.slice/docker-" ID "X.scope", "unit:docker-" ID "X.scope");
+	name_of("/machine.slice/libpod-conmon-" ID ".scope", "unit:libpod-conmon-" ID ".scope");
+	name_of("/docker-0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.scope",
+		"unit:docker-0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.scope");
+}
+
+static void matching(void **state)
+{
+	struct ps_container c;
+
+	(void)state;
+	ps_container_of_path("/system.slice/docker-" ID ".scope", &c);
+	assert_true(ps_container_matches(&c, ID));
+	assert_true(ps_container_matches(&c, "0123456789ab"));
+	assert_true(ps_container_matches(&c, "0123"));
+	assert_true(ps_container_matches(&c, "docker:0123456789ab"));
+	assert_false(ps_container_matches(&c, "012"));	/* too short a prefix */
+	assert_false(ps_container_matches(&c, "1234")); /* not a prefix */
+	assert_false(ps_container_matches(&c, ""));
+	ps_container_of_path("/system.slice/nginx.service", &c);
+	assert_true(ps_container_matches(&c, "unit:nginx.service"));
+	assert_true(ps_container_matches(&c, "nginx.service"));
+	assert_false(ps_container_matches(&c, "ngin"));
+	ps_container_of_path("/", &c);
+	assert_false(ps_container_matches(&c, "x"));
+}
+
+static void format(const struct ps_who *w, const char *want)
+{
+	char buf[400];
+	int n = ps_who_format(w, buf, sizeof(buf));
+
+	assert_int_equal(n, (int)strlen(want));
+	assert_string_equal(buf, want);
+}
+
+static void words(void **state)
+{
+	struct ps_who w = { .ctx = PS_CTX_SKB, .known = true, .pid = 42, .tid = 42 };
+
+	(void)state;
+	strcpy(w.comm, "curl");
+	format(&w, "pid=42 comm=curl");
+	w.tid = 43;
+	strcpy(w.container, "docker:0123456789ab");
+	strcpy(w.netns, "blue");
+	format(&w, "pid=42 tid=43 comm=curl container=docker:0123456789ab netns=blue");
+	w.container[0] = '\0';
+	strcpy(w.cgroup, "/a/b");
+	format(&w, "pid=42 tid=43 comm=curl cgroup=/a/b netns=blue");
+	w.ctx = PS_CTX_SENDER;
+	format(&w, "owner=sender pid=42 tid=43 comm=curl cgroup=/a/b netns=blue");
+	w = (struct ps_who){ .ctx = PS_CTX_LOOKUP };
+	format(&w, "owner=unknown:socket-not-found");
+	strcpy(w.container, "pod:" UID);
+	format(&w, "owner=unknown:socket-not-found container=pod:" UID);
+	w = (struct ps_who){ .ctx = PS_CTX_NO_SOCKET };
+	format(&w, "owner=none:no-socket");
+	w.ctx = PS_CTX_NOT_L4;
+	format(&w, "owner=none:not-tcp-udp");
+	w.ctx = PS_CTX_UNNAMED;
+	format(&w, "owner=unknown:unreadable-socket");
+	w.ctx = PS_CTX_OFF;
+	format(&w, "");
+}
+
+static void small_buffers(void **state)
+{
+	struct ps_who w = { .ctx = PS_CTX_SKB, .known = true, .pid = 42, .tid = 43 };
+	char buf[400];
+
+	(void)state;
+	strcpy(w.comm, "curl");
+	strcpy(w.container, "docker:0123456789ab");
+	strcpy(w.netns, "blue");
+	/* Every length: cut, terminated, never past the end. */
+	for (size_t len = 1; len < 80; len++) {
+		memset(buf, 'Z', sizeof(buf));
+		ps_who_format(&w, buf, len);
+		assert_true(strlen(buf) < len);
+		assert_int_equal(buf[len], 'Z');
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(runtimes),	 cmocka_unit_test(pods_units_and_none),
+		cmocka_unit_test(matching),	 cmocka_unit_test(words),
+		cmocka_unit_test(small_buffers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

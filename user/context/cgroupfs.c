@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include "cgroupfs.h"
+#include "container.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The first cgroup2 mount in /proc/self/mountinfo (field 5 the mount
+ * point, the file system type after " - "). */
+static int find_mount(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (err && fgets(line, sizeof(line), f)) {
+		char mnt[PATH_MAX], *sep = strstr(line, " - ");
+
+		if (!sep || strncmp(sep + 3, "cgroup2 ", 8))
+			continue;
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 && strlen(mnt) < len) {
+			snprintf(buf, len, "%s", mnt);
+			err = 0;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+/* nftw() has no argument for its callback. */
+static struct ps_cgroup_index *walking;
+static int walk_err;
+
+static int add_entry(const char *fpath, const struct stat *st, int type, struct FTW *ftw)
+{
+	struct ps_cgroup_index *x = walking;
+	size_t rl = strlen(x->root);
+	const char *rel = fpath + rl;
+
+	(void)ftw;
+	if (type != FTW_D)
+		return 0;
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? x->cap * 2 : 256;
+		struct ps_cgroup_entry *e = realloc(x->e, cap * sizeof(*e));
+
+		if (!e) {
+			walk_err = -ENOMEM;
+			return 1;
+		}
+		x->e = e;
+		x->cap = cap;
+	}
+	x->e[x->n].id = st->st_ino;
+	x->e[x->n].path = strdup(*rel ? rel : "/");
+	if (!x->e[x->n].path) {
+		walk_err = -ENOMEM;
+		return 1;
+	}
+	x->n++;
+	return 0;
+}
+
+static void drop_entries(struct ps_cgroup_index *x)
+{
+	for (size_t i = 0; i < x->n; i++)
+		free(x->e[i].path);
+	x->n = 0;
+}
+
+static int walk(struct ps_cgroup_index *x)
+{
+	drop_entries(x);
+	walking = x;
+	walk_err = 0;
+	/* FTW_PHYS: cgroupfs has no links; a cgroup removed meanwhile is
+	 * skipped, not an error. */
+	if (nftw(x->root, add_entry, 16, FTW_PHYS | FTW_MOUNT) < 0 && !walk_err)
+		walk_err = errno == ENOENT ? 0 : -errno;
+	walking = NULL;
+	x->built_ns = now_ns();
+	return walk_err;
+}
+
+/*
+ * No cgroup v2 mount where we run (ip netns exec's fresh /sys has none):
+ * mount it in a mount namespace of our own, where nobody else sees it.
+ * Only while single-threaded (unshare refuses otherwise).
+ */
+static int mount_private(char *buf, size_t len)
+{
+	static const char at[] = "/sys/fs/cgroup";
+
+	if (unshare(CLONE_NEWNS) || mount("", "/", NULL, MS_SLAVE | MS_REC, NULL) ||
+	    mount("cgroup2", at, "cgroup2", 0, NULL))
+		return -ENOENT;
+	snprintf(buf, len, "%s", at);
+	return 0;
+}
+
+int ps_cgroup_index_open(struct ps_cgroup_index *x)
+{
+	int err;
+
+	memset(x, 0, sizeof(*x));
+	err = find_mount(x->root, sizeof(x->root));
+	if (err == -ENOENT)
+		err = mount_private(x->root, sizeof(x->root));
+	if (err)
+		return err;
+	return walk(x);
+}
+
+void ps_cgroup_index_free(struct ps_cgroup_index *x)
+{
+	drop_entries(x);
+	free(x->e);
+	x->e = NULL;
+	x->cap = 0;
+}
+
+static const char *find_id(const struct ps_cgroup_index *x, uint64_t id)
+{
+	for (size_t i = 0; i < x->n; i++)
+		if (x->e[i].id == id)
+			return x->e[i].path;
+	return NULL;
+}
+
+const char *ps_cgroup_index_path(struct ps_cgroup_index *x, uint64_t id)
+{
+	const char *p = find_id(x, id);
+
+	if (p || !x->root[0] || now_ns() - x->built_ns < 1000000000ull)
+		return p;
+	walk(x);
+	return find_id(x, id);
+}
+
+static bool find_id_by_path(const struct ps_cgroup_index *x, const char *path)
+{
+	for (size_t i = 0; i < x->n; i++)
+		if (!strcmp(x->e[i].path, path))
+			return true;
+	return false;
+}
+
+/* path and those below it: the same string, or it and a '/' after. */
+static bool is_under(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	if (!strcmp(top, "/"))
+		return true;
+	return !strncmp(path, top, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+static int push(uint64_t **ids, size_t *n, uint64_t id)
+{
+	uint64_t *v = realloc(*ids, (*n + 1) * sizeof(**ids));
+
+	if (!v)
+		return -ENOMEM;
+	v[(*n)++] = id;
+	*ids = v;
+	return 0;
+}
+
+/* Every entry under top, once each. */
+static int collect_under(const struct ps_cgroup_index *x, const char *top, uint64_t **ids,
+			 size_t *n)
+{
+	for (size_t i = 0; i < x->n; i++) {
+		bool seen = false;
+
+		if (!is_under(x->e[i].path, top))
+			continue;
+		for (size_t k = 0; k < *n && !seen; k++)
+			seen = (*ids)[k] == x->e[i].id;
+		if (!seen && push(ids, n, x->e[i].id))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int ps_cgroup_index_under(const struct ps_cgroup_index *x, const char *path, uint64_t **ids,
+			  size_t *n)
+{
+	size_t rl = strlen(x->root);
+	char rel[PATH_MAX];
+	size_t l;
+
+	*ids = NULL;
+	*n = 0;
+	/* Absolute under the mount, or relative to it. */
+	if (rl && !strncmp(path, x->root, rl) && (path[rl] == '/' || !path[rl]))
+		path += rl;
+	snprintf(rel, sizeof(rel), "%s%s", *path == '/' ? "" : "/", path);
+	l = strlen(rel);
+	while (l > 1 && rel[l - 1] == '/')
+		rel[--l] = '\0';
+	if (!find_id_by_path(x, rel))
+		return -ENOENT;
+	return collect_under(x, rel, ids, n);
+}
+
+int ps_cgroup_index_container(const struct ps_cgroup_index *x, const char *what, uint64_t **ids,
+			      size_t *n)
+{
+	*ids = NULL;
+	*n = 0;
+	for (size_t i = 0; i < x->n; i++) {
+		struct ps_container c;
+
+		ps_container_of_path(x->e[i].path, &c);
+		/* The container's own cgroup: where its name first appears. */
+		if (!ps_container_matches(&c, what))
+			continue;
+		if (collect_under(x, x->e[i].path, ids, n))
+			return -ENOMEM;
+	}
+	return *n ? 0 : -ENOENT;
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cgroupfs.h"
+#include "context.h"
+#include "log.h"
+
+int ps_context_resolve(struct ps_context *c, const struct ps_context_cfg *cfg)
+{
+	struct ps_cgroup_index cg;
+	size_t n = 0;
+	int err = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->knobs.enabled = cfg->enabled;
+	if (!cfg->enabled)
+		return 0;
+	if (cfg->pid) {
+		/* Gone before we start: a typo, most likely. */
+		if (kill((pid_t)cfg->pid, 0) && errno == ESRCH) {
+			pr_err("--pid %u: no such process\n", cfg->pid);
+			return -ENOENT;
+		}
+		c->knobs.filter |= PS_CTXF_PID;
+		c->knobs.pid = cfg->pid;
+	}
+	if (cfg->comm) {
+		c->knobs.filter |= PS_CTXF_COMM;
+		snprintf(c->knobs.comm, sizeof(c->knobs.comm), "%s", cfg->comm);
+	}
+	/* The cgroup v2 mount, made now if need be, while single-threaded. */
+	err = ps_cgroup_index_open(&cg);
+	if (!cfg->cgroup && !cfg->container) {
+		ps_cgroup_index_free(&cg);
+		return 0;
+	}
+	if (err) {
+		pr_err("--%s needs the cgroup v2 hierarchy mounted: %s\n",
+		       cfg->cgroup ? "cgroup" : "container",
+		       err == -ENOENT ? "there is no cgroup2 mount" : strerror(-err));
+		ps_cgroup_index_free(&cg);
+		return -EOPNOTSUPP;
+	}
+	if (cfg->cgroup) {
+		err = ps_cgroup_index_under(&cg, cfg->cgroup, &c->cgroups, &n);
+		if (err == -ENOENT)
+			pr_err("--cgroup %s: no such cgroup under %s\n", cfg->cgroup, cg.root);
+	} else {
+		err = ps_cgroup_index_container(&cg, cfg->container, &c->cgroups, &n);
+		if (err == -ENOENT)
+			pr_err("--container %s: no such container (docker, podman, containerd or "
+			       "CRI-O id, pod:UID or unit:NAME) under %s\n",
+			       cfg->container, cg.root);
+	}
+	if (err == -ENOMEM)
+		pr_err("cannot list the cgroups: %s\n", strerror(ENOMEM));
+	ps_cgroup_index_free(&cg);
+	if (err)
+		return err;
+	c->knobs.filter |= PS_CTXF_CGROUP;
+	c->knobs.cgroups = c->cgroups;
+	c->knobs.n_cgroups = n;
+	return 0;
+}
+
+int ps_context_start(struct ps_context *c, struct ps_loader *l)
+{
+	struct ps_cgroup_index cg;
+	int err, found;
+
+	if (!c->knobs.enabled)
+		return 0;
+	c->who = ps_who_new(ps_loader_owners_fd(l));
+	if (!c->who) {
+		pr_err("cannot set up the packets' context: %s\n", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	/* Sockets made from now on; without cgroup v2 there is no root to
+	 * attach to, and only those found by the scans are known. */
+	err = ps_cgroup_index_open(&cg);
+	if (!err)
+		err = ps_loader_attach_owner(l, cg.root);
+	else if (c->knobs.filter) /* asked for: their first packets may be missed */
+		pr_warn("no cgroup v2 mount: sockets made during the capture are found only by "
+			"looking for them, every %d s, and their first packets may not match\n",
+			PS_WHO_RESCAN_MS / 1000);
+	else
+		pr_info("no cgroup v2 mount: the owners of sockets made during the capture are "
+			"found only by looking for them, every %d s\n",
+			PS_WHO_RESCAN_MS / 1000);
+	ps_cgroup_index_free(&cg);
+	if (err && err != -ENOENT)
+		return err;
+	/* Then those that exist: made before, or not seen by it. */
+	found = ps_who_scan(c->who);
+	if (found >= 0)
+		pr_debug("context: %d existing sockets and their owners found\n", found);
+	return 0;
+}
+
+void ps_context_free(struct ps_context *c)
+{
+	ps_who_free(c->who);
+	c->who = NULL;
+	free(c->cgroups);
+	c->cgroups = NULL;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Whom packets belong to, for one capture: the options (--context, --pid,
+ * --comm, --cgroup, --container) checked and turned into the hooks' knobs
+ * (loader.h: struct ps_ctx_knobs), then, once the programs are loaded,
+ * the socket-owner program attached and the sockets that exist already
+ * found, so that the first packet is attributed and filtered too.
+ */
+#ifndef PS_CONTEXT_H
+#define PS_CONTEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "loader.h"
+#include "who.h"
+
+struct ps_context_cfg {
+	bool enabled;
+	uint32_t pid;	       /* --pid; 0: none */
+	const char *comm;      /* --comm; NULL: none */
+	const char *cgroup;    /* --cgroup */
+	const char *container; /* --container */
+};
+
+struct ps_context {
+	struct ps_ctx_knobs knobs;
+	uint64_t *cgroups; /* knobs.cgroups */
+	struct ps_who_table *who;
+};
+
+/* Check the filters against the host: -ENOENT (logged) for a process,
+ * cgroup or container that is not there; -EOPNOTSUPP without cgroup v2
+ * where a filter needs it. Nothing is touched. */
+int ps_context_resolve(struct ps_context *c, const struct ps_context_cfg *cfg);
+/* After l is loaded with c->knobs: the owners of sockets made from now on
+ * (the socket-owner program, as a link) and of those that exist. 0 or
+ * -errno, logged. */
+int ps_context_start(struct ps_context *c, struct ps_loader *l);
+void ps_context_free(struct ps_context *c);
+
+#endif

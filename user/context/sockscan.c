@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include "sockscan.h"
+
+struct sock_ent {
+	uint32_t inode;
+	uint64_t cookie;
+};
+
+struct sock_list {
+	struct sock_ent *e;
+	size_t n, cap;
+};
+
+static int add_sock(struct sock_list *l, uint32_t inode, uint64_t cookie)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 1024;
+		struct sock_ent *e = realloc(l->e, cap * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		l->e = e;
+		l->cap = cap;
+	}
+	l->e[l->n++] = (struct sock_ent){ .inode = inode, .cookie = cookie };
+	return 0;
+}
+
+/* Every socket of one family and protocol: inode and cookie. */
+static int dump(int nl, uint8_t family, uint8_t proto, struct sock_list *l)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 r;
+	} req = {
+		.nlh = { .nlmsg_len = sizeof(req),
+			 .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+		.r = { .sdiag_family = family, .sdiag_protocol = proto, .idiag_states = ~0u },
+	};
+	static char buf[32768] __attribute__((aligned(8)));
+
+	if (send(nl, &req, sizeof(req), 0) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t got = recv(nl, buf, sizeof(buf), 0);
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+
+		if (got < 0)
+			return errno == EINTR ? 0 : -errno;
+		for (; NLMSG_OK(h, (size_t)got); h = NLMSG_NEXT(h, got)) {
+			const struct inet_diag_msg *m = NLMSG_DATA(h);
+			uint64_t cookie;
+
+			if (h->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+
+				/* A protocol this kernel has no diag for. */
+				return e->error == -ENOENT ? 0 : e->error;
+			}
+			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)) || !m->idiag_inode)
+				continue;
+			cookie = m->id.idiag_cookie[0] | (uint64_t)m->id.idiag_cookie[1] << 32;
+			if (add_sock(l, m->idiag_inode, cookie))
+				return -ENOMEM;
+		}
+	}
+}
+
+static int by_inode(const void *a, const void *b)
+{
+	const struct sock_ent *x = a, *y = b;
+
+	return x->inode < y->inode ? -1 : x->inode > y->inode;
+}
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int ps_proc_owner(uint32_t pid, const char *cgroup_root, struct ps_owner *o)
+{
+	char path[64], line[4096];
+	struct stat st;
+
+	memset(o, 0, sizeof(*o));
+	o->pid = o->tid = pid;
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	if (read_line(path, o->comm, sizeof(o->comm)))
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
+	if (!stat(path, &st))
+		o->netns_ino = (uint32_t)st.st_ino;
+	/* The unified hierarchy's line: "0::/path". */
+	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
+	if (cgroup_root[0]) {
+		FILE *f = fopen(path, "re");
+
+		while (f && fgets(line, sizeof(line), f)) {
+			char dir[PATH_MAX * 2];
+
+			if (strncmp(line, "0::", 3))
+				continue;
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(dir, sizeof(dir), "%s%s", cgroup_root, line + 3);
+			if (!stat(dir, &st))
+				o->cgroup_id = st.st_ino;
+			break;
+		}
+		if (f)
+			fclose(f);
+	}
+	return 0;
+}
+
+/* Which sockets of l the process pid holds. */
+static void scan_fds(uint32_t pid, const struct sock_list *l, bool *claimed,
+		     const char *cgroup_root,
+		     void (*found)(void *, uint64_t, const struct ps_owner *), void *arg, int *n)
+{
+	char dir[64];
+	struct ps_owner o;
+	bool have_owner = false;
+	struct dirent *d;
+	DIR *fds;
+
+	snprintf(dir, sizeof(dir), "/proc/%u/fd", pid);
+	fds = opendir(dir);
+	if (!fds)
+		return;
+	while ((d = readdir(fds))) {
+		char link[320], target[64];
+		struct sock_ent key, *hit;
+		ssize_t len;
+		unsigned int ino;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", dir, d->d_name);
+		len = readlink(link, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		if (sscanf(target, "socket:[%u]", &ino) != 1)
+			continue;
+		key.inode = ino;
+		hit = bsearch(&key, l->e, l->n, sizeof(*l->e), by_inode);
+		if (!hit || claimed[hit - l->e])
+			continue;
+		if (!have_owner) {
+			if (ps_proc_owner(pid, cgroup_root, &o))
+				break;
+			have_owner = true;
+		}
+		claimed[hit - l->e] = true;
+		found(arg, hit->cookie, &o);
+		(*n)++;
+	}
+	closedir(fds);
+}
+
+int ps_sockscan(const char *cgroup_root,
+		void (*found)(void *arg, uint64_t cookie, const struct ps_owner *o), void *arg)
+{
+	static const uint8_t fams[] = { AF_INET, AF_INET6 };
+	static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP };
+	struct sock_list l = { 0 };
+	bool *claimed = NULL;
+	struct dirent *d;
+	DIR *proc = NULL;
+	int nl, err = 0, n = 0;
+
+	nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (nl < 0)
+		return -errno;
+	for (size_t f = 0; f < sizeof(fams) && !err; f++)
+		for (size_t p = 0; p < sizeof(protos) && !err; p++)
+			err = dump(nl, fams[f], protos[p], &l);
+	close(nl);
+	if (err)
+		goto out;
+	qsort(l.e, l.n, sizeof(*l.e), by_inode);
+	claimed = calloc(l.n ? l.n : 1, sizeof(*claimed));
+	proc = opendir("/proc");
+	if (!claimed || !proc) {
+		err = claimed ? -errno : -ENOMEM;
+		goto out;
+	}
+	while ((d = readdir(proc))) {
+		char *end;
+		unsigned long pid = strtoul(d->d_name, &end, 10);
+
+		if (*end || !pid)
+			continue;
+		scan_fds((uint32_t)pid, &l, claimed, cgroup_root, found, arg, &n);
+	}
+out:
+	if (proc)
+		closedir(proc);
+	free(claimed);
+	free(l.e);
+	return err ? err : n;
+}

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include "container.h"
+#include "log.h"
+#include "sockscan.h"
+#include "who.h"
+
+#define BUCKETS 4096
+
+struct sock_node {
+	struct sock_node *next;
+	uint64_t cookie;
+	bool known; /* owner valid; else the map had none when asked */
+	struct ps_owner owner;
+};
+
+struct proc_node {
+	struct proc_node *next;
+	uint32_t pid;
+	char comm[PS_COMM_LEN];
+	uint32_t number;
+};
+
+struct netns_name {
+	uint32_t ino;
+	char name[48];
+};
+
+struct ps_who_table {
+	int owners_fd;
+	struct ps_cgroup_index cg;
+	struct sock_node *socks[BUCKETS];
+	struct proc_node *procs[BUCKETS];
+	uint32_t n_procs;
+	uint64_t last_scan_ns;
+	bool missed; /* a socket without owner since the last scan */
+	uint32_t host_netns;
+	struct netns_name *names; /* /run/netns, read at the start */
+	size_t n_names;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static size_t hash64(uint64_t v)
+{
+	v ^= v >> 33;
+	v *= 0xff51afd7ed558ccdull;
+	v ^= v >> 33;
+	return (size_t)(v % BUCKETS);
+}
+
+/* The names `ip netns add` gave (bind mounts under /run/netns). */
+static void read_netns_names(struct ps_who_table *t)
+{
+	DIR *d = opendir("/run/netns");
+	struct dirent *e;
+	struct stat st;
+
+	if (!stat("/proc/1/ns/net", &st))
+		t->host_netns = (uint32_t)st.st_ino;
+	while (d && (e = readdir(d))) {
+		char path[300];
+		struct netns_name *v;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/run/netns/%s", e->d_name);
+		if (stat(path, &st))
+			continue;
+		v = realloc(t->names, (t->n_names + 1) * sizeof(*v));
+		if (!v)
+			break;
+		t->names = v;
+		v[t->n_names].ino = (uint32_t)st.st_ino;
+		snprintf(v[t->n_names].name, sizeof(v->name), "%.47s", e->d_name);
+		t->n_names++;
+	}
+	if (d)
+		closedir(d);
+}
+
+struct ps_who_table *ps_who_new(int owners_fd)
+{
+	struct ps_who_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->owners_fd = owners_fd;
+	/* Without cgroup v2, packets have no container: not an error. */
+	ps_cgroup_index_open(&t->cg);
+	read_netns_names(t);
+	return t;
+}
+
+void ps_who_free(struct ps_who_table *t)
+{
+	if (!t)
+		return;
+	for (size_t b = 0; b < BUCKETS; b++) {
+		while (t->socks[b]) {
+			struct sock_node *n = t->socks[b];
+
+			t->socks[b] = n->next;
+			free(n);
+		}
+		while (t->procs[b]) {
+			struct proc_node *n = t->procs[b];
+
+			t->procs[b] = n->next;
+			free(n);
+		}
+	}
+	ps_cgroup_index_free(&t->cg);
+	free(t->names);
+	free(t);
+}
+
+static struct sock_node *sock_find(struct ps_who_table *t, uint64_t cookie)
+{
+	for (struct sock_node *n = t->socks[hash64(cookie)]; n; n = n->next)
+		if (n->cookie == cookie)
+			return n;
+	return NULL;
+}
+
+static struct sock_node *sock_add(struct ps_who_table *t, uint64_t cookie)
+{
+	struct sock_node *n = calloc(1, sizeof(*n));
+	size_t b = hash64(cookie);
+
+	if (!n)
+		return NULL;
+	n->cookie = cookie;
+	n->next = t->socks[b];
+	t->socks[b] = n;
+	return n;
+}
+
+static void scan_found(void *arg, uint64_t cookie, const struct ps_owner *o)
+{
+	struct ps_who_table *t = arg;
+	struct sock_node *n = sock_find(t, cookie);
+
+	if (!n)
+		n = sock_add(t, cookie);
+	if (!n || n->known)
+		return;
+	n->owner = *o;
+	n->known = true;
+	/* For the hooks' filter and ps_meta.pid; never over what the
+	 * socket-owner program saw. */
+	if (t->owners_fd >= 0)
+		bpf_map_update_elem(t->owners_fd, &cookie, o, BPF_NOEXIST);
+}
+
+int ps_who_scan(struct ps_who_table *t)
+{
+	int n = ps_sockscan(t->cg.root, scan_found, t);
+
+	t->last_scan_ns = now_ns();
+	t->missed = false;
+	if (n < 0)
+		pr_debug("cannot list the sockets that exist: %s\n", strerror(-n));
+	return n;
+}
+
+/* The owner of cookie: from the cache, the owners map, or a new scan. */
+static const struct ps_owner *owner_of(struct ps_who_table *t, uint64_t cookie)
+{
+	struct sock_node *n = sock_find(t, cookie);
+
+	if (!n) {
+		n = sock_add(t, cookie);
+		if (!n)
+			return NULL;
+		if (t->owners_fd >= 0 && !bpf_map_lookup_elem(t->owners_fd, &cookie, &n->owner))
+			n->known = true;
+	}
+	if (!n->known) {
+		t->missed = true;
+		if (now_ns() - t->last_scan_ns >= PS_WHO_RESCAN_MS * 1000000ull)
+			ps_who_scan(t);
+	}
+	return n->known ? &n->owner : NULL;
+}
+
+static uint32_t proc_number(struct ps_who_table *t, uint32_t pid, const char *comm)
+{
+	size_t b = hash64(pid);
+	struct proc_node *n;
+
+	for (n = t->procs[b]; n; n = n->next)
+		if (n->pid == pid && !strncmp(n->comm, comm, PS_COMM_LEN))
+			return n->number;
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return 0;
+	n->pid = pid;
+	memcpy(n->comm, comm, PS_COMM_LEN);
+	n->number = ++t->n_procs;
+	n->next = t->procs[b];
+	t->procs[b] = n;
+	return n->number;
+}
+
+static void netns_words(const struct ps_who_table *t, uint32_t ino, char *buf, size_t len)
+{
+	if (!ino) {
+		buf[0] = '\0';
+		return;
+	}
+	if (ino == t->host_netns) {
+		snprintf(buf, len, "host");
+		return;
+	}
+	for (size_t i = 0; i < t->n_names; i++)
+		if (t->names[i].ino == ino) {
+			snprintf(buf, len, "%s", t->names[i].name);
+			return;
+		}
+	snprintf(buf, len, "%u", ino);
+}
+
+void ps_who_resolve(struct ps_who_table *t, const struct ps_meta *m, struct ps_who *w)
+{
+	const struct ps_owner *o = NULL;
+	uint64_t cgroup = m->cgroup_id;
+
+	memset(w, 0, sizeof(*w));
+	w->ctx = m->ctx;
+	if (m->ctx == PS_CTX_OFF)
+		return;
+	if (m->sock_cookie)
+		o = owner_of(t, m->sock_cookie);
+	if (o) {
+		w->known = true;
+		/* The hook's pid and thread where it had them (the thread
+		 * that sent it); the map's otherwise. */
+		w->pid = m->pid ? m->pid : o->pid;
+		w->tid = m->pid ? m->tid : o->tid;
+		/* One word, as the comment's other values: a name's blanks and
+		 * '=' become '_' (ps shows them; the comment cannot). */
+		for (size_t i = 0; i < sizeof(w->comm) - 1 && o->comm[i]; i++)
+			w->comm[i] = o->comm[i] <= ' ' || o->comm[i] == '=' ? '_' : o->comm[i];
+		netns_words(t, o->netns_ino, w->netns, sizeof(w->netns));
+		if (!cgroup)
+			cgroup = o->cgroup_id;
+		w->proc = proc_number(t, w->pid, w->comm);
+	}
+	if (cgroup) {
+		const char *path = ps_cgroup_index_path(&t->cg, cgroup);
+		struct ps_container c;
+
+		if (path) {
+			ps_container_of_path(path, &c);
+			ps_container_name(&c, w->container, sizeof(w->container));
+			if (!w->container[0] && strcmp(path, "/"))
+				snprintf(w->cgroup, sizeof(w->cgroup), "%s", path);
+		}
+	}
+}
+
+int ps_who_format(const struct ps_who *w, char *buf, size_t len)
+{
+	const char *why = NULL;
+	int n;
+
+	switch (w->ctx) {
+	case PS_CTX_OFF:
+		return snprintf(buf, len, "%s", "");
+	case PS_CTX_NO_SOCKET:
+		why = "owner=none:no-socket";
+		break;
+	case PS_CTX_NOT_L4:
+		why = "owner=none:not-tcp-udp";
+		break;
+	case PS_CTX_UNNAMED:
+		why = "owner=unknown:unreadable-socket";
+		break;
+	case PS_CTX_SENDER:
+		if (!w->known)
+			why = "owner=sender:socket-not-found";
+		break;
+	default:
+		if (!w->known)
+			why = "owner=unknown:socket-not-found";
+	}
+	if (why)
+		n = snprintf(buf, len, "%s", why);
+	else
+		n = snprintf(buf, len, "%spid=%u", w->ctx == PS_CTX_SENDER ? "owner=sender " : "",
+			     w->pid);
+	if (!why && n > 0 && (size_t)n < len && w->tid && w->tid != w->pid)
+		n += snprintf(buf + n, len - (size_t)n, " tid=%u", w->tid);
+	if (!why && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " comm=%s", w->comm);
+	if (n < 0 || (size_t)n >= len)
+		return n;
+	if (w->container[0])
+		n += snprintf(buf + n, len - (size_t)n, " container=%s", w->container);
+	else if (w->cgroup[0])
+		n += snprintf(buf + n, len - (size_t)n, " cgroup=%s", w->cgroup);
+	if ((size_t)n < len && w->netns[0])
+		n += snprintf(buf + n, len - (size_t)n, " netns=%s", w->netns);
+	return n;
+}

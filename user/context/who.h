@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Who a packet belongs to, in words: the hooks give each packet its socket
+ * cookie, cgroup id, pid and thread (ps_meta), the owners map what made the
+ * socket (struct ps_owner); here they become the process's name, its
+ * container (from the cgroup path: container.h) and its network namespace
+ * (by name where `ip netns` named it). Kept per socket and per process, so
+ * a packet costs a lookup in memory; the kernel's map is asked once per
+ * socket, and sockets it does not know (made before the capture, or
+ * accepted) are looked for again, as ss -p would find them, at most every
+ * PS_WHO_RESCAN_MS.
+ */
+#ifndef PS_WHO_H
+#define PS_WHO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "cgroupfs.h"
+#include "pktsample.h"
+
+#define PS_WHO_RESCAN_MS 2000
+
+/* One packet's owner, as the outputs show it. */
+struct ps_who {
+	uint8_t ctx; /* enum ps_ctx */
+	bool known;  /* the owner (pid, comm) is known */
+	uint32_t pid, tid;
+	char comm[PS_COMM_LEN];
+	char container[144]; /* container.h's name; "" if none */
+	char cgroup[128];    /* the cgroup path where there is no container; "" */
+	char netns[48];	     /* "host", a name `ip netns` knows, or the inode */
+	uint32_t proc;	     /* the process's number in this capture (1, 2, ...); 0 */
+};
+
+struct ps_who_table;
+
+/* owners_fd: the owners map (may be -1: nothing but what the packets say).
+ * NULL on -ENOMEM. */
+struct ps_who_table *ps_who_new(int owners_fd);
+void ps_who_free(struct ps_who_table *t);
+/* Find and record the owners of the sockets that exist now (sockscan.h),
+ * into the owners map too, where the map has none. The number found, or
+ * -errno. */
+int ps_who_scan(struct ps_who_table *t);
+/* What m says, in words. */
+void ps_who_resolve(struct ps_who_table *t, const struct ps_meta *m, struct ps_who *w);
+/* The comment words for w: "pid=… comm=… container=… netns=…", or
+ * "owner=none:no-socket" and the like (doc/guide.md lists them); "" with
+ * attribution off. Returns what snprintf returns. Pure. */
+int ps_who_format(const struct ps_who *w, char *buf, size_t len);
+
+#endif
