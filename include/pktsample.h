@@ -83,7 +83,8 @@ enum ps_ctx {
 			       * or to a port nothing listens on */
 	PS_CTX_NOT_L4 = 4,    /* nothing to look up by: not TCP or UDP over IP
 			       * (ARP, ICMP, a fragment, IPv6 extension headers) */
-	PS_CTX_UNNAMED = 5,   /* a local socket found whose cookie could not be read */
+	PS_CTX_UNNAMED = 5,   /* a local socket found that has no cookie yet (one a
+			       * listener accepted, until it first sends) */
 	PS_CTX_SENDER = 6,    /* no local socket: the skb still carries its
 			       * sender's, from another namespace of this host
 			       * (over a veth): that sender's (TC ingress) */

@@ -117,7 +117,7 @@ static void words(void **state)
 	w.ctx = PS_CTX_NOT_L4;
 	format(&w, "owner=none:not-tcp-udp");
 	w.ctx = PS_CTX_UNNAMED;
-	format(&w, "owner=unknown:unreadable-socket");
+	format(&w, "owner=unknown:socket-without-cookie");
 	w.ctx = PS_CTX_OFF;
 	format(&w, "");
 }

@@ -78,22 +78,28 @@ int ps_context_start(struct ps_context *c, struct ps_loader *l)
 		pr_err("cannot set up the packets' context: %s\n", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	/* Sockets made from now on; without cgroup v2 there is no root to
-	 * attach to, and only those found by the scans are known. */
+	/* Sockets made from now on. Without cgroup v2, or where the program
+	 * cannot be attached, only those the scans find are known: the
+	 * capture goes on, unless a context filter needs them. */
 	err = ps_cgroup_index_open(&cg);
 	if (!err)
 		err = ps_loader_attach_owner(l, cg.root);
-	else if (c->knobs.filter) /* asked for: their first packets may be missed */
-		pr_warn("no cgroup v2 mount: sockets made during the capture are found only by "
-			"looking for them, every %d s, and their first packets may not match\n",
-			PS_WHO_RESCAN_MS / 1000);
-	else
-		pr_info("no cgroup v2 mount: the owners of sockets made during the capture are "
-			"found only by looking for them, every %d s\n",
-			PS_WHO_RESCAN_MS / 1000);
-	ps_cgroup_index_free(&cg);
-	if (err && err != -ENOENT)
+	if (err && c->knobs.filter) {
+		pr_err("cannot see sockets being made, which --pid, --comm, --cgroup and "
+		       "--container need: %s\n",
+		       err == -ENOENT ? "no cgroup v2 mount" : strerror(-err));
+		ps_cgroup_index_free(&cg);
 		return err;
+	}
+	/* No cgroup v2 to be seen is the setup's (ip netns exec without
+	 * CAP_SYS_ADMIN to mount one): said with -v. A refusal is news. */
+	if (err)
+		ps_log(err == -ENOENT ? PS_LOG_INFO : PS_LOG_WARN,
+		       "cannot see sockets being made (%s): the owners of those made during the "
+		       "capture are found by looking for them, every %d s\n",
+		       err == -ENOENT ? "no cgroup v2 mount" : strerror(-err),
+		       PS_WHO_RESCAN_MS / 1000);
+	ps_cgroup_index_free(&cg);
 	/* Then those that exist: made before, or not seen by it. */
 	found = ps_who_scan(c->who);
 	if (found >= 0)

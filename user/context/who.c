@@ -288,7 +288,7 @@ int ps_who_format(const struct ps_who *w, char *buf, size_t len)
 		why = "owner=none:not-tcp-udp";
 		break;
 	case PS_CTX_UNNAMED:
-		why = "owner=unknown:unreadable-socket";
+		why = "owner=unknown:socket-without-cookie";
 		break;
 	case PS_CTX_SENDER:
 		if (!w->known)

@@ -383,19 +383,13 @@ int ps_loader_attach_owner(struct ps_loader *l, const char *cgroup_root)
 	int fd, err;
 
 	fd = open(cgroup_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		pr_err("cannot open the cgroup v2 root %s: %s\n", cgroup_root, strerror(-err));
-		return err;
-	}
+	if (fd < 0)
+		return -errno;
 	link = bpf_program__attach_cgroup(l->skel->progs.pktsample_sock_create, fd);
 	err = libbpf_get_error(link);
 	close(fd);
-	if (err) {
-		pr_err("cannot attach the socket-owner program to %s: %s\n", cgroup_root,
-		       strerror(-err));
+	if (err)
 		return err;
-	}
 	l->owner_link = link;
 	return 0;
 }

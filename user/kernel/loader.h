@@ -130,7 +130,8 @@ int ps_loader_owners_fd(const struct ps_loader *l);
 /*
  * Attach the socket-owner program (loaded with o->ctx enabled) to the
  * cgroup v2 root cgroup_root, as a link: it goes when pktsample does,
- * however it ends. 0 or -errno, logged.
+ * however it ends. 0 or -errno, not logged: whether that ends the capture
+ * is the caller's to say.
  */
 int ps_loader_attach_owner(struct ps_loader *l, const char *cgroup_root);
 

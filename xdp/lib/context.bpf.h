@@ -7,8 +7,8 @@
  * --container) on them.
  *
  * The hook's context header supplies ps_ctx_skb_socket() (TC: skb->sk) and
- * ps_ctx_sk_lookup_{tcp,udp}() (the kernel's socket lookup, in the
- * device's network namespace).
+ * ps_ctx_skc_lookup_tcp() and ps_ctx_sk_lookup_udp() (the kernel's socket
+ * lookup, in the device's network namespace).
  */
 #ifndef PS_CONTEXT_BPF_H
 #define PS_CONTEXT_BPF_H
@@ -44,7 +44,8 @@ struct sock_common___ps {
 #ifndef PS_CTX_NO_SOCKETS
 /*
  * The cookie of a socket a lookup returned (a struct bpf_sock *), 0 if the
- * kernel has none for it yet. The TCP socket kinds and UDP over IPv6 have
+ * kernel has made none for it yet (a connection a listener accepted, until
+ * it sends: the cookie is made when first asked for). The TCP socket kinds and UDP over IPv6 have
  * bpf_skc_to_*() casts the verifier follows; a request socket (a handshake
  * in progress) has no cookie of its own yet, its listener's stands for it.
  * A UDP/IPv4 socket has no cast (and bpf_rdonly_cast, 6.2+, cannot be
