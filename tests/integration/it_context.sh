@@ -189,6 +189,17 @@ assert_eq "$orig" "$(tshark_q -r "$WORK/tw.pcapng" -T fields -e frame.comment)" 
 assert_match "pid=$A comm=python3 container=docker:${ID_A:0:12}" \
 	"$("$PKTSAMPLE" -r "$WORK/full.pcapng" -v 2>/dev/null)" "-r -v prints whom packets belong to"
 
+# SIGKILL: the socket-owner program is a link, and goes with the process.
+cap killed --hook tc-egress
+kill -KILL "${CAP_PID[killed]}"
+wait "${CAP_PID[killed]}" 2>/dev/null || true
+for _ in $(seq 50); do
+	bpftool cgroup show "$CGROOT" | grep -q sock_create || break
+	sleep 0.1
+done
+assert_no_match "sock_create" "$(bpftool cgroup show "$CGROOT")" \
+	"after SIGKILL no socket-owner program is left"
+
 # Bad input: one line, exit 2, nothing attached.
 bad() { # DESCRIPTION REGEX ARGS...
 	local what=$1 re=$2 rc=0 err
