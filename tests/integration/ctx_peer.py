@@ -7,7 +7,9 @@ client HOST OUT        one TCP exchange and one UDP exchange with HOST; the
                        local ports into OUT ("tcp PORT", "udp PORT")
 pre HOST OUT GO        the same, but the sockets are made and connected
                        first, OUT written, and the exchange waits for the
-                       file GO (a capture started meanwhile)
+                       file GO (a capture started meanwhile); then one more
+                       datagram, from a third socket made first, to UDP
+                       5003 where nothing listens ("lost PORT")
 """
 import os
 import socket
@@ -59,13 +61,18 @@ def main():
     t = socket.create_connection((host, 5001))
     u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     u.connect((host, 5002))
+    lost = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    lost.bind(("0.0.0.0", 0))
     with open(out + ".tmp", "w") as f:
-        f.write("tcp %d\nudp %d\n" % (t.getsockname()[1], u.getsockname()[1]))
+        f.write("tcp %d\nudp %d\nlost %d\n" % (t.getsockname()[1], u.getsockname()[1],
+                                              lost.getsockname()[1]))
     os.rename(out + ".tmp", out)
     if mode == "pre":
         while not os.path.exists(sys.argv[4]):
             time.sleep(0.05)
     exchange(t, u, host)
+    if mode == "pre":
+        lost.sendto(b"nobody", (host, 5003))
 
 
 if __name__ == "__main__":

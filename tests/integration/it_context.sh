@@ -53,13 +53,15 @@ PIDS+=("$PRE")
 wait_file "$WORK/pre.ports"
 
 # cap NAME ARGS...: pktsample from the host, in the capture namespace by
-# --netns, writing $WORK/NAME.pcapng; its pid in CAP_PID[NAME].
+# --netns (CAP_NS, CAP_IF: another), writing $WORK/NAME.pcapng; its pid in
+# CAP_PID[NAME].
 declare -A CAP_PID
 cap() {
 	local name=$1
 	shift
 	: >"$WORK/$name.err"
-	"$PKTSAMPLE" --netns "$ENV-cap" -i "$CAPIF" "$@" -w "$WORK/$name.pcapng" 2>"$WORK/$name.err" &
+	"$PKTSAMPLE" --netns "${CAP_NS:-$ENV-cap}" -i "${CAP_IF:-$CAPIF}" "$@" \
+		-w "$WORK/$name.pcapng" 2>"$WORK/$name.err" &
 	CAP_PID[$name]=$!
 	PIDS+=($!)
 	for _ in $(seq $((100 * PS_TIME_SCALE))); do
@@ -78,6 +80,9 @@ PIDS+=("$TD")
 for _ in $(seq 50); do grep -q listening "$WORK/tcpdump.err" && break; sleep 0.1; done
 cap full --hook xdp,tc-ingress,tc-egress
 cap sflow --hook tc-egress --sflow 127.0.0.1
+# The peer's side: what arrives for no local socket of the peer still
+# carries its sender's, from the capture namespace.
+CAP_NS=$ENV-peer CAP_IF=$PEERIF cap peer --hook tc-ingress
 cap bypid --hook tc-ingress,tc-egress --pid "$PRE"
 cap bycont --hook tc-ingress,tc-egress --container "${ID_B:0:12}"
 assert_match "sock_create" "$(bpftool cgroup show "$CGROOT")" \
@@ -95,7 +100,7 @@ B=$!
 wait "$B"
 wait "$PRE"
 sleep 0.5
-for name in full bypid bycont sflow; do
+for name in full bypid bycont sflow peer; do
 	kill -INT "${CAP_PID[$name]}"
 	rc=0
 	wait "${CAP_PID[$name]}" || rc=$?
@@ -141,6 +146,18 @@ assert_eq "" "$(who "$WORK/full.pcapng" 'icmp.type == 0' | grep -v 'owner=none:n
 	grep -v 'owner=sender:socket-not-found$' || true)" "ping's replies say why they have no owner"
 assert_eq 0 "$(count "$WORK/full.pcapng" '!(frame.comment contains "pid=") && !(frame.comment contains "owner=")')" \
 	"every packet says whom it belongs to, or why not"
+
+# At the peer's tc-ingress: A's ping requests and the datagram to a port
+# nothing listens on name their senders, in the capture namespace: one that
+# ping made during the capture, one that existed before it (found in the
+# other namespace by the start's scan).
+lost=$(ports "$WORK/pre.ports" lost)
+assert_match "^(hook=tc-ingress cpu=[0-9]+ queue=[0-9]+ owner=sender pid=$A_PING comm=ping container=docker:${ID_A:0:12} netns=$ENV-cap
+?){2}\$" "$(who "$WORK/peer.pcapng" 'icmp.type == 8')" \
+	"at the peer: ping's requests name their sender"
+assert_eq "hook=tc-ingress cpu=0 queue=0 owner=sender pid=$PRE comm=python3 cgroup=/pktsample-it-$$ netns=$ENV-cap" \
+	"$(who "$WORK/peer.pcapng" "udp.srcport == $lost" | sed 's/cpu=[0-9]*/cpu=0/')" \
+	"at the peer: a datagram for no socket names its sender, whose socket existed before"
 
 # The pcapng draft's process option and Apple's process information
 # blocks are in the file; Wireshark 4.0 reads it all the same.

@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,24 +190,103 @@ static void scan_fds(uint32_t pid, const struct sock_list *l, bool *claimed,
 	closedir(fds);
 }
 
-int ps_sockscan(const char *cgroup_root,
-		void (*found)(void *arg, uint64_t cookie, const struct ps_owner *o), void *arg)
+/* Every TCP and UDP socket of the namespace nl was made in. */
+static int dump_all(int nl, struct sock_list *l)
 {
 	static const uint8_t fams[] = { AF_INET, AF_INET6 };
 	static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP };
-	struct sock_list l = { 0 };
-	bool *claimed = NULL;
+	int err = 0;
+
+	for (size_t f = 0; f < sizeof(fams) && !err; f++)
+		for (size_t p = 0; p < sizeof(protos) && !err; p++)
+			err = dump(nl, fams[f], protos[p], l);
+	return err;
+}
+
+/*
+ * A sock_diag socket in another network namespace: a thread joins it
+ * (setns changes the calling thread's namespace only) and makes the
+ * socket, which stays in that namespace; the thread then ends.
+ */
+struct ns_socket {
+	int ns_fd, fd;
+};
+
+static void *make_ns_socket(void *arg)
+{
+	struct ns_socket *x = arg;
+
+	x->fd = setns(x->ns_fd, CLONE_NEWNET) ?
+			-1 :
+			socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	return NULL;
+}
+
+/* The sockets of every network namespace a process is in, ours first: a
+ * capture on a host's veth sees the sockets of the containers behind it. */
+static int dump_namespaces(struct sock_list *l)
+{
+	uint32_t seen[1024];
+	size_t n_seen = 0;
+	struct stat st;
 	struct dirent *d;
-	DIR *proc = NULL;
-	int nl, err = 0, n = 0;
+	DIR *proc;
+	int nl, err;
 
 	nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (nl < 0)
 		return -errno;
-	for (size_t f = 0; f < sizeof(fams) && !err; f++)
-		for (size_t p = 0; p < sizeof(protos) && !err; p++)
-			err = dump(nl, fams[f], protos[p], &l);
+	err = dump_all(nl, l);
 	close(nl);
+	if (err || stat("/proc/self/ns/net", &st))
+		return err;
+	seen[n_seen++] = (uint32_t)st.st_ino;
+	proc = opendir("/proc");
+	while (proc && (d = readdir(proc)) && n_seen < sizeof(seen) / sizeof(seen[0])) {
+		char path[300];
+		struct ns_socket x = { .fd = -1 };
+		pthread_t t;
+		bool known = false;
+
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/ns/net", d->d_name);
+		if (stat(path, &st))
+			continue;
+		for (size_t i = 0; i < n_seen && !known; i++)
+			known = seen[i] == (uint32_t)st.st_ino;
+		if (known)
+			continue;
+		seen[n_seen++] = (uint32_t)st.st_ino;
+		x.ns_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (x.ns_fd < 0)
+			continue;
+		if (!pthread_create(&t, NULL, make_ns_socket, &x))
+			pthread_join(t, NULL);
+		close(x.ns_fd);
+		if (x.fd < 0)
+			continue; /* not ours to enter (no CAP_SYS_ADMIN): skipped */
+		err = dump_all(x.fd, l);
+		close(x.fd);
+		if (err == -ENOMEM)
+			break;
+		err = 0;
+	}
+	if (proc)
+		closedir(proc);
+	return err;
+}
+
+int ps_sockscan(const char *cgroup_root,
+		void (*found)(void *arg, uint64_t cookie, const struct ps_owner *o), void *arg)
+{
+	struct sock_list l = { 0 };
+	bool *claimed = NULL;
+	struct dirent *d;
+	DIR *proc = NULL;
+	int err, n = 0;
+
+	err = dump_namespaces(&l);
 	if (err)
 		goto out;
 	qsort(l.e, l.n, sizeof(*l.e), by_inode);

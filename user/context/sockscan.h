@@ -4,9 +4,11 @@
  * (xdp/lib/sock_owner.bpf.c) sees sockets being made, not those made
  * before pktsample started, nor those a listener accepts (the kernel makes
  * them, in softirq). As ss -p: the kernel's socket list (sock_diag: cookie
- * and inode of every TCP and UDP socket of this network namespace), and
+ * and inode of every TCP and UDP socket of this network namespace, and of
+ * every other one a process is in, where we may enter it), and
  * /proc/PID/fd (which process holds which inode). Read-only: nothing the
- * scanned processes or sockets see changes.
+ * scanned processes or sockets see changes (sock_diag gives a socket that
+ * had none its cookie, as ss does).
  */
 #ifndef PS_SOCKSCAN_H
 #define PS_SOCKSCAN_H
