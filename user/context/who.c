@@ -13,6 +13,11 @@
 #include "who.h"
 
 #define BUCKETS 4096
+/* Sockets and processes remembered: past this many, forgotten all at once
+ * and asked for again (the kernel's map keeps PS_OWNERS_MAX sockets). A
+ * process then gets a new number, and its file another PIB. */
+#define SOCKS_MAX 65536
+#define PROCS_MAX 16384
 
 struct sock_node {
 	struct sock_node *next;
@@ -38,7 +43,8 @@ struct ps_who_table {
 	struct ps_cgroup_index cg;
 	struct sock_node *socks[BUCKETS];
 	struct proc_node *procs[BUCKETS];
-	uint32_t n_procs;
+	uint32_t n_socks, n_procs_now;
+	uint32_t n_procs; /* numbers given so far */
 	uint64_t last_scan_ns;
 	bool missed; /* a socket without owner since the last scan */
 	uint32_t host_netns;
@@ -105,24 +111,36 @@ struct ps_who_table *ps_who_new(int owners_fd)
 	return t;
 }
 
-void ps_who_free(struct ps_who_table *t)
+static void forget_socks(struct ps_who_table *t)
 {
-	if (!t)
-		return;
-	for (size_t b = 0; b < BUCKETS; b++) {
+	for (size_t b = 0; b < BUCKETS; b++)
 		while (t->socks[b]) {
 			struct sock_node *n = t->socks[b];
 
 			t->socks[b] = n->next;
 			free(n);
 		}
+	t->n_socks = 0;
+}
+
+static void forget_procs(struct ps_who_table *t)
+{
+	for (size_t b = 0; b < BUCKETS; b++)
 		while (t->procs[b]) {
 			struct proc_node *n = t->procs[b];
 
 			t->procs[b] = n->next;
 			free(n);
 		}
-	}
+	t->n_procs_now = 0;
+}
+
+void ps_who_free(struct ps_who_table *t)
+{
+	if (!t)
+		return;
+	forget_socks(t);
+	forget_procs(t);
 	ps_cgroup_index_free(&t->cg);
 	free(t->names);
 	free(t);
@@ -138,11 +156,15 @@ static struct sock_node *sock_find(struct ps_who_table *t, uint64_t cookie)
 
 static struct sock_node *sock_add(struct ps_who_table *t, uint64_t cookie)
 {
-	struct sock_node *n = calloc(1, sizeof(*n));
+	struct sock_node *n;
 	size_t b = hash64(cookie);
 
+	if (t->n_socks == SOCKS_MAX)
+		forget_socks(t);
+	n = calloc(1, sizeof(*n));
 	if (!n)
 		return NULL;
+	t->n_socks++;
 	n->cookie = cookie;
 	n->next = t->socks[b];
 	t->socks[b] = n;
@@ -205,9 +227,12 @@ static uint32_t proc_number(struct ps_who_table *t, uint32_t pid, const char *co
 	for (n = t->procs[b]; n; n = n->next)
 		if (n->pid == pid && !strncmp(n->comm, comm, PS_COMM_LEN))
 			return n->number;
+	if (t->n_procs_now == PROCS_MAX)
+		forget_procs(t);
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		return 0;
+	t->n_procs_now++;
 	n->pid = pid;
 	memcpy(n->comm, comm, PS_COMM_LEN);
 	n->number = ++t->n_procs;
