@@ -69,6 +69,9 @@ static const char *const tc_position_values[] = {
 static const char *const xdp_attach_values[] = {
 	"link", "BPF link (gone when pktsample ends)", "libxdp", "libxdp dispatcher", NULL,
 };
+static const char *const context_values[] = {
+	"on", "on: process, container, namespace", "off", "off", NULL,
+};
 static const char *const transport_values[] = {
 	"perf", "per-CPU perf buffers", "ringbuf", "one BPF ring buffer", NULL,
 };
@@ -96,6 +99,17 @@ void ps_extcap_print_config(FILE *f, const char *ifname)
 		{ "--max-rate", "Max packets/s per CPU", "unsigned", NULL, "1,1000000000",
 		  "At most this many packets a second per CPU leave the kernel (empty: no cap)",
 		  "Sampling", NULL },
+		{ "--context", "Whom packets belong to", "selector", "on", NULL,
+		  "Each packet's process, thread, container and network namespace, in its comment",
+		  "Process", context_values },
+		{ "--pid", "Only this process", "unsigned", NULL, "1,2147483647",
+		  "Only the packets of this process's sockets (empty: every process)", "Process",
+		  NULL },
+		{ "--comm", "Only processes named", "string", NULL, NULL,
+		  "Only the packets of sockets made by processes of this name", "Process", NULL },
+		{ "--container", "Only this container", "string", NULL, NULL,
+		  "A docker, podman, containerd or CRI-O id, pod:UID or unit:NAME", "Process",
+		  NULL },
 		{ "--xdp-mode", "XDP mode", "selector", "auto", NULL,
 		  "How the XDP program is attached", "Attach", xdp_mode_values },
 		{ "--tc-mode", "TC attach", "selector", "auto", NULL,
