@@ -82,7 +82,7 @@ cap full --hook xdp,tc-ingress,tc-egress
 cap sflow --hook tc-egress --sflow 127.0.0.1
 # The peer's side: what arrives for no local socket of the peer still
 # carries its sender's, from the capture namespace.
-CAP_NS=$ENV-peer CAP_IF=$PEERIF cap peer --hook tc-ingress
+CAP_NS=$ENV-peer CAP_IF=$PEERIF cap peer --hook tc-ingress,tc-egress
 cap bypid --hook tc-ingress,tc-egress --pid "$PRE"
 cap bycont --hook tc-ingress,tc-egress --container "${ID_B:0:12}"
 assert_match "sock_create" "$(bpftool cgroup show "$CGROOT")" \
@@ -156,8 +156,16 @@ assert_match "^(hook=tc-ingress cpu=[0-9]+ queue=[0-9]+ owner=sender pid=$A_PING
 ?){2}\$" "$(who "$WORK/peer.pcapng" 'icmp.type == 8')" \
 	"at the peer: ping's requests name their sender"
 assert_eq "hook=tc-ingress cpu=0 queue=0 owner=sender pid=$PRE comm=python3 cgroup=/pktsample-it-$$ netns=$ENV-cap" \
-	"$(who "$WORK/peer.pcapng" "udp.srcport == $lost" | sed 's/cpu=[0-9]*/cpu=0/')" \
+	"$(who "$WORK/peer.pcapng" "udp.srcport == $lost && !icmp" | sed 's/cpu=[0-9]*/cpu=0/')" \
 	"at the peer: a datagram for no socket names its sender, whose socket existed before"
+
+# The server's side of the connection it accepted before the capture (the
+# kernel made that socket; the start's scan found who holds it).
+SERVER=$(pgrep -f -- "ctx_peer.py server" | head -1)
+lines=$(who "$WORK/peer.pcapng" "tcp.srcport == 5001 && tcp.dstport == $(ports "$WORK/pre.ports" tcp)")
+[ -n "$lines" ] || fail "at the peer: no packets of the server's accepted connection"
+assert_eq "" "$(grep -Ev "^hook=tc-egress cpu=[0-9]* queue=[0-9]* pid=$SERVER( tid=[0-9]+)? comm=python3 netns=$ENV-peer\$" <<<"$lines" || true)" \
+	"at the peer: the server's accepted connection names the server"
 
 # The pcapng draft's process option and Apple's process information
 # blocks are in the file; Wireshark 4.0 reads it all the same.

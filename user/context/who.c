@@ -22,7 +22,8 @@
 struct sock_node {
 	struct sock_node *next;
 	uint64_t cookie;
-	bool known; /* owner valid; else the map had none when asked */
+	bool known;	   /* owner valid; else the map had none when asked */
+	uint64_t first_ns; /* first named by a packet */
 	struct ps_owner owner;
 };
 
@@ -46,7 +47,6 @@ struct ps_who_table {
 	uint32_t n_socks, n_procs_now;
 	uint32_t n_procs; /* numbers given so far */
 	uint64_t last_scan_ns;
-	bool missed; /* a socket without owner since the last scan */
 	uint32_t host_netns;
 	struct netns_name *names; /* /run/netns, read at the start */
 	size_t n_names;
@@ -193,7 +193,6 @@ int ps_who_scan(struct ps_who_table *t)
 	int n = ps_sockscan(t->cg.root, scan_found, t);
 
 	t->last_scan_ns = now_ns();
-	t->missed = false;
 	if (n < 0)
 		pr_debug("cannot list the sockets that exist: %s\n", strerror(-n));
 	return n;
@@ -208,14 +207,16 @@ static const struct ps_owner *owner_of(struct ps_who_table *t, uint64_t cookie)
 		n = sock_add(t, cookie);
 		if (!n)
 			return NULL;
+		n->first_ns = now_ns();
 		if (t->owners_fd >= 0 && !bpf_map_lookup_elem(t->owners_fd, &cookie, &n->owner))
 			n->known = true;
 	}
-	if (!n->known) {
-		t->missed = true;
-		if (now_ns() - t->last_scan_ns >= PS_WHO_RESCAN_MS * 1000000ull)
-			ps_who_scan(t);
-	}
+	/* Looked for once: a socket no scan since its first packet found is
+	 * no TCP or UDP socket any process holds (a packet socket, a kernel
+	 * socket) and would have every packet of a flood scan again. */
+	if (!n->known && n->first_ns > t->last_scan_ns &&
+	    now_ns() - t->last_scan_ns >= PS_WHO_RESCAN_MS * 1000000ull)
+		ps_who_scan(t);
 	return n->known ? &n->owner : NULL;
 }
 

@@ -7,8 +7,8 @@
  * (by name where `ip netns` named it). Kept per socket and per process, so
  * a packet costs a lookup in memory; the kernel's map is asked once per
  * socket, and sockets it does not know (made before the capture, or
- * accepted) are looked for again, as ss -p would find them, at most every
- * PS_WHO_RESCAN_MS.
+ * accepted) are looked for once more, as ss -p would find them, when a
+ * packet first names them: at most one such scan every PS_WHO_RESCAN_MS.
  */
 #ifndef PS_WHO_H
 #define PS_WHO_H
