@@ -38,4 +38,8 @@ if [ -z "${QUICK:-}" ]; then
 	echo "## Bulk TCP at byte rates"
 	echo
 	"$top/bench/bulk.sh" "$build"
+	echo
+	echo "## Whom packets belong to, at TC egress"
+	echo
+	"$top/bench/context.sh" "$build"
 fi

@@ -34,6 +34,15 @@ struct proc_node {
 	uint32_t number;
 };
 
+/* A cgroup's words, worked out once (the tree walked, the path parsed). */
+struct cgroup_node {
+	struct cgroup_node *next;
+	uint64_t id;
+	char container[sizeof(((struct ps_who *)0)->container)];
+	char cgroup[sizeof(((struct ps_who *)0)->cgroup)];
+};
+#define CGROUPS_MAX 16384
+
 struct netns_name {
 	uint32_t ino;
 	char name[48];
@@ -44,7 +53,8 @@ struct ps_who_table {
 	struct ps_cgroup_index cg;
 	struct sock_node *socks[BUCKETS];
 	struct proc_node *procs[BUCKETS];
-	uint32_t n_socks, n_procs_now;
+	struct cgroup_node *cgroups[BUCKETS];
+	uint32_t n_socks, n_procs_now, n_cgroups;
 	uint32_t n_procs; /* numbers given so far */
 	uint64_t last_scan_ns;
 	uint32_t host_netns;
@@ -135,12 +145,25 @@ static void forget_procs(struct ps_who_table *t)
 	t->n_procs_now = 0;
 }
 
+static void forget_cgroups(struct ps_who_table *t)
+{
+	for (size_t b = 0; b < BUCKETS; b++)
+		while (t->cgroups[b]) {
+			struct cgroup_node *n = t->cgroups[b];
+
+			t->cgroups[b] = n->next;
+			free(n);
+		}
+	t->n_cgroups = 0;
+}
+
 void ps_who_free(struct ps_who_table *t)
 {
 	if (!t)
 		return;
 	forget_socks(t);
 	forget_procs(t);
+	forget_cgroups(t);
 	ps_cgroup_index_free(&t->cg);
 	free(t->names);
 	free(t);
@@ -260,6 +283,38 @@ static void netns_words(const struct ps_who_table *t, uint32_t ino, char *buf, s
 	snprintf(buf, len, "%u", ino);
 }
 
+/* Cgroup id's container, or its path where it has none: from the cache,
+ * else from the tree (walked again at most once a second for a new id).
+ * NULL if it is not there. */
+static const struct cgroup_node *cgroup_words(struct ps_who_table *t, uint64_t id)
+{
+	size_t b = hash64(id);
+	struct cgroup_node *n;
+	struct ps_container c;
+	const char *path;
+
+	for (n = t->cgroups[b]; n; n = n->next)
+		if (n->id == id)
+			return n;
+	path = ps_cgroup_index_path(&t->cg, id);
+	if (!path)
+		return NULL;
+	if (t->n_cgroups == CGROUPS_MAX)
+		forget_cgroups(t);
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->id = id;
+	ps_container_of_path(path, &c);
+	ps_container_name(&c, n->container, sizeof(n->container));
+	if (!n->container[0] && strcmp(path, "/"))
+		snprintf(n->cgroup, sizeof(n->cgroup), "%s", path);
+	n->next = t->cgroups[b];
+	t->cgroups[b] = n;
+	t->n_cgroups++;
+	return n;
+}
+
 void ps_who_resolve(struct ps_who_table *t, const struct ps_meta *m, struct ps_who *w)
 {
 	const struct ps_owner *o = NULL;
@@ -287,14 +342,11 @@ void ps_who_resolve(struct ps_who_table *t, const struct ps_meta *m, struct ps_w
 		w->proc = proc_number(t, w->pid, w->comm);
 	}
 	if (cgroup) {
-		const char *path = ps_cgroup_index_path(&t->cg, cgroup);
-		struct ps_container c;
+		const struct cgroup_node *c = cgroup_words(t, cgroup);
 
-		if (path) {
-			ps_container_of_path(path, &c);
-			ps_container_name(&c, w->container, sizeof(w->container));
-			if (!w->container[0] && strcmp(path, "/"))
-				snprintf(w->cgroup, sizeof(w->cgroup), "%s", path);
+		if (c) {
+			strcpy(w->container, c->container);
+			strcpy(w->cgroup, c->cgroup);
 		}
 	}
 }
