@@ -32,7 +32,7 @@ N=0
 values=("" " " " 7" "7 " $'\t7' "-5" " -5" "+5" "0x10" "1e3" "abc" "7abc"
 	"18446744073709551616" "99999999999999999999999999" $'7\n' "-0")
 numeric=(-s -c -B -C -G -W --duration --sample --sample-flows --sample-interval --max-rate
-	--stats --sflow-header --sflow-counters)
+	--stats --sflow-header --sflow-counters --pid)
 for opt in "${numeric[@]}"; do
 	for v in "${values[@]}"; do
 		extra=()
@@ -47,17 +47,21 @@ done
 for args in "-s 262145" "-B 3" "-B 1048577" "--sample 0" "--sample-flows 0" \
 	"--sample-interval 0ms" "--sample-interval 2h" "--max-rate 0" "--max-rate 1000000001" \
 	"--stats 50ms" "-C 0" "-G 0" "-c 0" "--duration 0" "--sflow-header 13" \
-	"--sflow-header 1025" "--sflow-counters 3601"; do
+	"--sflow-header 1025" "--sflow-counters 3601" "--pid 0" "--pid 2147483648"; do
 	# shellcheck disable=SC2086
 	bad 2 "out of range: $args" -i "$CAPIF" -w "$OUT" --sflow 127.0.0.1 $args
 done
 # Words from a fixed set.
-for opt in --hook -Q --transport --xdp-mode --tc-mode --xdp-attach --sample-mode; do
+for opt in --hook -Q --transport --xdp-mode --tc-mode --xdp-attach --sample-mode --context; do
 	for v in "" " " "nope" "xdp," ",xdp" "XDP" $'in\n'; do
 		extra=()
 		[ "$opt" != --sample-mode ] || extra=(--sample 10)
 		bad 2 "$opt '$v'" -i "$CAPIF" -w "$OUT" "${extra[@]}" "$opt" "$v"
 	done
+done
+# Names that cannot be one: empty, or longer than the kernel keeps.
+for args in "--comm=" "--comm=abcdefghijklmnop" "--cgroup=" "--container=" "--netns="; do
+	bad 2 "$args" -i "$CAPIF" -w "$OUT" "$args"
 done
 # Addresses.
 for v in "" " " "host.example" "192.0.2.1:0" "192.0.2.1:65536" "192.0.2.1:x" "[2001:db8::1" \
