@@ -10,7 +10,7 @@
 
 int ps_context_resolve(struct ps_context *c, const struct ps_context_cfg *cfg)
 {
-	struct ps_cgroup_index cg;
+	struct ps_cgroup_index *cg = &c->cg;
 	size_t n = 0;
 	int err = 0;
 
@@ -31,33 +31,30 @@ int ps_context_resolve(struct ps_context *c, const struct ps_context_cfg *cfg)
 		c->knobs.filter |= PS_CTXF_COMM;
 		snprintf(c->knobs.comm, sizeof(c->knobs.comm), "%s", cfg->comm);
 	}
-	/* The cgroup v2 mount, made now if need be, while single-threaded. */
-	err = ps_cgroup_index_open(&cg);
-	if (!cfg->cgroup && !cfg->container) {
-		ps_cgroup_index_free(&cg);
+	/* The cgroup v2 tree, walked once (the mount made now if need be,
+	 * while single-threaded); the who table takes it over at the start. */
+	c->cg_err = ps_cgroup_index_open(cg);
+	if (!cfg->cgroup && !cfg->container)
 		return 0;
-	}
-	if (err) {
+	if (c->cg_err) {
 		pr_err("--%s needs the cgroup v2 hierarchy mounted: %s\n",
 		       cfg->cgroup ? "cgroup" : "container",
-		       err == -ENOENT ? "there is no cgroup2 mount" : strerror(-err));
-		ps_cgroup_index_free(&cg);
+		       c->cg_err == -ENOENT ? "there is no cgroup2 mount" : strerror(-c->cg_err));
 		return -EOPNOTSUPP;
 	}
 	if (cfg->cgroup) {
-		err = ps_cgroup_index_under(&cg, cfg->cgroup, &c->cgroups, &n);
+		err = ps_cgroup_index_under(cg, cfg->cgroup, &c->cgroups, &n);
 		if (err == -ENOENT)
-			pr_err("--cgroup %s: no such cgroup under %s\n", cfg->cgroup, cg.root);
+			pr_err("--cgroup %s: no such cgroup under %s\n", cfg->cgroup, cg->root);
 	} else {
-		err = ps_cgroup_index_container(&cg, cfg->container, &c->cgroups, &n);
+		err = ps_cgroup_index_container(cg, cfg->container, &c->cgroups, &n);
 		if (err == -ENOENT)
 			pr_err("--container %s: no such container (docker, podman, containerd or "
 			       "CRI-O id, pod:UID or unit:NAME) under %s\n",
-			       cfg->container, cg.root);
+			       cfg->container, cg->root);
 	}
 	if (err == -ENOMEM)
 		pr_err("cannot list the cgroups: %s\n", strerror(ENOMEM));
-	ps_cgroup_index_free(&cg);
 	if (err)
 		return err;
 	c->knobs.filter |= PS_CTXF_CGROUP;
@@ -68,27 +65,20 @@ int ps_context_resolve(struct ps_context *c, const struct ps_context_cfg *cfg)
 
 int ps_context_start(struct ps_context *c, struct ps_loader *l)
 {
-	struct ps_cgroup_index cg;
 	int err, found;
 
 	if (!c->knobs.enabled)
 		return 0;
-	c->who = ps_who_new(ps_loader_owners_fd(l));
-	if (!c->who) {
-		pr_err("cannot set up the packets' context: %s\n", strerror(ENOMEM));
-		return -ENOMEM;
-	}
 	/* Sockets made from now on. Without cgroup v2, or where the program
 	 * cannot be attached, only those the scans find are known: the
 	 * capture goes on, unless a context filter needs them. */
-	err = ps_cgroup_index_open(&cg);
+	err = c->cg_err;
 	if (!err)
-		err = ps_loader_attach_owner(l, cg.root);
+		err = ps_loader_attach_owner(l, c->cg.root);
 	if (err && c->knobs.filter) {
 		pr_err("cannot see sockets being made, which --pid, --comm, --cgroup and "
 		       "--container need: %s\n",
 		       err == -ENOENT ? "no cgroup v2 mount" : strerror(-err));
-		ps_cgroup_index_free(&cg);
 		return err;
 	}
 	/* No cgroup v2 to be seen is the setup's (ip netns exec without
@@ -99,7 +89,11 @@ int ps_context_start(struct ps_context *c, struct ps_loader *l)
 		       "capture are found by looking for them, every %d s\n",
 		       err == -ENOENT ? "no cgroup v2 mount" : strerror(-err),
 		       PS_WHO_RESCAN_MS / 1000);
-	ps_cgroup_index_free(&cg);
+	c->who = ps_who_new(ps_loader_owners_fd(l), &c->cg);
+	if (!c->who) {
+		pr_err("cannot set up the packets' context: %s\n", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	/* Then those that exist: made before, or not seen by it. */
 	found = ps_who_scan(c->who);
 	if (found >= 0)
@@ -109,6 +103,7 @@ int ps_context_start(struct ps_context *c, struct ps_loader *l)
 
 void ps_context_free(struct ps_context *c)
 {
+	ps_cgroup_index_free(&c->cg);
 	ps_who_free(c->who);
 	c->who = NULL;
 	free(c->cgroups);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "cgroupfs.h"
 #include "loader.h"
 #include "who.h"
 
@@ -26,6 +27,10 @@ struct ps_context_cfg {
 struct ps_context {
 	struct ps_ctx_knobs knobs;
 	uint64_t *cgroups; /* knobs.cgroups */
+	/* The cgroup v2 tree as resolve walked it (and its error), until
+	 * the who table takes it over. */
+	struct ps_cgroup_index cg;
+	int cg_err;
 	struct ps_who_table *who;
 };
 

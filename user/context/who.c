@@ -108,7 +108,7 @@ static void read_netns_names(struct ps_who_table *t)
 		closedir(d);
 }
 
-struct ps_who_table *ps_who_new(int owners_fd)
+struct ps_who_table *ps_who_new(int owners_fd, struct ps_cgroup_index *cg)
 {
 	struct ps_who_table *t = calloc(1, sizeof(*t));
 
@@ -116,7 +116,8 @@ struct ps_who_table *ps_who_new(int owners_fd)
 		return NULL;
 	t->owners_fd = owners_fd;
 	/* Without cgroup v2, packets have no container: not an error. */
-	ps_cgroup_index_open(&t->cg);
+	t->cg = *cg;
+	memset(cg, 0, sizeof(*cg));
 	read_netns_names(t);
 	return t;
 }
