@@ -9,7 +9,7 @@
 
 #include <linux/types.h>
 
-#define PS_META_VERSION 3
+#define PS_META_VERSION 4
 
 /* Where a packet was seen. Also the index into per-hook arrays. */
 enum ps_hook {
@@ -20,7 +20,12 @@ enum ps_hook {
 	 * was given, and what it returned with its verdict. */
 	PS_HOOK_XDP_ENTRY = 3,
 	PS_HOOK_XDP_EXIT = 4,
-	PS_HOOK_MAX = 5,
+	/* Packets the kernel frees as dropped (the kfree_skb tracepoint), with
+	 * the drop reason: from the MAC header where the skb has one (drop),
+	 * else from the network header (drop-ip, written as raw IP). */
+	PS_HOOK_DROP = 5,
+	PS_HOOK_DROP_IP = 6,
+	PS_HOOK_MAX = 7,
 };
 
 /* ps_meta.flags */
@@ -46,7 +51,8 @@ struct ps_meta {
 	__u32 cap_len;	/* packet bytes appended after this struct */
 	__s32 verdict;	/* what the program returns: XDP_* or TC_ACT_*; at
 			   * xdp-exit the traced program's XDP_*; at xdp-entry
-			   * PS_VERDICT_NONE */
+			   * PS_VERDICT_NONE; at drop and drop-ip the kernel's
+			   * enum skb_drop_reason */
 	__u32 cpu;	/* CPU the program ran on */
 	__u8 version;	/* PS_META_VERSION */
 	__u8 hook;	/* enum ps_hook */
@@ -71,8 +77,11 @@ struct ps_meta {
 		    * thread that made the socket */
 	__u8 ctx;  /* enum ps_ctx */
 	__u8 pad1[7];
+	/* drop, drop-ip: the kernel address the skb was freed from (the
+	 * tracepoint's location; user space names it from kallsyms). 0 else. */
+	__u64 location;
 };
-_Static_assert(sizeof(struct ps_meta) == 88, "ps_meta is kernel/user ABI");
+_Static_assert(sizeof(struct ps_meta) == 96, "ps_meta is kernel/user ABI");
 
 /* ps_meta.ctx: how the hook found the packet's local socket, or why not. */
 enum ps_ctx {
@@ -114,6 +123,13 @@ _Static_assert(sizeof(struct ps_owner) == 40, "ps_owner is kernel/user ABI");
 #define PS_CTXF_COMM (1U << 1)	 /* the owner's comm is ctx_comm */
 #define PS_CTXF_CGROUP (1U << 2) /* the socket's cgroup is in the ctx_cgroups map */
 
+/*
+ * The drop hook's packets counted by reason, in a per-CPU array indexed by
+ * the kernel's enum skb_drop_reason; a reason past the last slot (one of a
+ * subsystem's, bits 16 and up) is counted in the last.
+ */
+#define PS_DROP_REASON_SLOTS 256
+
 /* The largest snap length, and the default: tcpdump's. A GSO or BIG TCP
  * super-packet is up to this long (IPv6 BIG TCP: 185,000 at most). */
 #define PS_SNAPLEN_MAX 262144u
@@ -131,7 +147,7 @@ _Static_assert(sizeof(struct ps_owner) == 40, "ps_owner is kernel/user ABI");
  */
 #define PS_PERF_RECORD_MAX 0xfff8u
 #define PS_PERF_CHUNK (PS_PERF_RECORD_MAX - 8u - 4u - (unsigned)sizeof(struct ps_meta))
-_Static_assert(PS_PERF_CHUNK == 65428, "a perf record's packet bytes follow from ps_meta");
+_Static_assert(PS_PERF_CHUNK == 65420, "a perf record's packet bytes follow from ps_meta");
 #define PS_PERF_CONT_RECORD 32768u
 #define PS_PERF_CONT (PS_PERF_CONT_RECORD - (unsigned)sizeof(struct ps_meta))
 #define PS_PERF_CONTS_MAX ((PS_SNAPLEN_MAX - PS_PERF_CHUNK + PS_PERF_CONT - 1) / PS_PERF_CONT)
@@ -223,6 +239,8 @@ _Static_assert(sizeof(struct ps_sampler) == 96, "ps_sampler is ABI");
 /* fentry and fexit on another XDP program, its target set at load. */
 #define PS_SEC_XDP_ENTRY "pktsample/xdp_entry"
 #define PS_SEC_XDP_EXIT "pktsample/xdp_exit"
+/* The drop hook: a raw tracepoint program on kfree_skb. */
+#define PS_SEC_DROP "pktsample/drop"
 /* The socket-owner program (user space attaches it to the cgroup v2 root). */
 #define PS_SEC_SOCK_CREATE "cgroup/sock_create"
 

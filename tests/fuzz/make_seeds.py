@@ -108,15 +108,16 @@ def main():
         return struct.pack("<IHHI", 9, 0, 8 + 4 + len(raw), len(raw)) + raw
 
     def meta(seq, cap, flags=0, chunk_off=0, hook=0):
-        # ... then sock_cookie, cgroup_id, pid, tid, ctx (PS_CTX_SKB), padding
-        return struct.pack("<QQIIIIiIBBBBHHIIQQIIB7x", 1000 + seq, seq, 5, 0, cap, cap, 2, 0,
-                           3, hook, flags, 0, 0, 0, 0, chunk_off, 77 + seq, 1, 4242, 4243, 1)
+        # ... then sock_cookie, cgroup_id, pid, tid, ctx (PS_CTX_SKB), padding,
+        # location (version 4: 96 bytes)
+        return struct.pack("<QQIIIIiIBBBBHHIIQQIIB7xQ", 1000 + seq, seq, 5, 0, cap, cap, 2, 0,
+                           4, hook, flags, 0, 0, 0, 0, chunk_off, 77 + seq, 1, 4242, 4243, 1, 0)
 
     recs = b"".join(perf_sample(meta(k, len(FRAMES[k])) + FRAMES[k]) for k in range(3))
     recs += struct.pack("<IHHQQ", 2, 0, 24, 0, 3)  # PERF_RECORD_LOST: 3
     big = bytes(range(256)) * 280  # 71,680 bytes: one head, one continuation
-    recs += perf_sample(meta(3, len(big)) + big[:65428])
-    recs += perf_sample(meta(3, len(big), flags=4, chunk_off=65428) + big[65428:])
+    recs += perf_sample(meta(3, len(big)) + big[:65420])
+    recs += perf_sample(meta(3, len(big), flags=4, chunk_off=65420) + big[65420:])
     write("perfbuf", 0, struct.pack("<I", 0) + recs)
     small = b"".join(perf_sample(meta(k, len(FRAMES[k])) + FRAMES[k]) for k in range(3))
     write("perfbuf", 1, struct.pack("<I", 131072 - 64) + small)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
 #include "clock.h"
@@ -47,6 +48,7 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 	for (int i = 0; i < PS_MAX_IFACES; i++)
 		cap->xdp_target[i].fd = -1;
 	cap->smp = cfg->smp;
+	ps_dropnames_free(&cap->drops); /* none yet: marks SKB_CONSUMED absent */
 	/* A fresh seed per run: which flows are chosen varies between runs. */
 	if (getrandom(&cap->smp.seed, sizeof(cap->smp.seed), 0) != sizeof(cap->smp.seed))
 		cap->smp.seed = (uint32_t)read_ns(CLOCK_MONOTONIC);
@@ -336,11 +338,25 @@ static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifa
 		.transport = cap->transport,
 		.sflow_pool = o->sflow.n_collectors > 0,
 		.ctx = &cap->ctx.knobs,
+		.drop_skip_reason = cap->drops.consumed,
 	};
 	bool need[2];
 	const char *names[2];
 	int fds[2], err;
 
+	if (cap->hooks & PS_HOOKS_DROP) {
+		/* The drop hook keeps to the namespace we capture in (ifindexes
+		 * repeat across namespaces); --netns has put this thread there. */
+		struct stat st;
+
+		if (stat("/proc/thread-self/ns/net", &st)) {
+			err = -errno;
+			pr_err("cannot tell which network namespace this is: %s\n",
+			       strerror(-err));
+			return err;
+		}
+		lo.drop_netns_ino = (uint32_t)st.st_ino;
+	}
 	xdp_programs_needed(cap, need);
 	lo.xdp_native = need[0];
 	lo.xdp_skb = need[1];
@@ -458,6 +474,8 @@ static int attach_all(struct ps_capture *cap)
 
 	if (!err)
 		err = attach_xdp_trace_all(cap);
+	if (!err && (cap->hooks & PS_HOOKS_DROP))
+		err = ps_attach_drop(&cap->att, ps_loader_prog_fd(&cap->loader, PS_PROG_DROP));
 	for (int t = 0; !err && t < cap->n_targets; t++) {
 		const struct ps_target *tg = &cap->targets[t];
 
@@ -485,8 +503,9 @@ static const char *attached_via(const struct ps_capture *cap, const struct ps_ta
 	/* A traced program is attached once, under the first interface it
 	 * runs on: any attachment of the hook says how. */
 	for (int i = 0; i < cap->att.n; i++)
-		if (cap->att.list[i].hook == tg->hook &&
-		    (cap->att.list[i].ifindex == tg->ifindex || ps_hook_is_xdp_trace(tg->hook)))
+		if ((cap->att.list[i].hook == tg->hook &&
+		     (cap->att.list[i].ifindex == tg->ifindex || ps_hook_is_xdp_trace(tg->hook))) ||
+		    (ps_hook_is_drop(tg->hook) && cap->att.list[i].kind == PS_ATT_RAW_TP))
 			return ps_attach_kind_name(&cap->att.list[i]);
 	return "?";
 }
@@ -696,6 +715,10 @@ int ps_capture_setup(struct ps_capture *cap)
 	if (ps_sampling_active(&cap->smp))
 		ps_sampling_describe(&cap->smp, cap->sampling, sizeof(cap->sampling));
 	err = choose_transport(cap);
+	/* Before anything is loaded: a kernel without the drop tracepoint or
+	 * BTF is one line. */
+	if (!err && (cap->hooks & PS_HOOKS_DROP))
+		err = ps_dropnames_load(&cap->drops);
 	if (!err)
 		err = plan_targets(cap, &ifaces);
 	if (!err)
@@ -707,8 +730,11 @@ int ps_capture_setup(struct ps_capture *cap)
 	/* Whom packets belong to: known before the first one is. */
 	if (!err)
 		err = ps_context_start(&cap->ctx, &cap->loader);
-	if (!err)
+	if (!err) {
 		ps_ingest_set_who(cap->in, cap->ctx.who);
+		if (cap->hooks & PS_HOOKS_DROP)
+			ps_ingest_set_drop_names(cap->in, &cap->drops);
+	}
 	if (!err)
 		err = open_loop(cap);
 	if (!err)
@@ -849,21 +875,56 @@ static int output_failed(struct ps_capture *cap, int err)
 	return err;
 }
 
+/* The drop hook's packets by reason, after prefix; "" without the hook. */
+static void drop_reasons(const struct ps_capture *cap, const char *prefix, char *buf, size_t len)
+{
+	uint64_t *counts;
+	struct ps_drop_count *c;
+	char (*names)[32];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (!(cap->hooks & PS_HOOKS_DROP))
+		return;
+	counts = calloc(PS_DROP_REASON_SLOTS, sizeof(*counts));
+	c = calloc(PS_DROP_REASON_SLOTS, sizeof(*c));
+	names = calloc(PS_DROP_REASON_SLOTS, sizeof(*names));
+	if (counts && c && names && !ps_loader_read_drop_reasons(&cap->loader, counts)) {
+		for (uint32_t r = 0; r < PS_DROP_REASON_SLOTS; r++) {
+			if (!counts[r])
+				continue;
+			/* The last slot holds every reason past it. */
+			if (r == PS_DROP_REASON_SLOTS - 1)
+				snprintf(names[n], sizeof(names[n]), "OTHER");
+			c[n].reason = r == PS_DROP_REASON_SLOTS - 1 ?
+					      names[n] :
+					      ps_dropnames_reason(&cap->drops, r, names[n],
+								  sizeof(names[n]));
+			c[n++].n = counts[r];
+		}
+		ps_report_drops(buf, len, prefix, c, n);
+	}
+	free(counts);
+	free(c);
+	free(names);
+}
+
 /* One --stats line: the counters, the packets written (in the files, as
- * the summary and the ISBs count them), and sFlow's sends. */
+ * the summary and the ISBs count them), sFlow's sends, drops by reason. */
 static void print_stats(struct ps_capture *cap, uint64_t written, uint64_t prev_written,
 			uint64_t elapsed_ns)
 {
 	struct ps_counters c;
-	char line[320], sflow[64] = "", text[400];
+	char line[320], sflow[64] = "", drops[400], text[800];
 
 	sum_counters(cap, &c);
+	drop_reasons(cap, " drops ", drops, sizeof(drops));
 	ps_report_stats(line, sizeof(line), &c, written, prev_written, elapsed_ns, &cap->smp);
 	if (cap->sflow)
 		snprintf(sflow, sizeof(sflow), " sflow sent %llu failed %llu",
 			 (unsigned long long)cap->sflow->sent,
 			 (unsigned long long)cap->sflow->send_errors);
-	snprintf(text, sizeof(text), "%s%s\n", line, sflow);
+	snprintf(text, sizeof(text), "%s%s%s\n", line, sflow, drops);
 	ps_log_text(text);
 }
 
@@ -1015,6 +1076,11 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 						    sum.all.output_errors);
 	ps_report_summary(text, sizeof(text), &sum);
 	ps_log_text(text);
+	drop_reasons(cap, "kernel drops by reason: ", text, sizeof(text));
+	if (text[0]) {
+		strncat(text, "\n", sizeof(text) - strlen(text) - 1);
+		ps_log_text(text);
+	}
 	if (sflow_line)
 		ps_log_text(sflow_line);
 	free(sflow_line);
@@ -1053,6 +1119,7 @@ void ps_capture_teardown(struct ps_capture *cap)
 		ps_xdp_target_close(&cap->xdp_target[i]);
 	}
 	ps_loader_close(&cap->loader);
+	ps_dropnames_free(&cap->drops);
 	if (cap->link_fd >= 0)
 		close(cap->link_fd);
 	if (cap->loop_fd >= 0)

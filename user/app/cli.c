@@ -42,7 +42,9 @@ int ps_parse_hooks(const char *s, unsigned int *mask)
 				break;
 		if (h == PS_HOOK_MAX)
 			return -EINVAL;
-		m |= 1u << h;
+		/* Where a drop's bytes start is the packet's business: drop
+		 * takes both. */
+		m |= h == PS_HOOK_DROP ? PS_HOOKS_DROP : 1u << h;
 		p += n;
 		if (*p == ',' && !*++p)
 			return -EINVAL; /* a trailing comma: an item is missing */
@@ -143,7 +145,8 @@ static int set_hook(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (ps_parse_hooks(a, &o->hooks))
 		return ps_fail(err, len,
-			       "bad --hook '%s': use a comma list of xdp, tc-ingress, tc-egress",
+			       "bad --hook '%s': use a comma list of xdp, tc-ingress, tc-egress, "
+			       "xdp-entry, xdp-exit, drop",
 			       a);
 	o->hooks_given = true;
 	return 0;
@@ -638,8 +641,9 @@ static const struct cli_opt cli_opts[] = {
 	{ "relinquish-privileges", 'Z', required_argument, "USER",
 	  "once capturing, become USER (files are then created as USER)", set_user, LIVE },
 	{ "hook", KEY_HOOK, required_argument, "LIST",
-	  "hooks: xdp,tc-ingress,tc-egress,xdp-entry,xdp-exit (default tc-ingress,tc-egress; "
-	  "xdp-entry,xdp-exit for tc-ingress around another XDP program; tc-egress alone on lo)",
+	  "hooks: xdp,tc-ingress,tc-egress,xdp-entry,xdp-exit,drop (default tc-ingress,tc-egress; "
+	  "xdp-entry,xdp-exit for tc-ingress around another XDP program; tc-egress alone on lo; "
+	  "drop: packets the kernel drops there, with the reason)",
 	  set_hook, LIVE },
 	{ "direction", 'Q', required_argument, "DIR",
 	  "in (tc-ingress), out (tc-egress) or inout (both, the default), as tcpdump's -Q; "

@@ -105,21 +105,28 @@ static int print_error(int err)
 	return err;
 }
 
-/* xdp-exit's verdict, from our EPB comment's "verdict=WORD"; NULL if none. */
+/* What goes where the direction would: xdp-exit's verdict, a drop's
+ * reason, from our EPB comment's "verdict=WORD" or "drop=WORD"; NULL if
+ * neither. */
 static const char *verdict_of(const char *comment, char *buf, size_t len)
 {
-	const char *v = strstr(comment, " verdict=");
-	size_t n;
+	static const char *const keys[] = { " verdict=", " drop=" };
 
-	if (!v)
-		return NULL;
-	v += strlen(" verdict=");
-	n = strcspn(v, " ");
-	if (!n || n >= len)
-		return NULL;
-	memcpy(buf, v, n);
-	buf[n] = '\0';
-	return buf;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		const char *v = strstr(comment, keys[k]);
+		size_t n;
+
+		if (!v)
+			continue;
+		v += strlen(keys[k]);
+		n = strcspn(v, " ");
+		if (!n || n >= len)
+			return NULL;
+		memcpy(buf, v, n);
+		buf[n] = '\0';
+		return buf;
+	}
+	return NULL;
 }
 
 static int read_all(struct ps_capread *r, const struct ps_readfile_cfg *o, struct filters *f,
@@ -152,7 +159,7 @@ static int read_all(struct ps_capread *r, const struct ps_readfile_cfg *o, struc
 			continue;
 		if (pr) {
 			const struct ps_capread_if *i = rec.iface;
-			char verdict[16];
+			char verdict[48];
 
 			ret = ps_print_packet(pr,
 					      &(struct ps_print_pkt){

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "hooks.h"
 #include "log.h"
@@ -76,6 +77,33 @@ int ps_report_stats(char *buf, size_t len, const struct ps_counters *c, uint64_t
 	if (ps_sampling_active(smp) && est)
 		append(buf, len, &n, " est-total %llu", ULL(est));
 	return n;
+}
+
+static int most_first(const void *a, const void *b)
+{
+	const struct ps_drop_count *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->reason, y->reason);
+}
+
+int ps_report_drops(char *buf, size_t len, const char *prefix, struct ps_drop_count *c, size_t n)
+{
+	int w = 0;
+	bool any = false;
+
+	if (len)
+		buf[0] = '\0';
+	if (n)
+		qsort(c, n, sizeof(*c), most_first);
+	for (size_t i = 0; i < n; i++) {
+		if (!c[i].n)
+			continue;
+		append(buf, len, &w, "%s%s %llu", any ? ", " : prefix, c[i].reason, ULL(c[i].n));
+		any = true;
+	}
+	return w;
 }
 
 int ps_report_stages(char *buf, size_t len, const struct ps_counters *c, uint64_t written)

@@ -61,6 +61,19 @@ int ps_report_stages(char *buf, size_t len, const struct ps_counters *c, uint64_
 int ps_report_idb_comment(char *buf, size_t len, unsigned int hook, const char *attached_via,
 			  const char *sampling);
 
+/* One reason's count of packets the kernel dropped (the drop hook). */
+struct ps_drop_count {
+	const char *reason;
+	uint64_t n;
+};
+
+/*
+ * The drop hook's packets by reason, most first (c is sorted here):
+ * "REASON N, REASON N" after prefix; "" for none. Returns what snprintf
+ * returns.
+ */
+int ps_report_drops(char *buf, size_t len, const char *prefix, struct ps_drop_count *c, size_t n);
+
 /* Prints: the lines at start (stderr, always shown); sampling as above. */
 void ps_report_start(const char *const *ifaces, int n_ifaces, const unsigned int *hooks,
 		     uint32_t snaplen, bool xdp_single_prog, const char *sampling);

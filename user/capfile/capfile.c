@@ -267,16 +267,21 @@ static void encode_opts(struct ps_capfile *f, struct ps_epb_cache *cs, const str
 	int64_t pib = pib_of(f, w);
 	char comment[400];
 
-	ps_sink_comment(comment, sizeof(comment), m, w, f->cfg.tag);
+	ps_sink_comment(comment, sizeof(comment), p, f->cfg.tag);
 	pcapng_epb_opts_encode(&cs->opts,
 			       &(struct pcapng_epb){
-				       .direction = m->hook == PS_HOOK_TC_EGRESS ?
+				       /* A drop may be on the way in or out. */
+				       .direction = ps_hook_is_drop(m->hook) ? PCAPNG_DIR_UNKNOWN :
+						    m->hook == PS_HOOK_TC_EGRESS ?
 							    PCAPNG_DIR_OUTBOUND :
 							    PCAPNG_DIR_INBOUND,
 				       .has_queue = true,
 				       .queue = m->rx_queue,
+				       /* A drop's reason is no XDP or TC verdict:
+					* it is in the comment. */
 				       .has_verdict = f->cfg.epb_verdict &&
-						      m->hook != PS_HOOK_XDP_ENTRY,
+						      m->hook != PS_HOOK_XDP_ENTRY &&
+						      !ps_hook_is_drop(m->hook),
 				       .verdict_type = ps_hook_is_tc(m->hook) ? PCAPNG_VERDICT_TC :
 										PCAPNG_VERDICT_XDP,
 				       .verdict = m->verdict,
@@ -294,6 +299,7 @@ static void encode_opts(struct ps_capfile *f, struct ps_epb_cache *cs, const str
 	cs->flags = m->flags;
 	cs->verdict = m->verdict;
 	cs->cookie = m->sock_cookie;
+	cs->location = m->location;
 	cs->ctx = m->ctx;
 	cs->known = w && w->known;
 	cs->pid = w ? w->pid : 0;
@@ -308,7 +314,7 @@ static bool opts_fit(const struct ps_epb_cache *cs, const struct ps_sink_pkt *p)
 
 	return cs->valid && cs->hook == m->hook && cs->cpu == m->cpu && cs->queue == m->rx_queue &&
 	       cs->flags == m->flags && cs->verdict == m->verdict && cs->cookie == m->sock_cookie &&
-	       cs->ctx == m->ctx && cs->known == (w && w->known) && cs->pid == (w ? w->pid : 0) &&
+	       cs->location == m->location && cs->ctx == m->ctx && cs->known == (w && w->known) && cs->pid == (w ? w->pid : 0) &&
 	       cs->tid == (w ? w->tid : 0);
 }
 

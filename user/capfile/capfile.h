@@ -53,7 +53,8 @@ struct ps_epb_cache {
 	bool valid;
 	uint8_t hook, flags;
 	uint32_t cpu, queue;
-	int32_t verdict;
+	int32_t verdict;   /* at drop hooks, the reason */
+	uint64_t location; /* drop hooks: where */
 	/* whom the packet belongs to (ps_who): socket, how found, process */
 	uint64_t cookie;
 	uint8_t ctx;

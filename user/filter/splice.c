@@ -22,7 +22,7 @@ struct entry {
 };
 
 static struct entry entries[MAX_OBJECTS];
-static int handler_ids[4];
+static int handler_ids[5]; /* one per section of ps_splice_register() */
 
 static bool is_call_like(const struct bpf_insn *in)
 {
@@ -197,7 +197,10 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 {
 	bool xdp = bpf_program__type(prog) == BPF_PROG_TYPE_XDP;
 	/* fentry/fexit around another XDP program: no packet pointers. */
-	bool trace = bpf_program__type(prog) == BPF_PROG_TYPE_TRACING;
+	/* Around another XDP program, and the drop hook: plain kernel
+	 * addresses, read through bpf_probe_read_kernel(). */
+	bool trace = bpf_program__type(prog) == BPF_PROG_TYPE_TRACING ||
+		     bpf_program__type(prog) == BPF_PROG_TYPE_RAW_TRACEPOINT;
 	/* The program that gets the driver's VLAN tag views the frame with it. */
 	bool tagged = !strcmp(bpf_program__name(prog), PS_XDP_DEV_PROG);
 	const struct ps_ebpf *eth, *raw;
@@ -256,16 +259,17 @@ int ps_splice_register(void)
 		const char *sec;
 		enum bpf_prog_type type;
 		enum bpf_attach_type attach;
-	} secs[4] = {
+	} secs[] = {
 		{ PS_SEC_XDP, BPF_PROG_TYPE_XDP, BPF_XDP },
 		{ PS_SEC_TC, BPF_PROG_TYPE_SCHED_CLS, 0 },
 		{ PS_SEC_XDP_ENTRY, BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY },
 		{ PS_SEC_XDP_EXIT, BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT },
+		{ PS_SEC_DROP, BPF_PROG_TYPE_RAW_TRACEPOINT, 0 },
 	};
 	LIBBPF_OPTS(libbpf_prog_handler_opts, hopts, .prog_setup_fn = setup_prog,
 		    .prog_prepare_load_fn = prepare_load);
 
-	for (int i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
 		int id;
 
 		if (handler_ids[i] > 0)

@@ -9,6 +9,7 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "hooks.h"
 #include "ingest.h"
 #include "log.h"
 #include "reader.h"
@@ -85,6 +86,11 @@ int ps_ingest_add_sink(struct ps_ingest *c, struct ps_sink *s)
 void ps_ingest_set_who(struct ps_ingest *c, struct ps_who_table *t)
 {
 	c->who = t;
+}
+
+void ps_ingest_set_drop_names(struct ps_ingest *c, const struct ps_dropnames *n)
+{
+	c->drop_names = n;
 }
 
 static struct ps_target *find_target(struct ps_ingest *c, int ifindex, unsigned int hook)
@@ -177,6 +183,7 @@ static void write_record(struct ps_ingest *c, const struct ps_order_rec *r)
 		.drops = r->drops,
 	};
 	struct ps_who who;
+	struct ps_drop_words drop;
 
 	if (ref->owned && keep_for_round(c, ref->owned)) {
 		free(ref->owned);
@@ -189,6 +196,12 @@ static void write_record(struct ps_ingest *c, const struct ps_order_rec *r)
 	if (c->who && m->ctx != PS_CTX_OFF) {
 		ps_who_resolve(c->who, m, &who);
 		p.who = &who;
+	}
+	if (c->drop_names && ps_hook_is_drop(m->hook)) {
+		drop.reason = ps_dropnames_reason(c->drop_names, (uint32_t)m->verdict, drop.buf,
+						  sizeof(drop.buf));
+		ps_dropnames_at(c->drop_names, m->location, drop.at, sizeof(drop.at));
+		p.drop = &drop;
 	}
 	for (int i = 0; i < c->n_sinks; i++) {
 		int err = c->sinks[i]->ops->packet(c->sinks[i], &p);

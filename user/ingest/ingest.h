@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "clock.h"
+#include "dropnames.h"
 #include "order.h"
 #include "pktsample.h"
 #include "reader.h"
@@ -92,6 +93,7 @@ struct ps_ingest {
 	struct ps_sink *sinks[PS_MAX_SINKS];
 	int n_sinks;
 	struct ps_who_table *who; /* whom packets belong to; NULL: not asked */
+	const struct ps_dropnames *drop_names; /* drop hooks' words; NULL: none */
 	int error;		  /* the first error: a sink's, or -ENOMEM */
 	struct ps_sink *failed;	  /* the sink whose error it was; NULL */
 	bool done;		  /* limit reached or error */
@@ -108,6 +110,9 @@ int ps_ingest_init(struct ps_ingest *c, struct ps_target *targets, int n_targets
 int ps_ingest_add_sink(struct ps_ingest *c, struct ps_sink *s);
 /* The sinks get each packet's owner in words (ps_sink_pkt.who) from t. */
 void ps_ingest_set_who(struct ps_ingest *c, struct ps_who_table *t);
+/* The sinks get each drop's reason and place in words (ps_sink_pkt.drop)
+ * from n (user/kernel/dropnames.h). */
+void ps_ingest_set_drop_names(struct ps_ingest *c, const struct ps_dropnames *n);
 struct perf_event_attr;
 /* The perf event every CPU's buffer gets: raw samples, batched wakeups. */
 void ps_perf_attr_init(struct perf_event_attr *attr, unsigned int pages, long page_size);

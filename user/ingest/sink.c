@@ -3,9 +3,10 @@
 #include "hooks.h"
 #include "sink.h"
 
-int ps_sink_comment(char *buf, size_t len, const struct ps_meta *m, const struct ps_who *who,
-		    const char *tag)
+int ps_sink_comment(char *buf, size_t len, const struct ps_sink_pkt *p, const char *tag)
 {
+	const struct ps_meta *m = p->m;
+	const struct ps_who *who = p->who;
 	int n = snprintf(buf, len, "hook=%s cpu=%u queue=%u%s%s%s", ps_hook_name(m->hook), m->cpu,
 			 m->rx_queue, tag && *tag ? " " : "", tag ? tag : "",
 			 m->flags & PS_F_CLOCK_FALLBACK ? " clock=fallback" : "");
@@ -15,6 +16,10 @@ int ps_sink_comment(char *buf, size_t len, const struct ps_meta *m, const struct
 	if (m->hook == PS_HOOK_XDP_EXIT && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " verdict=%s",
 			      ps_xdp_verdict_name(m->verdict));
+	/* Why the kernel dropped it and where: read back by -r. */
+	if (p->drop && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " drop=%s at=%s", p->drop->reason,
+			      p->drop->at);
 	if (who && who->ctx != PS_CTX_OFF && n > 0 && (size_t)n + 1 < len) {
 		buf[n++] = ' ';
 		n += ps_who_format(who, buf + n, len - (size_t)n);

@@ -23,6 +23,13 @@
 #include "target.h"
 #include "who.h"
 
+/* A dropped packet's reason and where the kernel freed it, in words. */
+struct ps_drop_words {
+	const char *reason; /* "NO_SOCKET" */
+	char at[128];	    /* "__udp4_lib_rcv+0x6f2" */
+	char buf[32];	    /* a reason the kernel's BTF does not name */
+};
+
 /* One packet as every sink gets it. */
 struct ps_sink_pkt {
 	int target; /* its index in the capture's targets */
@@ -34,6 +41,7 @@ struct ps_sink_pkt {
 	uint64_t packet_id;	  /* CPU << 48 | that CPU's sequence */
 	uint64_t drops;		  /* lost on that CPU since its last packet */
 	const struct ps_who *who; /* whom it belongs to; NULL: attribution off */
+	const struct ps_drop_words *drop; /* drop hooks: why; NULL elsewhere */
 };
 
 struct ps_sink;
@@ -53,10 +61,9 @@ struct ps_sink {
 /*
  * The words every output shows for a packet (the pcapng comment, -v's
  * annotation): hook, CPU, queue, the sampling tag, the clock's fallback,
- * an xdp-exit's verdict, and whom it belongs to (who may be NULL).
- * Returns what snprintf returns.
+ * an xdp-exit's verdict, a drop's reason and place, and whom it belongs
+ * to (p->who and p->drop may be NULL). Returns what snprintf returns.
  */
-int ps_sink_comment(char *buf, size_t len, const struct ps_meta *m, const struct ps_who *who,
-		    const char *tag);
+int ps_sink_comment(char *buf, size_t len, const struct ps_sink_pkt *p, const char *tag);
 
 #endif

@@ -44,6 +44,8 @@ const char *ps_attach_kind_name(const struct ps_attachment *att)
 		return "tcx";
 	case PS_ATT_TRACE_LINK:
 		return att->hook == PS_HOOK_XDP_ENTRY ? "fentry" : "fexit";
+	case PS_ATT_RAW_TP:
+		return "raw tracepoint kfree_skb";
 	default:
 		return "clsact";
 	}
@@ -343,6 +345,28 @@ int ps_attach_xdp_trace(struct ps_attachments *a, int prog_fd, const struct ps_d
 	return 0;
 }
 
+int ps_attach_drop(struct ps_attachments *a, int prog_fd)
+{
+	struct ps_attachment *att = new_slot(a, 0, "all", PS_HOOK_DROP);
+	int fd, err;
+
+	if (!att) {
+		pr_err("cannot attach drop: too many attachments\n");
+		return -E2BIG;
+	}
+	att->kind = PS_ATT_RAW_TP;
+	fd = bpf_raw_tracepoint_open("kfree_skb", prog_fd);
+	if (fd < 0) {
+		err = -errno;
+		pr_err("cannot attach drop to the kfree_skb tracepoint: %s\n", strerror(-err));
+		return err;
+	}
+	att->link_fd = fd;
+	a->n++;
+	pr_info("drop: attached (%s)\n", ps_attach_kind_name(att));
+	return 0;
+}
+
 /* Not in Debian 12's uapi headers either (6.6+): where in the chain. */
 #define PS_BPF_F_BEFORE (1U << 3)
 #define PS_BPF_F_AFTER (1U << 4)
@@ -447,6 +471,7 @@ static int detach_one(struct ps_attachments *a, struct ps_attachment *att)
 	case PS_ATT_XDP_LINK:
 	case PS_ATT_TCX:
 	case PS_ATT_TRACE_LINK:
+	case PS_ATT_RAW_TP:
 		close(att->link_fd); /* the link's last reference: detaches */
 		att->link_fd = -1;
 		break;

@@ -27,6 +27,7 @@ enum ps_attach_kind {
 	PS_ATT_TCX,
 	PS_ATT_CLSACT,
 	PS_ATT_TRACE_LINK, /* fentry/fexit on another XDP program */
+	PS_ATT_RAW_TP,	   /* the drop hook: a raw tracepoint, one for all interfaces */
 };
 
 struct ps_attachment {
@@ -38,7 +39,7 @@ struct ps_attachment {
 	struct xdp_program *xdp_prog; /* libxdp: the one attached */
 	bool vlan_meta;		      /* XDP: the program bound to the device, which
 			       * gets the VLAN tag the driver stripped */
-	int link_fd;		      /* XDP, tcx and trace links */
+	int link_fd;		      /* XDP, tcx and trace links; the raw tracepoint's fd */
 	struct ps_clsact clsact;
 	int others; /* TC: programs or filters already on the hook */
 	bool gone;  /* the interface disappeared, and with it this */
@@ -83,6 +84,12 @@ void ps_attach_warn_xdp_cost(struct ps_attachments *a, const struct ps_device *d
  */
 int ps_attach_xdp_trace(struct ps_attachments *a, int prog_fd, const struct ps_device *d,
 			unsigned int hook);
+/*
+ * The drop hook: prog_fd on the kfree_skb raw tracepoint, once for every
+ * interface (the program keeps to the captured ones). Its fd is the
+ * attachment: gone when we are, however we end.
+ */
+int ps_attach_drop(struct ps_attachments *a, int prog_fd);
 /*
  * TC through tcx, or clsact where mode or the kernel says (told to the
  * guardian at a->guard_fd), at pos in the chain already there.

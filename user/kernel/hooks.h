@@ -16,6 +16,8 @@
 #define PS_HOOKS_TC (PS_HOOK_BIT(PS_HOOK_TC_INGRESS) | PS_HOOK_BIT(PS_HOOK_TC_EGRESS))
 /* Around another program's XDP program: its entry and its exit. */
 #define PS_HOOKS_XDP_TRACE (PS_HOOK_BIT(PS_HOOK_XDP_ENTRY) | PS_HOOK_BIT(PS_HOOK_XDP_EXIT))
+/* Packets the kernel drops: --hook drop asks for both. */
+#define PS_HOOKS_DROP (PS_HOOK_BIT(PS_HOOK_DROP) | PS_HOOK_BIT(PS_HOOK_DROP_IP))
 /* Without --hook or -Q. Not XDP: on no device kind we know does an XDP
  * attach leave the device and the traffic as they were (user/kernel/device.h). */
 #define PS_HOOKS_DEFAULT (PS_HOOK_BIT(PS_HOOK_TC_INGRESS) | PS_HOOK_BIT(PS_HOOK_TC_EGRESS))
@@ -30,8 +32,8 @@ enum ps_tc_position { PS_TC_WIRE, PS_TC_FIRST, PS_TC_LAST };
 /* --xdp-attach: a BPF link (the default) or libxdp (its dispatcher) */
 enum ps_xdp_attach { PS_XDP_VIA_LINK, PS_XDP_VIA_LIBXDP };
 
-/* "xdp", "tc-ingress", "tc-egress", "xdp-entry", "xdp-exit" (what --hook
- * takes); "?" out of range. */
+/* "xdp", "tc-ingress", "tc-egress", "xdp-entry", "xdp-exit", "drop",
+ * "drop-ip" (what --hook takes: drop means both); "?" out of range. */
 const char *ps_hook_name(unsigned int hook);
 /* A set of hooks as --hook takes it ("tc-ingress,tc-egress"); "none" if empty. */
 void ps_hooks_format(unsigned int hooks, char *buf, size_t len);
@@ -51,6 +53,12 @@ static inline bool ps_hook_is_tc(unsigned int hook)
 static inline bool ps_hook_is_xdp_trace(unsigned int hook)
 {
 	return hook == PS_HOOK_XDP_ENTRY || hook == PS_HOOK_XDP_EXIT;
+}
+
+/* drop or drop-ip: a packet the kernel freed as dropped. */
+static inline bool ps_hook_is_drop(unsigned int hook)
+{
+	return hook == PS_HOOK_DROP || hook == PS_HOOK_DROP_IP;
 }
 
 #endif

@@ -67,6 +67,9 @@ struct bpf_program *ps_loader_prog(const struct ps_loader *l, enum ps_prog p)
 	case PS_PROG_XDP_EXIT:
 		prog = l->skel->progs.pktsample_xdp_exit;
 		break;
+	case PS_PROG_DROP:
+		prog = l->skel->progs.pktsample_drop;
+		break;
 	default:
 		return NULL;
 	}
@@ -135,6 +138,8 @@ static void set_knobs(struct pktsample *skel, const struct ps_load_opts *o,
 	skel->rodata->ring_wakeup_bytes = o->ring_bytes / 4;
 	skel->rodata->iface_count = ifaces->iface_count;
 	skel->rodata->raw_ifaces = ifaces->raw;
+	skel->rodata->drop_netns_ino = o->drop_netns_ino;
+	skel->rodata->drop_skip_reason = o->drop_skip_reason;
 	for (uint32_t i = 0; i < ifaces->iface_count; i++)
 		skel->rodata->ifindexes[i] = ifaces->ifindexes[i];
 	if (o->ctx && o->ctx->enabled) {
@@ -276,6 +281,8 @@ static int pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
 				  hooks & PS_HOOK_BIT(PS_HOOK_TC_INGRESS));
 	bpf_program__set_autoload(skel->progs.pktsample_tc_egress,
 				  hooks & PS_HOOK_BIT(PS_HOOK_TC_EGRESS));
+	bpf_program__set_autoload(skel->progs.pktsample_drop,
+				  hooks & (PS_HOOK_BIT(PS_HOOK_DROP) | PS_HOOK_BIT(PS_HOOK_DROP_IP)));
 	bpf_program__set_autoload(skel->progs.pktsample_tick, clock);
 	bpf_program__set_autoload(skel->progs.pktsample_sock_create,
 				  !alone && !o->maps_from && o->ctx && o->ctx->enabled);
@@ -445,6 +452,29 @@ static int read_counter(void *arg, uint32_t ifindex, unsigned int hook, struct p
 struct ps_counter_src ps_loader_counter_src(const struct ps_loader *l)
 {
 	return (struct ps_counter_src){ .read = read_counter, .arg = (void *)l };
+}
+
+int ps_loader_read_drop_reasons(const struct ps_loader *l, uint64_t *counts)
+{
+	uint64_t *v;
+	int err = 0;
+
+	memset(counts, 0, PS_DROP_REASON_SLOTS * sizeof(*counts));
+	if (!l->skel)
+		return -ENOENT;
+	v = calloc(l->ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t r = 0; r < PS_DROP_REASON_SLOTS && !err; r++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.drop_reasons), &r, v)) {
+			err = -errno;
+			break;
+		}
+		for (int i = 0; i < l->ncpus; i++)
+			counts[r] += v[i];
+	}
+	free(v);
+	return err;
 }
 
 int ps_loader_read_sampler(const struct ps_loader *l, struct ps_sampler *per_cpu)

@@ -46,6 +46,7 @@ enum ps_prog {
 	PS_PROG_XDP_DEV,   /* native, bound to one device: the driver's VLAN tag */
 	PS_PROG_XDP_ENTRY, /* fentry on another XDP program */
 	PS_PROG_XDP_EXIT,  /* fexit on it */
+	PS_PROG_DROP,	   /* the drop hook: raw tracepoint kfree_skb */
 	PS_PROG_MAX,
 };
 
@@ -85,6 +86,10 @@ struct ps_load_opts {
 	const char *trace_func;
 	int trace_prog_fd;
 	bool sflow_pool;		/* --sflow: number the candidates (ps_meta.pool) */
+	/* The drop hook: the captured interfaces' network namespace (its
+	 * inode), and the reason that is no drop (SKB_CONSUMED) or ~0. */
+	uint32_t drop_netns_ino;
+	uint32_t drop_skip_reason;
 	const struct ps_ctx_knobs *ctx; /* NULL: no attribution */
 	/* NULL: the object makes its own maps. Else share those of a loaded
 	 * loader (same output buffers, counters and sampler state): the bench
@@ -124,6 +129,10 @@ int ps_loader_read_counter(const struct ps_loader *l, uint32_t ifindex, unsigned
 struct ps_counter_src ps_loader_counter_src(const struct ps_loader *l);
 /* The sampler state of every possible CPU (per_cpu has ncpus entries). */
 int ps_loader_read_sampler(const struct ps_loader *l, struct ps_sampler *per_cpu);
+
+/* The drop hook's packets by reason, summed over all CPUs: counts has
+ * PS_DROP_REASON_SLOTS entries. 0 or -errno. */
+int ps_loader_read_drop_reasons(const struct ps_loader *l, uint64_t *counts);
 
 /* The owners map (struct ps_owner per socket cookie), or -ENOENT. */
 int ps_loader_owners_fd(const struct ps_loader *l);

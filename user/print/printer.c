@@ -207,7 +207,7 @@ static int printer_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
 	char comment[400];
 
 	if (pr->o.annotate)
-		ps_sink_comment(comment, sizeof(comment), m, p->who, pr->tag);
+		ps_sink_comment(comment, sizeof(comment), p, pr->tag);
 	return ps_print_packet(pr, &(struct ps_print_pkt){
 					   .ts_ns = p->ts_ns,
 					   .linktype = p->t->linktype,
@@ -219,7 +219,8 @@ static int printer_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
 					   .direction = m->hook == PS_HOOK_TC_EGRESS ? 2 : 1,
 					   .verdict = m->hook == PS_HOOK_XDP_EXIT ?
 							      ps_xdp_verdict_name(m->verdict) :
-							      NULL,
+						      p->drop ? p->drop->reason :
+								NULL,
 					   .comment = pr->o.annotate ? comment : NULL,
 					   .has_id = true,
 					   .id = p->packet_id,

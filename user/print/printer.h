@@ -48,7 +48,8 @@ struct ps_print_pkt {
 	const char *ifname;
 	const char *hook; /* "xdp", "tc-ingress", "tc-egress", ... */
 	int direction;	  /* 0 unknown, 1 in, 2 out (pcapng epb_flags) */
-	/* xdp-exit: the traced program's verdict ("drop"), printed where
+	/* xdp-exit: the traced program's verdict ("drop"); drop hooks: the
+	 * reason ("NO_SOCKET"); printed where
 	 * the direction goes; NULL elsewhere. */
 	const char *verdict;
 	const char *comment; /* our EPB comment: hook=... cpu=... queue=... */

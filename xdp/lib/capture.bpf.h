@@ -43,6 +43,13 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 		cnt->seen++;
 
 	cap = p->len < snaplen ? p->len : snaplen;
+#ifdef PS_CTX_COPY_OUT
+	/* What can be read, and what one copied record holds. */
+	if (cap > ps_ctx_linear(ctx))
+		cap = ps_ctx_linear(ctx);
+	if (transport == PS_TRANSPORT_PERF && cap > PS_PERF_CONT)
+		cap = PS_PERF_CONT;
+#endif
 	flags = p->flags;
 	if (filter_enabled) {
 		__u64 vlan = 0;
@@ -129,6 +136,7 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 	meta.vlan_tci = p->vlan_tci;
 	meta.vlan_proto = p->vlan_proto;
 	meta.pool = pool;
+	meta.location = p->location;
 
 	err = ps_output(ctx, &meta);
 	*(volatile __u64 *)&emit->in_flight = 0;

@@ -8,7 +8,9 @@
  *
  * The hook's context header supplies ps_ctx_skb_socket() (TC: skb->sk) and
  * ps_ctx_skc_lookup_tcp() and ps_ctx_sk_lookup_udp() (the kernel's socket
- * lookup, in the device's network namespace).
+ * lookup, in the device's network namespace). One that defines
+ * PS_CTX_SKB_SOCKET_ONLY (the drop hook) supplies the first alone: its
+ * packets' socket is the one the skb holds, whichever side it is.
  */
 #ifndef PS_CONTEXT_BPF_H
 #define PS_CONTEXT_BPF_H
@@ -42,6 +44,20 @@ struct sock_common___ps {
 } __attribute__((preserve_access_index));
 
 #ifndef PS_CTX_NO_SOCKETS
+static __always_inline bool ps_comm_is(const char *comm)
+{
+#pragma unroll
+	for (int i = 0; i < PS_COMM_LEN; i++) {
+		if (comm[i] != ctx_comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+#endif
+
+#if !defined(PS_CTX_NO_SOCKETS) && !defined(PS_CTX_SKB_SOCKET_ONLY)
 /*
  * The cookie of a socket a lookup returned (a struct bpf_sock *), 0 if the
  * kernel has made none for it yet (a connection a listener accepted, until
@@ -208,19 +224,7 @@ static __always_inline int ps_lookup_socket(PS_CTX *ctx, bool raw, __u64 *cookie
 	return *cookie ? PS_CTX_LOOKUP : PS_CTX_UNNAMED;
 }
 
-static __always_inline bool ps_comm_is(const char *comm)
-{
-#pragma unroll
-	for (int i = 0; i < PS_COMM_LEN; i++) {
-		if (comm[i] != ctx_comm[i])
-			return false;
-		if (!comm[i])
-			break;
-	}
-	return true;
-}
-
-#endif /* PS_CTX_NO_SOCKETS */
+#endif /* the lookups */
 
 /*
  * Fill meta's context (ctx_enabled) and run the context filter (ctx_filter):
@@ -242,6 +246,10 @@ static __always_inline bool ps_context(PS_CTX *ctx, bool raw, bool egress, struc
 
 	if (!ctx_enabled)
 		return true;
+#ifdef PS_CTX_SKB_SOCKET_ONLY
+	(void)raw, (void)egress;
+	how = ps_ctx_skb_socket(ctx, &cookie, &cgroup);
+#else
 	if (egress) {
 		how = ps_ctx_skb_socket(ctx, &cookie, &cgroup) ? PS_CTX_SKB : PS_CTX_NO_SOCKET;
 	} else {
@@ -252,6 +260,7 @@ static __always_inline bool ps_context(PS_CTX *ctx, bool raw, bool egress, struc
 		    ps_ctx_skb_socket(ctx, &cookie, &cgroup))
 			how = PS_CTX_SENDER;
 	}
+#endif
 	if (cookie)
 		o = bpf_map_lookup_elem(&owners, &cookie);
 	if (o) {

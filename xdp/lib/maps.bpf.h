@@ -41,6 +41,10 @@ const volatile __u32 ctx_filter __weak = 0;	       /* PS_CTXF_* */
 const volatile __u32 ctx_pid __weak = 0;	       /* --pid */
 const volatile char ctx_comm[PS_COMM_LEN] __weak = {}; /* --comm */
 
+/* The drop hook (tc/pktsample_drop.bpf.c). */
+const volatile __u32 drop_netns_ino __weak = 0;	       /* the captured interfaces' netns */
+const volatile __u32 drop_skip_reason __weak = 0xffffffff; /* SKB_CONSUMED where it exists */
+
 /* ---- maps ---- */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -120,6 +124,15 @@ struct {
 	__type(value, __u64);
 } pools SEC(".maps") __weak;
 
+/* The drop hook's packets by reason (PS_DROP_REASON_SLOTS), counted as
+ * seen: before the filter and the sampler. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PS_DROP_REASON_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} drop_reasons SEC(".maps") __weak;
+
 /* The counter slot of (ifindex, hook), and whether the interface has no
  * link-layer header: 0 for an interface we do not capture on. A linear
  * scan: the list is short (one entry, usually), and the array lookup that
@@ -129,7 +142,9 @@ static __always_inline int ps_slot_of(__u32 ifindex, __u32 hook, __u32 *key, boo
 	for (__u32 i = 0; i < PS_MAX_IFACES && i < iface_count; i++) {
 		if (ifindexes[i] == ifindex) {
 			*key = i * PS_HOOK_MAX + hook;
-			*raw = raw_ifaces & (1u << i);
+			/* drop-ip's packets start at the IP header, whatever
+			 * the device's link type. */
+			*raw = (raw_ifaces & (1u << i)) || hook == PS_HOOK_DROP_IP;
 			return 1;
 		}
 	}

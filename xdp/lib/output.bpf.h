@@ -155,6 +155,39 @@ static __always_inline long ps_perf_rest(PS_CTX *ctx, const struct ps_meta *meta
  * nothing passes through the stack; a packet longer than one record holds
  * goes on in continuations.
  */
+#ifdef PS_CTX_COPY_OUT
+/*
+ * A hook whose perf output cannot have the kernel append the packet (a
+ * raw tracepoint): its bytes are copied into the per-CPU scratch record and
+ * leave in one record with the metadata. ps_capture() keeps cap_len within
+ * the record (PS_PERF_CONT).
+ */
+static __always_inline long ps_output(PS_CTX *ctx, struct ps_meta *meta)
+{
+	__u32 zero = 0, cap = meta->cap_len, m;
+	struct ps_perf_cont *c;
+
+	if (transport == PS_TRANSPORT_RINGBUF)
+		return ps_ring_output(ctx, meta);
+	c = bpf_map_lookup_elem(&perf_cont, &zero);
+	if (!c)
+		return -1;
+	c->meta = *meta;
+	if (!cap)
+		return ps_ctx_perf_output(ctx, &events, BPF_F_CURRENT_CPU, c, sizeof(c->meta));
+	/* The length less one, checked where the helpers' lengths are made
+	 * from it (older verifiers learn no lower bound from n < 1). */
+	m = cap - 1;
+	if (m > PS_PERF_CONT - 1)
+		m = PS_PERF_CONT - 1;
+	barrier_var(m);
+	if (m > PS_PERF_CONT - 1)
+		return -1;
+	if (ps_ctx_load_bytes(ctx, 0, c->data, m + 1))
+		return -1;
+	return ps_ctx_perf_output(ctx, &events, BPF_F_CURRENT_CPU, c, sizeof(c->meta) + m + 1);
+}
+#else
 static __always_inline long ps_output(PS_CTX *ctx, struct ps_meta *meta)
 {
 	__u32 head = meta->cap_len < PS_PERF_CHUNK ? meta->cap_len : PS_PERF_CHUNK;
@@ -168,5 +201,6 @@ static __always_inline long ps_output(PS_CTX *ctx, struct ps_meta *meta)
 		return err;
 	return ps_perf_rest(ctx, meta);
 }
+#endif /* PS_CTX_COPY_OUT */
 
 #endif /* PS_OUTPUT_BPF_H */

@@ -16,6 +16,7 @@ struct ps_pkt {
 	__u8 flags;	/* PS_F_* */
 	__u16 vlan_tci; /* out-of-band tag, if PS_F_VLAN_OOB (TC) */
 	__u16 vlan_proto;
+	__u64 location; /* drop hooks: where the kernel freed it */
 };
 
 /* ps_capture()'s hook: TC egress, where the packet's socket comes with it. */
