@@ -157,16 +157,6 @@ static int resolve_one(struct ps_capture *cap, int i, const struct ps_netdev_nl 
 		       d->name, d->arphrd);
 		return -EPROTONOSUPPORT;
 	}
-	if (cap->linktype[i] == PS_LINKTYPE_RAW && cap->filter &&
-	    ps_filter_build_raw(cap->filter, msg, sizeof(msg))) {
-		static const char bad[] = "bad filter expression: ";
-
-		pr_err("cannot capture on %s with this filter: %s has no link-layer header, and "
-		       "there %s\n",
-		       d->name, d->name,
-		       strncmp(msg, bad, sizeof(bad) - 1) ? msg : msg + sizeof(bad) - 1);
-		return -EINVAL;
-	}
 	cap->xdp_mode[i] = o->xdp_mode == PS_XDP_AUTO ? ps_device_xdp_mode(d) : o->xdp_mode;
 	ingress = ps_device_default_ingress(d, why, sizeof(why));
 	if (o->hooks_given) {
@@ -178,6 +168,22 @@ static int resolve_one(struct ps_capture *cap, int i, const struct ps_netdev_nl 
 		ps_hooks_format(ingress, hooks, sizeof(hooks));
 		pr_info("%s: link type %s; ingress at %s: %s\n", d->name,
 			ps_linktype_name(cap->linktype[i]), hooks, why);
+	}
+	/* Packets that start at the IP header meet the expression compiled
+	 * for raw IP: a device without a link-layer header, and drops from
+	 * before a packet had one (drop-ip). */
+	if (cap->filter &&
+	    (cap->linktype[i] == PS_LINKTYPE_RAW ||
+	     (cap->if_hooks[i] & PS_HOOK_BIT(PS_HOOK_DROP_IP))) &&
+	    ps_filter_build_raw(cap->filter, msg, sizeof(msg))) {
+		static const char bad[] = "bad filter expression: ";
+
+		pr_err("cannot capture on %s with this filter: %s, and there %s\n", d->name,
+		       cap->linktype[i] == PS_LINKTYPE_RAW ?
+			       "it has no link-layer header" :
+			       "drops from before a packet had a link-layer header start at IP",
+		       strncmp(msg, bad, sizeof(bad) - 1) ? msg : msg + sizeof(bad) - 1);
+		return -EINVAL;
 	}
 	if (cap->if_hooks[i] & PS_HOOKS_XDP_TRACE) {
 		err = find_xdp_target(cap, i);
@@ -274,7 +280,10 @@ static int plan_targets(struct ps_capture *cap, struct ps_iface_list *ifaces)
 					.ifname = cap->ifaces[i],
 					.ifindex = cap->ifindex[i],
 					.hook = h,
-					.linktype = cap->linktype[i]
+					/* drop-ip's packets start at the IP
+					 * header on every device. */
+					.linktype = h == PS_HOOK_DROP_IP ? PS_LINKTYPE_RAW :
+									 cap->linktype[i]
 				};
 	}
 	return 0;

@@ -11,6 +11,7 @@
 #define ADDR_IP_V6 2
 #define FORMAT_FLOW_SAMPLE 1 /* enterprise 0 */
 #define FORMAT_COUNTERS_SAMPLE 2
+#define FORMAT_DISCARDED_PACKET 5
 #define FORMAT_SAMPLED_HEADER 1
 #define FORMAT_IF_COUNTERS 1
 #define HEADER_PROTOCOL_ETHERNET 1
@@ -18,6 +19,8 @@
 #define FORMAT_EXTENDED_USER 1004
 #define FORMAT_SOCKET4 2100
 #define FORMAT_SOCKET6 2101
+#define FORMAT_EXTENDED_FUNCTION 1038
+#define FORMAT_EXTENDED_LINUX_REASON 1042
 #define CHARSET_UTF8 106 /* the IANA MIBenum */
 
 static uint32_t pad4(uint32_t n)
@@ -116,21 +119,32 @@ static void put_socket(struct ps_sflow_dgram *d, const struct ps_sflow_socket *k
 }
 
 /* extended_user: a charset and a string for each side; the owner's side
- * has the words, the other none. */
-static void put_user(struct ps_sflow_dgram *d, const struct ps_sflow_flow *f)
+ * has the words (n bytes of user), the other none. */
+static void put_user(struct ps_sflow_dgram *d, const char *user, uint32_t n, bool user_is_src)
 {
-	uint32_t n = user_len(f);
-
 	put32(d, FORMAT_EXTENDED_USER);
 	put32(d, 16 + pad4(n));
 	for (int side = 0; side < 2; side++) {
-		bool mine = (side == 0) == f->user_is_src;
+		bool mine = (side == 0) == user_is_src;
 
 		put32(d, mine ? CHARSET_UTF8 : 0);
 		put32(d, mine ? n : 0);
 		if (mine)
-			put_opaque(d, (const uint8_t *)f->user, n);
+			put_opaque(d, (const uint8_t *)user, n);
 	}
+}
+
+/* sampled_header (0,1). */
+static void put_header(struct ps_sflow_dgram *d, uint32_t protocol, uint32_t frame_length,
+		       uint32_t stripped, const uint8_t *header, uint32_t header_len)
+{
+	put32(d, FORMAT_SAMPLED_HEADER);
+	put32(d, 16 + pad4(header_len));
+	put32(d, protocol);
+	put32(d, frame_length);
+	put32(d, stripped);
+	put32(d, header_len);
+	put_opaque(d, header, header_len);
 }
 
 int ps_sflow_add_flow(struct ps_sflow_dgram *d, const struct ps_sflow_flow *f)
@@ -152,15 +166,10 @@ int ps_sflow_add_flow(struct ps_sflow_dgram *d, const struct ps_sflow_flow *f)
 	 * 4.0 does not skip a record it does not know (the socket) by its
 	 * length: what follows one would be misread, so it goes last. */
 	put32(d, 1 + f->has_socket + (f->user != NULL));
-	put32(d, FORMAT_SAMPLED_HEADER);
-	put32(d, 16 + pad4(f->header_len));
-	put32(d, HEADER_PROTOCOL_ETHERNET);
-	put32(d, f->frame_length);
-	put32(d, f->stripped);
-	put32(d, f->header_len);
-	put_opaque(d, f->header, f->header_len);
+	put_header(d, HEADER_PROTOCOL_ETHERNET, f->frame_length, f->stripped, f->header,
+		   f->header_len);
 	if (f->user)
-		put_user(d, f);
+		put_user(d, f->user, user_len(f), f->user_is_src);
 	if (f->has_socket)
 		put_socket(d, &f->socket);
 	count_sample(d);
@@ -312,5 +321,84 @@ int ps_sflow_socket_of(const uint8_t *frame, uint32_t len, bool raw, bool local_
 	s->proto = proto;
 	s->local_port = local_is_src ? (uint32_t)l4[0] << 8 | l4[1] : (uint32_t)l4[2] << 8 | l4[3];
 	s->remote_port = local_is_src ? (uint32_t)l4[2] << 8 | l4[3] : (uint32_t)l4[0] << 8 | l4[1];
+	return 0;
+}
+
+uint32_t ps_sflow_drop_reason(const char *linux_reason)
+{
+	static const struct {
+		const char *name;
+		uint32_t code;
+	} map[] = {
+		{ "NO_SOCKET", PS_SFLOW_DROP_PORT_UNREACHABLE },
+		{ "IP_NOROUTE", PS_SFLOW_DROP_DST_NET_UNKNOWN },
+		{ "IP_OUTNOROUTES", PS_SFLOW_DROP_DST_NET_UNKNOWN },
+		{ "NETFILTER_DROP", PS_SFLOW_DROP_ACL },
+		{ "TC_INGRESS", PS_SFLOW_DROP_ACL },
+		{ "TC_EGRESS", PS_SFLOW_DROP_ACL },
+		{ "XDP", PS_SFLOW_DROP_ACL },
+		{ "SOCKET_RCVBUFF", PS_SFLOW_DROP_NO_BUFFER_SPACE },
+		{ "PROTO_MEM", PS_SFLOW_DROP_NO_BUFFER_SPACE },
+		{ "QDISC_DROP", PS_SFLOW_DROP_NO_BUFFER_SPACE },
+		{ "CPU_BACKLOG", PS_SFLOW_DROP_NO_BUFFER_SPACE },
+		{ "FULL_RING", PS_SFLOW_DROP_NO_BUFFER_SPACE },
+	};
+
+	for (size_t i = 0; linux_reason && i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(linux_reason, map[i].name))
+			return map[i].code;
+	return PS_SFLOW_DROP_UNKNOWN;
+}
+
+static uint32_t string_len(const char *s, uint32_t max)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	return n > max ? max : (uint32_t)n;
+}
+
+/* A string record (extended_function, extended_linux_reason). */
+static void put_string_record(struct ps_sflow_dgram *d, uint32_t format, const char *s, uint32_t n)
+{
+	put32(d, format);
+	put32(d, 4 + pad4(n));
+	put32(d, n);
+	put_opaque(d, (const uint8_t *)s, n);
+}
+
+int ps_sflow_add_discard(struct ps_sflow_dgram *d, const struct ps_sflow_discard *e)
+{
+	uint32_t user = string_len(e->user, PS_SFLOW_USER_MAX);
+	uint32_t fn = string_len(e->function, PS_SFLOW_STRING_MAX);
+	uint32_t why = string_len(e->linux_reason, PS_SFLOW_STRING_MAX);
+	/* tag + length, 7 fields, the record count, then the records */
+	uint32_t size = 8 + 28 + 4 + 8 + 16 + pad4(e->header_len);
+
+	if (e->user)
+		size += 8 + 16 + pad4(user);
+	if (e->function)
+		size += 8 + 4 + pad4(fn);
+	if (e->linux_reason)
+		size += 8 + 4 + pad4(why);
+	if (d->len + size > sizeof(d->buf))
+		return -ENOSPC;
+	put32(d, FORMAT_DISCARDED_PACKET);
+	put32(d, size - 8);
+	put32(d, e->seq);
+	put32(d, 0); /* ds_class: ifIndex */
+	put32(d, e->ds_index);
+	put32(d, e->drops);
+	put32(d, e->input);
+	put32(d, e->output);
+	put32(d, e->reason);
+	put32(d, 1 + (e->user != NULL) + (e->function != NULL) + (e->linux_reason != NULL));
+	put_header(d, e->header_protocol, e->frame_length, 0, e->header, e->header_len);
+	if (e->user)
+		put_user(d, e->user, user, e->user_is_src);
+	if (e->function)
+		put_string_record(d, FORMAT_EXTENDED_FUNCTION, e->function, fn);
+	if (e->linux_reason)
+		put_string_record(d, FORMAT_EXTENDED_LINUX_REASON, e->linux_reason, why);
+	count_sample(d);
 	return 0;
 }

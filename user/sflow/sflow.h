@@ -13,6 +13,11 @@
  *                   header
  *   counters_sample (0,2): sequence, source_id, records
  *     generic_interface_counters (0,1): 88 bytes (if_counters)
+ *   discarded_packet (0,5) (sFlow's drop notifications, 2020): sequence,
+ *                   ds_class, ds_index, drops, input, output, reason,
+ *                   records: sampled_header, extended_user,
+ *                   extended_function (0,1038), extended_linux_reason
+ *                   (0,1042), as hsflowd's dropmon module sends them
  */
 #ifndef PS_SFLOW_H
 #define PS_SFLOW_H
@@ -94,6 +99,42 @@ struct ps_sflow_flow {
 	bool user_is_src;
 };
 
+/* sFlow's drop_reason codes (the drop notification spec's enum). */
+#define PS_SFLOW_DROP_PORT_UNREACHABLE 3
+#define PS_SFLOW_DROP_DST_NET_UNKNOWN 6
+#define PS_SFLOW_DROP_UNKNOWN 256
+#define PS_SFLOW_DROP_TTL_EXCEEDED 257
+#define PS_SFLOW_DROP_ACL 258
+#define PS_SFLOW_DROP_NO_BUFFER_SPACE 259
+
+/* The sampled header's protocol (sFlow's header_protocol). */
+#define PS_SFLOW_HEADER_ETHERNET 1
+#define PS_SFLOW_HEADER_IPV4 11
+#define PS_SFLOW_HEADER_IPV6 12
+
+#define PS_SFLOW_STRING_MAX 64 /* bytes of a function or reason string */
+
+/* A packet the kernel dropped, as a discarded_packet event. */
+struct ps_sflow_discard {
+	uint32_t seq;	   /* per data source */
+	uint32_t ds_index; /* ifIndex (ds_class 0) */
+	uint32_t drops;	   /* events not sent: sampled out, over the rate cap, lost */
+	uint32_t input, output; /* ifIndex, 0 if unknown */
+	uint32_t reason;	/* PS_SFLOW_DROP_* */
+	uint32_t header_protocol; /* PS_SFLOW_HEADER_* */
+	uint32_t frame_length;
+	const uint8_t *header;
+	uint32_t header_len;
+	const char *user;	  /* extended_user, the owner's words; NULL: none */
+	bool user_is_src;
+	const char *function;	  /* extended_function: where; NULL: none */
+	const char *linux_reason; /* extended_linux_reason: the kernel's reason; NULL */
+};
+
+/* sFlow's reason for the kernel's (its name without the enum's prefix,
+ * "NO_SOCKET"): the few that have a match, else PS_SFLOW_DROP_UNKNOWN. */
+uint32_t ps_sflow_drop_reason(const char *linux_reason);
+
 /* generic_interface_counters (sFlow's if_counters). */
 struct ps_sflow_ifcounters {
 	uint32_t seq;
@@ -122,6 +163,7 @@ void ps_sflow_begin(struct ps_sflow_dgram *d, const struct ps_sflow_agent *a, ui
 /* Add a sample; -ENOSPC if it does not fit (the datagram is unchanged). */
 int ps_sflow_add_flow(struct ps_sflow_dgram *d, const struct ps_sflow_flow *f);
 int ps_sflow_add_counters(struct ps_sflow_dgram *d, const struct ps_sflow_ifcounters *c);
+int ps_sflow_add_discard(struct ps_sflow_dgram *d, const struct ps_sflow_discard *e);
 /* Bytes a flow sample with a header of header_len bytes takes. */
 uint32_t ps_sflow_flow_size(uint32_t header_len);
 /* The flow sample's bytes with the records f has beyond the header. */

@@ -16,6 +16,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include "counters.h"
+#include "hooks.h"
 #include "log.h"
 #include "decode.h"
 #include "sflowexp.h"
@@ -180,6 +181,7 @@ static void refresh(struct ps_sflow_exp *x, int t)
 	if (ps_counter_read(&x->counters, (uint32_t)x->targets[t].ifindex, x->targets[t].hook, &c))
 		return; /* keep the last values: they only grow */
 	s->drops = (uint32_t)c.output_errors;
+	s->not_sent = (uint32_t)(c.sampled_out + c.rate_limited + c.output_errors);
 }
 
 /* Encode sampler t's held sample into its sub-agent's datagram. */
@@ -280,6 +282,43 @@ static void sflowexp_sample(struct ps_sflow_exp *x, int t, uint32_t pool, const 
 	hold_owner(s, tg, who, frame, cap_len);
 	s->holding = true;
 	s->held_ns = mono_ns();
+}
+
+/* A drop hook's packet: a discarded_packet event, sent with this round. */
+static void sflowexp_discard(struct ps_sflow_exp *x, const struct ps_sink_pkt *p)
+{
+	const struct ps_target *tg = &x->targets[p->target];
+	struct ps_sflow_sampler *s = &x->samplers[p->target];
+	const struct ps_who *who = p->who;
+	struct ps_sflow_discard e = {
+		.ds_index = (uint32_t)tg->ifindex,
+		.input = (uint32_t)tg->ifindex,
+		.reason = ps_sflow_drop_reason(p->drop ? p->drop->reason : NULL),
+		.header_protocol = PS_SFLOW_HEADER_ETHERNET,
+		.frame_length = p->wire_len,
+		.header = p->data,
+		.header_len = p->cap_len < x->cfg.header_bytes ? p->cap_len : x->cfg.header_bytes,
+		.function = p->drop ? p->drop->at : NULL,
+		.linux_reason = p->drop ? p->drop->reason : NULL,
+	};
+	unsigned int h = tg->hook;
+
+	if (tg->linktype == PS_LINKTYPE_RAW && p->cap_len)
+		e.header_protocol = p->data[0] >> 4 == 6 ? PS_SFLOW_HEADER_IPV6 :
+							   PS_SFLOW_HEADER_IPV4;
+	if (who && who->known) {
+		ps_who_format(who, s->user, sizeof(s->user));
+		e.user = s->user;
+		e.user_is_src = who->ctx == PS_CTX_SKB;
+	}
+	refresh(x, p->target);
+	e.seq = ++s->seq;
+	e.drops = s->not_sent;
+	if (ps_sflow_add_discard(room_for(x, h), &e)) {
+		finish(x, h);
+		ps_sflow_add_discard(room_for(x, h), &e); /* fits an empty one */
+	}
+	x->samples++;
 }
 
 /* The kernel's link statistics and state for the counters sample. */
@@ -477,8 +516,13 @@ void ps_sflowexp_close(struct ps_sflow_exp *x, bool flush)
 
 static int sflowexp_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
 {
-	sflowexp_sample(ps_sink_of(s, struct ps_sflow_exp, sink), p->target, p->m->pool, p->data,
-			p->cap_len, p->wire_len, p->who);
+	struct ps_sflow_exp *x = ps_sink_of(s, struct ps_sflow_exp, sink);
+
+	if (ps_hook_is_drop(p->m->hook))
+		sflowexp_discard(x, p);
+	else
+		sflowexp_sample(x, p->target, p->m->pool, p->data, p->cap_len, p->wire_len,
+				p->who);
 	return 0;
 }
 

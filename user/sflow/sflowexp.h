@@ -16,8 +16,14 @@
  * pmacct's sfacctd does) gets the true rate. drops is the samples that
  * found the buffer full, from the kernel's counter, read once a round. sFlow names a data source by ifIndex alone,
  * so the hooks are told apart by sub-agent: sub-agent 0 is XDP, 1 TC
- * ingress, 2 TC egress; each has its own datagram sequence. The
- * interface counters go with sub-agent 0.
+ * ingress, 2 TC egress (the hook's number, include/pktsample.h); each
+ * has its own datagram sequence. The interface counters go with sub-agent 0.
+ *
+ * Drops. The drop hooks' packets (sub-agents 5 and 6) go out at once as
+ * discarded_packet events with the kernel's reason and where it dropped
+ * them, as hsflowd's dropmon module sends them; their drops field counts
+ * the events of that data source not sent (sampled out, over --max-rate,
+ * lost in the buffer).
  */
 #ifndef PS_SFLOWEXP_H
 #define PS_SFLOWEXP_H
@@ -34,6 +40,7 @@
 struct ps_sflow_sampler {
 	uint32_t seq;
 	uint32_t pool, drops;
+	uint32_t not_sent; /* drop hooks: events sampled out, over the cap, or lost */
 	uint64_t read_round;
 	bool started;
 	/* The latest sample, held back until the next (or a second). */
