@@ -11,5 +11,5 @@ apt-get install -y -qq --no-install-recommends \
 	libcmocka-dev tshark tcpdump iproute2 iputils-ping xdp-tools \
 	procps python3 python3-scapy bsdextrautils util-linux time \
 	man-db groff-base bash-completion libcap2-bin pmacct ethtool wireguard-tools \
-	qemu-system-x86 busybox-static cpio lintian clang-format \
+	qemu-system-x86 busybox-static cpio lintian clang-format nftables \
 	>/dev/null

@@ -15,7 +15,7 @@ _pktsample()
 	--hook)
 		# a comma list: complete the last item
 		local head=${cur%"${cur##*,}"}
-		COMPREPLY=($(compgen -P "$head" -W "xdp tc-ingress tc-egress xdp-entry xdp-exit" -- "${cur##*,}"))
+		COMPREPLY=($(compgen -P "$head" -W "xdp tc-ingress tc-egress xdp-entry xdp-exit drop" -- "${cur##*,}"))
 		compopt -o nospace
 		return ;;
 	-Q | --direction) COMPREPLY=($(compgen -W "in out inout" -- "$cur")); return ;;

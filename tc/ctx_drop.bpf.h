@@ -70,10 +70,10 @@ struct sk_buff {
 } __attribute__((preserve_access_index));
 
 struct ps_drop_ctx {
-	__u64 *args;	    /* the tracepoint's: skb, location, reason[, rx_sk] */
+	__u64 *args; /* the tracepoint's: skb, location, reason[, rx_sk] */
 	struct sk_buff *skb;
-	void *data;	    /* the first byte captured: MAC or network header */
-	void *data_end;	    /* the end of the linear part */
+	void *data;	/* the first byte captured: MAC or network header */
+	void *data_end; /* the end of the linear part */
 };
 
 #define PS_CTX struct ps_drop_ctx
@@ -119,8 +119,7 @@ static __always_inline __u32 ps_ctx_linear(const struct ps_drop_ctx *ctx)
  * the kernel has made it none yet (this hook cannot make one), else
  * PS_CTX_NO_SOCKET. Its cgroup comes from its owner (the owners map).
  */
-static __always_inline int ps_ctx_skb_socket(struct ps_drop_ctx *ctx, __u64 *cookie,
-					     __u64 *cgroup)
+static __always_inline int ps_ctx_skb_socket(struct ps_drop_ctx *ctx, __u64 *cookie, __u64 *cgroup)
 {
 	struct sk_buff *skb = ctx->skb; /* ours: no relocation */
 	struct sock *sk = BPF_CORE_READ(skb, sk);

@@ -101,6 +101,7 @@ run() {
 	# The guest sees the root file system alone (a bind of /, not of what
 	# is mounted below it).
 	local d
+	mkdir -p "$cache" # a fresh machine has none yet
 	for d in "$PWD" "$cache"; do
 		[ "$(stat -c %d "$d")" = "$(stat -c %d /)" ] ||
 			die "$d is not on the root file system, which is all the guest sees"

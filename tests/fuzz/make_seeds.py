@@ -160,6 +160,14 @@ def main():
             "/system.slice/nginx.service", "/"]):
         write("context", i, path.encode())
 
+    # dropnames: the address asked about (8 bytes, little endian), then
+    # kallsyms text as /proc/kallsyms has it.
+    syms = (b"ffffffff81000000 T _stext\nffffffff81a00000 t __udp4_lib_rcv\n"
+            b"ffffffff81a00800 T udp_rcv\nffffffffc0001000 t nft_do_chain\t[nf_tables]\n"
+            b"0000000000000000 T hidden\nffffffff81b00000 T tcp_v4_rcv")
+    for i, addr in enumerate([0xffffffff81a004bc, 0xffffffffc00010a0, 0x1000]):
+        write("dropnames", i, struct.pack("<Q", addr) + syms)
+
 
 if __name__ == "__main__":
     main()

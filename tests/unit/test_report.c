@@ -202,6 +202,26 @@ static void idb_comment(void **state)
 				 "sampling 1 in 1000 matching packets at random");
 }
 
+static void drops_by_reason_most_first(void **state)
+{
+	struct ps_drop_count c[] = {
+		{ "IP_CSUM", 3 },
+		{ "NO_SOCKET", 120 },
+		{ "OTHER", 0 },
+		{ "NETFILTER_DROP", 3 },
+	};
+	char buf[200];
+
+	(void)state;
+	ps_report_drops(buf, sizeof(buf), "drops: ", c, 4);
+	assert_string_equal(buf, "drops: NO_SOCKET 120, IP_CSUM 3, NETFILTER_DROP 3");
+	ps_report_drops(buf, sizeof(buf), "drops: ", c, 0);
+	assert_string_equal(buf, "");
+	/* Cut safely. */
+	ps_report_drops(buf, 12, "drops: ", c, 4);
+	assert_int_equal(strlen(buf), 11);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +235,7 @@ int main(void)
 		cmocka_unit_test(stats_line),
 		cmocka_unit_test(isb_stages_add_up),
 		cmocka_unit_test(idb_comment),
+		cmocka_unit_test(drops_by_reason_most_first),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -134,6 +134,65 @@ static void flow_sample_with_owner(void **state)
 	assert_memory_equal(d.buf, want, n);
 }
 
+/* A drop as hsflowd's dropmon sends one: discarded_packet (0,5) with the
+ * header, the function and the kernel's reason (sFlow's drop notification
+ * spec, 2020). */
+static void discarded_packet_event(void **state)
+{
+	static const uint8_t header[4] = { 0x45, 0, 0, 0x1c };
+	struct ps_sflow_agent agent = { .family = AF_INET, .addr = { 10, 0, 0, 1 } };
+	struct ps_sflow_discard e = {
+		.seq = 7,
+		.ds_index = 3,
+		.drops = 2,
+		.input = 3,
+		.reason = ps_sflow_drop_reason("NO_SOCKET"),
+		.header_protocol = PS_SFLOW_HEADER_IPV4,
+		.frame_length = 28,
+		.header = header,
+		.header_len = 4,
+		.function = "udp_rcv+0x1f",
+		.linux_reason = "NO_SOCKET",
+	};
+	struct ps_sflow_dgram d;
+	uint8_t want[256];
+	size_t n = unhex("00000005 00000001 0a000001 00000000 00000001 00000000 00000001"
+			 /* discarded_packet: format 5, 108 bytes */
+			 "00000005 0000006c"
+			 /* seq, ds_class 0, ds_index 3, drops 2, input 3, output 0,
+			  * reason 3 (port_unreachable), three records */
+			 "00000007 00000000 00000003 00000002 00000003 00000000 00000003"
+			 "00000003"
+			 /* sampled_header: IPv4 (11), 28 bytes long, 4 of them */
+			 "00000001 00000014 0000000b 0000001c 00000000 00000004 4500001c"
+			 /* extended_function (1038): "udp_rcv+0x1f", 12 bytes */
+			 "0000040e 00000010 0000000c 7564705f7263762b30783166"
+			 /* extended_linux_reason (1042): "NO_SOCKET", 9 bytes + pad */
+			 "00000412 00000010 00000009 4e4f5f534f434b4554000000",
+			 want);
+
+	(void)state;
+	ps_sflow_begin(&d, &agent, 1, 0);
+	assert_int_equal(ps_sflow_add_discard(&d, &e), 0);
+	assert_int_equal(d.len, n);
+	assert_memory_equal(d.buf, want, n);
+	/* No room: the datagram stays as it was. */
+	d.len = sizeof(d.buf) - 40;
+	assert_int_equal(ps_sflow_add_discard(&d, &e), -ENOSPC);
+	assert_int_equal(d.len, sizeof(d.buf) - 40);
+}
+
+static void drop_reasons_in_sflow_terms(void **state)
+{
+	(void)state;
+	assert_int_equal(ps_sflow_drop_reason("NO_SOCKET"), PS_SFLOW_DROP_PORT_UNREACHABLE);
+	assert_int_equal(ps_sflow_drop_reason("NETFILTER_DROP"), PS_SFLOW_DROP_ACL);
+	assert_int_equal(ps_sflow_drop_reason("TC_EGRESS"), PS_SFLOW_DROP_ACL);
+	assert_int_equal(ps_sflow_drop_reason("SOCKET_RCVBUFF"), PS_SFLOW_DROP_NO_BUFFER_SPACE);
+	assert_int_equal(ps_sflow_drop_reason("IP_CSUM"), PS_SFLOW_DROP_UNKNOWN);
+	assert_int_equal(ps_sflow_drop_reason(NULL), PS_SFLOW_DROP_UNKNOWN);
+}
+
 /* The socket of a frame: addresses and ports, the local side chosen. */
 static void socket_of_frames(void **state)
 {
@@ -289,6 +348,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(flow_sample_datagram),
 		cmocka_unit_test(flow_sample_with_owner),
+		cmocka_unit_test(discarded_packet_event),
+		cmocka_unit_test(drop_reasons_in_sflow_terms),
 		cmocka_unit_test(socket_of_frames),
 		cmocka_unit_test(counters_sample_datagram),
 		cmocka_unit_test(datagram_splits_at_the_size_limit),

@@ -13,7 +13,8 @@
 # capture around another XDP program through fentry/fexit, which CI's
 # kernel refuses (it_xdp_around, told that this kernel must allow it), and
 # whom packets belong to, where 6.1's helpers and verifier differ
-# (it_context).
+# (it_context), and packets the kernel drops, whose reasons and places
+# differ by version (it_drops).
 # A line per script with its result and time; the log of one that failed;
 # exit 1 if any failed; a script that runs past PS_VM_SCRIPT_TIMEOUT
 # (default 1800 s) is stopped, counted failed, and its log shown. PS_VM_SET=all runs every netns script instead (the
@@ -52,6 +53,7 @@ SET=(
 	"it_devices|KINDS=vlan bond gre ipip wireguard"
 	"it_xdp_around|PS_EXPECT_FENTRY=1"
 	"it_context"
+	"it_drops"
 )
 # PS_VM_SET=all: every netns script (the bench's aside), each with as long
 # as it takes: ctest's per-test limits are for native speed. Or a list of

@@ -283,7 +283,7 @@ static int plan_targets(struct ps_capture *cap, struct ps_iface_list *ifaces)
 					/* drop-ip's packets start at the IP
 					 * header on every device. */
 					.linktype = h == PS_HOOK_DROP_IP ? PS_LINKTYPE_RAW :
-									 cap->linktype[i]
+									   cap->linktype[i]
 				};
 	}
 	return 0;
@@ -360,8 +360,7 @@ static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifa
 
 		if (stat("/proc/thread-self/ns/net", &st)) {
 			err = -errno;
-			pr_err("cannot tell which network namespace this is: %s\n",
-			       strerror(-err));
+			pr_err("cannot tell which network namespace this is: %s\n", strerror(-err));
 			return err;
 		}
 		lo.drop_netns_ino = (uint32_t)st.st_ino;
@@ -889,7 +888,7 @@ static void drop_reasons(const struct ps_capture *cap, const char *prefix, char 
 {
 	uint64_t *counts;
 	struct ps_drop_count *c;
-	char (*names)[32];
+	char(*names)[32];
 	size_t n = 0;
 
 	buf[0] = '\0';

@@ -91,7 +91,7 @@ struct ps_capture {
 	struct ps_xdp_target xdp_target[PS_MAX_IFACES];
 	struct ps_loader trace_loader[PS_MAX_IFACES];
 	struct ps_attachments att;
-	struct ps_dropnames drops; /* --hook drop: the reasons' and places' names */
+	struct ps_dropnames drops;  /* --hook drop: the reasons' and places' names */
 	struct ps_buffer_plan bufs; /* -B over the online CPUs */
 	unsigned int transport;	    /* enum ps_transport: o's, or ringbuf where perf
 				   * events are closed to us */

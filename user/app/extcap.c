@@ -43,6 +43,7 @@ static const char *const hook_values[] = {
 	"tc-egress",  "TC egress (before the qdisc)",
 	"xdp-entry",  "Entry of the XDP program already there (fentry)",
 	"xdp-exit",   "Exit of the XDP program already there, with its verdict (fexit)",
+	"drop",	      "Packets the kernel drops, with the reason (kfree_skb)",
 	NULL,
 };
 static const char *const sampling_values[] = {

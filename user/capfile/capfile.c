@@ -259,6 +259,14 @@ static int64_t pib_of(struct ps_capfile *f, const struct ps_who *w)
 	return idx;
 }
 
+/* epb_flags' direction: a drop may be on the way in or out. */
+static uint32_t direction_of(unsigned int hook)
+{
+	if (ps_hook_is_drop(hook))
+		return PCAPNG_DIR_UNKNOWN;
+	return hook == PS_HOOK_TC_EGRESS ? PCAPNG_DIR_OUTBOUND : PCAPNG_DIR_INBOUND;
+}
+
 /* The options every packet like p gets, but its id and drop count. */
 static void encode_opts(struct ps_capfile *f, struct ps_epb_cache *cs, const struct ps_sink_pkt *p)
 {
@@ -270,11 +278,7 @@ static void encode_opts(struct ps_capfile *f, struct ps_epb_cache *cs, const str
 	ps_sink_comment(comment, sizeof(comment), p, f->cfg.tag);
 	pcapng_epb_opts_encode(&cs->opts,
 			       &(struct pcapng_epb){
-				       /* A drop may be on the way in or out. */
-				       .direction = ps_hook_is_drop(m->hook) ? PCAPNG_DIR_UNKNOWN :
-						    m->hook == PS_HOOK_TC_EGRESS ?
-							    PCAPNG_DIR_OUTBOUND :
-							    PCAPNG_DIR_INBOUND,
+				       .direction = direction_of(m->hook),
 				       .has_queue = true,
 				       .queue = m->rx_queue,
 				       /* A drop's reason is no XDP or TC verdict:
@@ -314,8 +318,8 @@ static bool opts_fit(const struct ps_epb_cache *cs, const struct ps_sink_pkt *p)
 
 	return cs->valid && cs->hook == m->hook && cs->cpu == m->cpu && cs->queue == m->rx_queue &&
 	       cs->flags == m->flags && cs->verdict == m->verdict && cs->cookie == m->sock_cookie &&
-	       cs->location == m->location && cs->ctx == m->ctx && cs->known == (w && w->known) && cs->pid == (w ? w->pid : 0) &&
-	       cs->tid == (w ? w->tid : 0);
+	       cs->location == m->location && cs->ctx == m->ctx && cs->known == (w && w->known) &&
+	       cs->pid == (w ? w->pid : 0) && cs->tid == (w ? w->tid : 0);
 }
 
 static int capfile_packet(struct ps_sink *s, const struct ps_sink_pkt *p)

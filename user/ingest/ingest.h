@@ -92,11 +92,11 @@ struct ps_ingest {
 	/* The outputs (user/ingest/sink.h), each packet to each in this order. */
 	struct ps_sink *sinks[PS_MAX_SINKS];
 	int n_sinks;
-	struct ps_who_table *who; /* whom packets belong to; NULL: not asked */
+	struct ps_who_table *who;	       /* whom packets belong to; NULL: not asked */
 	const struct ps_dropnames *drop_names; /* drop hooks' words; NULL: none */
-	int error;		  /* the first error: a sink's, or -ENOMEM */
-	struct ps_sink *failed;	  /* the sink whose error it was; NULL */
-	bool done;		  /* limit reached or error */
+	int error;			       /* the first error: a sink's, or -ENOMEM */
+	struct ps_sink *failed;		       /* the sink whose error it was; NULL */
+	bool done;			       /* limit reached or error */
 };
 
 /* Set up everything but the perf buffer (tests feed samples directly).

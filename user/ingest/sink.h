@@ -38,9 +38,9 @@ struct ps_sink_pkt {
 	uint64_t ts_ns;		 /* wall clock */
 	const uint8_t *data;	 /* the frame as on the wire (VLAN tag back) */
 	uint32_t cap_len, wire_len;
-	uint64_t packet_id;	  /* CPU << 48 | that CPU's sequence */
-	uint64_t drops;		  /* lost on that CPU since its last packet */
-	const struct ps_who *who; /* whom it belongs to; NULL: attribution off */
+	uint64_t packet_id;		  /* CPU << 48 | that CPU's sequence */
+	uint64_t drops;			  /* lost on that CPU since its last packet */
+	const struct ps_who *who;	  /* whom it belongs to; NULL: attribution off */
 	const struct ps_drop_words *drop; /* drop hooks: why; NULL elsewhere */
 };
 

@@ -23,9 +23,9 @@ struct ps_ksym {
 };
 
 struct ps_dropnames {
-	char **reasons;	   /* by value; NULL where the enum has none */
+	char **reasons; /* by value; NULL where the enum has none */
 	uint32_t n_reasons;
-	uint32_t consumed; /* SKB_CONSUMED (no drop), or UINT32_MAX */
+	uint32_t consumed;    /* SKB_CONSUMED (no drop), or UINT32_MAX */
 	struct ps_ksym *syms; /* kernel text symbols, by address */
 	size_t n_syms;
 	char *sym_names;

@@ -15,7 +15,7 @@ static const char *const names[PS_HOOK_MAX] = {
 static const char *const descriptions[PS_HOOK_MAX] = {
 	[PS_HOOK_XDP] = "xdp ingress",	   [PS_HOOK_TC_INGRESS] = "tc ingress",
 	[PS_HOOK_TC_EGRESS] = "tc egress", [PS_HOOK_XDP_ENTRY] = "xdp entry",
-	[PS_HOOK_XDP_EXIT] = "xdp exit",  [PS_HOOK_DROP] = "drop",
+	[PS_HOOK_XDP_EXIT] = "xdp exit",   [PS_HOOK_DROP] = "drop",
 	[PS_HOOK_DROP_IP] = "drop ip",
 };
 

@@ -282,7 +282,8 @@ static int pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
 	bpf_program__set_autoload(skel->progs.pktsample_tc_egress,
 				  hooks & PS_HOOK_BIT(PS_HOOK_TC_EGRESS));
 	bpf_program__set_autoload(skel->progs.pktsample_drop,
-				  hooks & (PS_HOOK_BIT(PS_HOOK_DROP) | PS_HOOK_BIT(PS_HOOK_DROP_IP)));
+				  hooks & (PS_HOOK_BIT(PS_HOOK_DROP) |
+					   PS_HOOK_BIT(PS_HOOK_DROP_IP)));
 	bpf_program__set_autoload(skel->progs.pktsample_tick, clock);
 	bpf_program__set_autoload(skel->progs.pktsample_sock_create,
 				  !alone && !o->maps_from && o->ctx && o->ctx->enabled);

@@ -85,7 +85,7 @@ struct ps_load_opts {
 	 * trace_prog_fd (with maps_from: the main loader's maps). */
 	const char *trace_func;
 	int trace_prog_fd;
-	bool sflow_pool;		/* --sflow: number the candidates (ps_meta.pool) */
+	bool sflow_pool; /* --sflow: number the candidates (ps_meta.pool) */
 	/* The drop hook: the captured interfaces' network namespace (its
 	 * inode), and the reason that is no drop (SKB_CONSUMED) or ~0. */
 	uint32_t drop_netns_ino;

@@ -116,16 +116,16 @@ struct ps_sflow_flow {
 
 /* A packet the kernel dropped, as a discarded_packet event. */
 struct ps_sflow_discard {
-	uint32_t seq;	   /* per data source */
-	uint32_t ds_index; /* ifIndex (ds_class 0) */
-	uint32_t drops;	   /* events not sent: sampled out, over the rate cap, lost */
-	uint32_t input, output; /* ifIndex, 0 if unknown */
-	uint32_t reason;	/* PS_SFLOW_DROP_* */
+	uint32_t seq;		  /* per data source */
+	uint32_t ds_index;	  /* ifIndex (ds_class 0) */
+	uint32_t drops;		  /* events not sent: sampled out, over the rate cap, lost */
+	uint32_t input, output;	  /* ifIndex, 0 if unknown */
+	uint32_t reason;	  /* PS_SFLOW_DROP_* */
 	uint32_t header_protocol; /* PS_SFLOW_HEADER_* */
 	uint32_t frame_length;
 	const uint8_t *header;
 	uint32_t header_len;
-	const char *user;	  /* extended_user, the owner's words; NULL: none */
+	const char *user; /* extended_user, the owner's words; NULL: none */
 	bool user_is_src;
 	const char *function;	  /* extended_function: where; NULL: none */
 	const char *linux_reason; /* extended_linux_reason: the kernel's reason; NULL */

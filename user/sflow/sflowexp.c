@@ -521,8 +521,7 @@ static int sflowexp_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
 	if (ps_hook_is_drop(p->m->hook))
 		sflowexp_discard(x, p);
 	else
-		sflowexp_sample(x, p->target, p->m->pool, p->data, p->cap_len, p->wire_len,
-				p->who);
+		sflowexp_sample(x, p->target, p->m->pool, p->data, p->cap_len, p->wire_len, p->who);
 	return 0;
 }
 

@@ -42,7 +42,7 @@ const volatile __u32 ctx_pid __weak = 0;	       /* --pid */
 const volatile char ctx_comm[PS_COMM_LEN] __weak = {}; /* --comm */
 
 /* The drop hook (tc/pktsample_drop.bpf.c). */
-const volatile __u32 drop_netns_ino __weak = 0;	       /* the captured interfaces' netns */
+const volatile __u32 drop_netns_ino __weak = 0;		   /* the captured interfaces' netns */
 const volatile __u32 drop_skip_reason __weak = 0xffffffff; /* SKB_CONSUMED where it exists */
 
 /* ---- maps ---- */
