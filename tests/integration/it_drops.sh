@@ -167,10 +167,12 @@ assert_eq "$(cat "$WORK/tcpdump.txt")" \
 	"the live view: the filter kept the UDP alone, printed as tcpdump -n does"
 
 # --sample 10 over 2,000 drops: 200 expected, within 5 sigma.
-start_capture -i "$CAPIF" --hook drop --sample 10 -w "$WORK/sample.pcapng" 'udp port 9'
+start_capture -i "$CAPIF" --hook drop --sample 10 --stats 1 -w "$WORK/sample.pcapng" 'udp port 9'
 gen -n 2000 --rate 50000 >/dev/null
-sleep 0.3
+sleep 1.3
 stop_capture INT
+assert_match "stats: seen [0-9]+ .* drops NO_SOCKET 2000" "$(cat "$WORK/ps.err")" \
+	"--stats: the drops by reason"
 n=$(count "$WORK/sample.pcapng" frame)
 python3 -c 'import sys, math
 n = int(sys.argv[1]); mu = 200; sd = math.sqrt(2000 * 0.1 * 0.9)
@@ -188,6 +190,12 @@ for _ in $(seq 50); do grep -q listening "$WORK/tcpdump.err" && break; sleep 0.1
 in_cap python3 -c 'import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 6343)); time.sleep(60)' &
 PIDS+=($!)
+# Not a datagram before it listens: one sent earlier is refused and
+# counted as failed.
+for _ in $(seq $((50 * PS_TIME_SCALE))); do
+	in_cap ss -Hlun 'sport = :6343' | grep -q . && break
+	sleep 0.1
+done
 start_capture -i "$CAPIF" --hook drop --sflow 127.0.0.1 --sflow-counters 60
 gen -n 30 >/dev/null
 sleep 0.5
