@@ -42,4 +42,8 @@ if [ -z "${QUICK:-}" ]; then
 	echo "## Whom packets belong to, at TC egress"
 	echo
 	"$top/bench/context.sh" "$build"
+	echo
+	echo "## The drop hook under a drop flood"
+	echo
+	"$top/bench/drops.sh" "$build"
 fi

@@ -48,7 +48,7 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 	for (int i = 0; i < PS_MAX_IFACES; i++)
 		cap->xdp_target[i].fd = -1;
 	cap->smp = cfg->smp;
-	ps_dropnames_free(&cap->drops); /* none yet: marks SKB_CONSUMED absent */
+	cap->drops.consumed = UINT32_MAX; /* no names yet, and no reason to skip */
 	/* A fresh seed per run: which flows are chosen varies between runs. */
 	if (getrandom(&cap->smp.seed, sizeof(cap->smp.seed), 0) != sizeof(cap->smp.seed))
 		cap->smp.seed = (uint32_t)read_ns(CLOCK_MONOTONIC);
