@@ -22,6 +22,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "pktsample.h"
+#include "../xdp/lib/linear.bpf.h"
 
 /*
  * The kernel's structs, the fields used and nothing else: CO-RE relocates
@@ -91,11 +92,7 @@ static __always_inline void *ps_ctx_data_end(const struct ps_drop_ctx *ctx)
 static __always_inline long ps_ctx_load_bytes(struct ps_drop_ctx *ctx, __u32 off, void *to,
 					      __u32 len)
 {
-	__u64 linear = (__u64)ctx->data_end - (__u64)ctx->data;
-
-	if ((__u64)off + len > linear)
-		return -14; /* -EFAULT, as bpf_skb_load_bytes past the end */
-	return bpf_probe_read_kernel(to, len, ctx->data + off);
+	return ps_linear_load(ctx->data, ctx->data_end, off, to, len);
 }
 
 /* No packet appended by the kernel here: the output copies the linear

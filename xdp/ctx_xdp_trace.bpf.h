@@ -19,6 +19,7 @@
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include "lib/linear.bpf.h"
 
 /*
  * The kernel's structs, the fields used and nothing else: CO-RE relocates
@@ -53,11 +54,7 @@ static __always_inline void *ps_ctx_data_end(const struct xdp_buff *ctx)
 
 static __always_inline long ps_ctx_load_bytes(struct xdp_buff *ctx, __u32 off, void *to, __u32 len)
 {
-	__u64 linear = (__u64)ctx->data_end - (__u64)ctx->data;
-
-	if ((__u64)off + len > linear)
-		return -14; /* -EFAULT, as bpf_xdp_load_bytes past the end */
-	return bpf_probe_read_kernel(to, len, ctx->data + off);
+	return ps_linear_load(ctx->data, ctx->data_end, off, to, len);
 }
 
 /* The kernel appends the packet (BPF_F_CTXLEN_MASK) from the xdp_buff. */
