@@ -740,8 +740,7 @@ int ps_capture_setup(struct ps_capture *cap)
 		err = ps_context_start(&cap->ctx, &cap->loader);
 	if (!err) {
 		ps_ingest_set_who(cap->in, cap->ctx.who);
-		if (cap->hooks & PS_HOOKS_DROP)
-			ps_ingest_set_drop_names(cap->in, &cap->drops);
+		ps_ingest_set_drop_names(cap->in, &cap->drops);
 	}
 	if (!err)
 		err = open_loop(cap);
@@ -902,10 +901,8 @@ static void drop_reasons(const struct ps_capture *cap, const char *prefix, char 
 			if (!counts[r])
 				continue;
 			/* The last slot holds every reason past it. */
-			if (r == PS_DROP_REASON_SLOTS - 1)
-				snprintf(names[n], sizeof(names[n]), "OTHER");
 			c[n].reason = r == PS_DROP_REASON_SLOTS - 1 ?
-					      names[n] :
+					      "OTHER" :
 					      ps_dropnames_reason(&cap->drops, r, names[n],
 								  sizeof(names[n]));
 			c[n++].n = counts[r];
@@ -1084,11 +1081,9 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 						    sum.all.output_errors);
 	ps_report_summary(text, sizeof(text), &sum);
 	ps_log_text(text);
-	drop_reasons(cap, "kernel drops by reason: ", text, sizeof(text));
-	if (text[0]) {
-		strncat(text, "\n", sizeof(text) - strlen(text) - 1);
-		ps_log_text(text);
-	}
+	drop_reasons(cap, "kernel drops by reason: ", text, sizeof(text) - 1);
+	if (text[0])
+		ps_log_text(strcat(text, "\n")); /* room kept for it */
 	if (sflow_line)
 		ps_log_text(sflow_line);
 	free(sflow_line);
