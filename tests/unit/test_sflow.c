@@ -320,27 +320,27 @@ static void datagram_splits_at_the_size_limit(void **state)
 
 static void collector_addresses(void **state)
 {
-	struct ps_sflow_addr a;
+	struct ps_addr a;
 
 	(void)state;
-	assert_int_equal(ps_sflow_parse_addr("192.0.2.9", true, &a), 0);
+	assert_int_equal(ps_addr_parse("192.0.2.9", true, PS_SFLOW_PORT, &a), 0);
 	assert_int_equal(a.family, AF_INET);
 	assert_int_equal(a.port, 6343);
-	assert_int_equal(ps_sflow_parse_addr("192.0.2.9:9999", true, &a), 0);
+	assert_int_equal(ps_addr_parse("192.0.2.9:9999", true, PS_SFLOW_PORT, &a), 0);
 	assert_int_equal(a.port, 9999);
-	assert_int_equal(ps_sflow_parse_addr("2001:db8::1", true, &a), 0);
+	assert_int_equal(ps_addr_parse("2001:db8::1", true, PS_SFLOW_PORT, &a), 0);
 	assert_int_equal(a.family, AF_INET6);
 	assert_int_equal(a.port, 6343);
-	assert_int_equal(ps_sflow_parse_addr("[2001:db8::1]:7000", true, &a), 0);
+	assert_int_equal(ps_addr_parse("[2001:db8::1]:7000", true, PS_SFLOW_PORT, &a), 0);
 	assert_int_equal(a.port, 7000);
 	assert_int_equal(a.addr[15], 1);
-	assert_int_equal(ps_sflow_parse_addr("collector.example", true, &a), -EINVAL);
-	assert_int_equal(ps_sflow_parse_addr("192.0.2.9:0", true, &a), -EINVAL);
-	assert_int_equal(ps_sflow_parse_addr("192.0.2.9:65536", true, &a), -EINVAL);
-	assert_int_equal(ps_sflow_parse_addr("192.0.2.9: 1", true, &a), -EINVAL);
-	assert_int_equal(ps_sflow_parse_addr("[2001:db8::1]x", true, &a), -EINVAL);
-	assert_int_equal(ps_sflow_parse_addr("192.0.2.9:1", false, &a), -EINVAL);
-	assert_int_equal(ps_sflow_parse_addr("", true, &a), -EINVAL);
+	assert_int_equal(ps_addr_parse("collector.example", true, PS_SFLOW_PORT, &a), -EINVAL);
+	assert_int_equal(ps_addr_parse("192.0.2.9:0", true, PS_SFLOW_PORT, &a), -EINVAL);
+	assert_int_equal(ps_addr_parse("192.0.2.9:65536", true, PS_SFLOW_PORT, &a), -EINVAL);
+	assert_int_equal(ps_addr_parse("192.0.2.9: 1", true, PS_SFLOW_PORT, &a), -EINVAL);
+	assert_int_equal(ps_addr_parse("[2001:db8::1]x", true, PS_SFLOW_PORT, &a), -EINVAL);
+	assert_int_equal(ps_addr_parse("192.0.2.9:1", false, PS_SFLOW_PORT, &a), -EINVAL);
+	assert_int_equal(ps_addr_parse("", true, PS_SFLOW_PORT, &a), -EINVAL);
 }
 
 int main(void)

@@ -169,7 +169,7 @@ static int set_sflow(struct ps_opts *o, const char *a, char *err, size_t len)
 
 	if (c->n_collectors == PS_SFLOW_MAX_COLLECTORS)
 		return ps_fail(err, len, "at most %d --sflow collectors", PS_SFLOW_MAX_COLLECTORS);
-	if (ps_sflow_parse_addr(a, true, &c->collectors[c->n_collectors]))
+	if (ps_addr_parse(a, true, PS_SFLOW_PORT, &c->collectors[c->n_collectors]))
 		return ps_fail(err, len,
 			       "bad --sflow '%s': use an IPv4 or IPv6 address, with :PORT if not %u "
 			       "([ADDR]:PORT for IPv6)",
@@ -181,7 +181,7 @@ static int set_sflow(struct ps_opts *o, const char *a, char *err, size_t len)
 static int set_sflow_agent(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	o->sflow_opts = true;
-	if (ps_sflow_parse_addr(a, false, &o->sflow.agent))
+	if (ps_addr_parse(a, false, PS_SFLOW_PORT, &o->sflow.agent))
 		return ps_fail(err, len, "bad --sflow-agent '%s': use an IPv4 or IPv6 address", a);
 	o->sflow.has_agent = true;
 	return 0;

@@ -212,65 +212,6 @@ int ps_sflow_add_counters(struct ps_sflow_dgram *d, const struct ps_sflow_ifcoun
 	return 0;
 }
 
-int ps_sflow_parse_addr(const char *s, bool with_port, struct ps_sflow_addr *a)
-{
-	char host[INET6_ADDRSTRLEN + 2];
-	const char *port = NULL;
-	size_t n;
-
-	memset(a, 0, sizeof(*a));
-	a->port = PS_SFLOW_PORT;
-	if (!s || !*s)
-		return -EINVAL;
-	if (s[0] == '[') { /* [IPv6]:port */
-		const char *end = strchr(s, ']');
-
-		if (!end || (end[1] && end[1] != ':') || (end[1] == ':' && !with_port))
-			return -EINVAL;
-		n = (size_t)(end - s - 1);
-		port = end[1] ? end + 2 : NULL;
-		if (n >= sizeof(host))
-			return -EINVAL;
-		memcpy(host, s + 1, n);
-		host[n] = 0;
-	} else {
-		const char *colon = strchr(s, ':');
-
-		/* One colon: IPv4:port; more: a bare IPv6 address. */
-		if (colon && !strchr(colon + 1, ':')) {
-			if (!with_port)
-				return -EINVAL;
-			port = colon + 1;
-			n = (size_t)(colon - s);
-		} else {
-			n = strlen(s);
-		}
-		if (n >= sizeof(host))
-			return -EINVAL;
-		memcpy(host, s, n);
-		host[n] = 0;
-	}
-	if (inet_pton(AF_INET, host, a->addr) == 1)
-		a->family = AF_INET;
-	else if (inet_pton(AF_INET6, host, a->addr) == 1)
-		a->family = AF_INET6;
-	else
-		return -EINVAL;
-	if (port) {
-		char *end;
-		unsigned long v;
-
-		if (*port < '0' || *port > '9')
-			return -EINVAL;
-		errno = 0;
-		v = strtoul(port, &end, 10);
-		if (errno || *end || v == 0 || v > 65535)
-			return -EINVAL;
-		a->port = (uint16_t)v;
-	}
-	return 0;
-}
-
 int ps_sflow_socket_of(const uint8_t *frame, uint32_t len, bool raw, bool local_is_src,
 		       struct ps_sflow_socket *s)
 {

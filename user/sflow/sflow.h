@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "addr.h"
 
 /* Datagrams stay under this, as the issue and hsflowd's default ask. */
 #define PS_SFLOW_MTU 1400u
@@ -35,22 +36,11 @@
 
 #define PS_SFLOW_MAX_COLLECTORS 8
 
-/* An address and port, as --sflow and --sflow-agent give them. */
-struct ps_sflow_addr {
-	int family; /* AF_INET or AF_INET6 */
-	uint8_t addr[16];
-	uint16_t port;
-};
-
-/* COLLECTOR[:PORT]: 192.0.2.1, 192.0.2.1:6343, 2001:db8::1, [2001:db8::1]:6343.
- * Pure; 0 or -EINVAL. */
-int ps_sflow_parse_addr(const char *s, bool with_port, struct ps_sflow_addr *a);
-
 struct ps_sflow_config {
-	struct ps_sflow_addr collectors[PS_SFLOW_MAX_COLLECTORS];
+	struct ps_addr collectors[PS_SFLOW_MAX_COLLECTORS];
 	int n_collectors;
 	bool has_agent;
-	struct ps_sflow_addr agent;
+	struct ps_addr agent;
 	uint32_t rate;	       /* 1 in rate */
 	uint32_t header_bytes; /* --sflow-header */
 	uint32_t counters_s;   /* --sflow-counters */

@@ -36,33 +36,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static socklen_t to_sockaddr(const struct ps_sflow_addr *a, struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (a->family == AF_INET6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(a->port);
-		memcpy(&s6->sin6_addr, a->addr, 16);
-		return sizeof(*s6);
-	}
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-	s4->sin_family = AF_INET;
-	s4->sin_port = htons(a->port);
-	memcpy(&s4->sin_addr, a->addr, 4);
-	return sizeof(*s4);
-}
-
-static void addr_str(const struct ps_sflow_addr *a, char *buf, size_t len)
-{
-	char ip[INET6_ADDRSTRLEN] = "?";
-
-	inet_ntop(a->family, a->addr, ip, sizeof(ip));
-	snprintf(buf, len, a->family == AF_INET6 ? "[%s]:%u" : "%s:%u", ip, a->port);
-}
-
 int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
 		     const struct ps_target *targets, int n_targets,
 		     const struct ps_counter_src *counters)
@@ -86,9 +59,9 @@ int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
 	}
 	for (int i = 0; i < cfg->n_collectors; i++) {
 		struct sockaddr_storage ss;
-		socklen_t len = to_sockaddr(&cfg->collectors[i], &ss);
+		socklen_t len = ps_addr_sockaddr(&cfg->collectors[i], &ss);
 
-		addr_str(&cfg->collectors[i], name, sizeof(name));
+		ps_addr_format(&cfg->collectors[i], name, sizeof(name));
 		x->fd[i] = socket(cfg->collectors[i].family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		if (x->fd[i] < 0 || connect(x->fd[i], (struct sockaddr *)&ss, len)) {
 			err = -errno;
@@ -130,7 +103,7 @@ int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
 		char agent[INET6_ADDRSTRLEN] = "?";
 
 		inet_ntop(x->agent.family, x->agent.addr, agent, sizeof(agent));
-		addr_str(&cfg->collectors[0], name, sizeof(name));
+		ps_addr_format(&cfg->collectors[0], name, sizeof(name));
 		pr_warn("sFlow: 1 in %u to %s%s, agent %s, counters every %us\n", cfg->rate, name,
 			cfg->n_collectors > 1 ? " and more" : "", agent, cfg->counters_s);
 	}
