@@ -49,6 +49,7 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 		cap->xdp_target[i].fd = -1;
 	cap->smp = cfg->smp;
 	cap->drops.consumed = UINT32_MAX; /* no names yet, and no reason to skip */
+	cap->metrics.fd = -1;
 	/* A fresh seed per run: which flows are chosen varies between runs. */
 	if (getrandom(&cap->smp.seed, sizeof(cap->smp.seed), 0) != sizeof(cap->smp.seed))
 		cap->smp.seed = (uint32_t)read_ns(CLOCK_MONOTONIC);
@@ -715,6 +716,82 @@ static int choose_transport(struct ps_capture *cap)
 	return 0;
 }
 
+/*
+ * The drop hook's packets by reason, into c (PS_DROP_REASON_SLOTS entries;
+ * names: as many buffers for reasons without a name); how many. 0 without
+ * the hook.
+ */
+static size_t drop_counts(const struct ps_capture *cap, struct ps_drop_count *c, char (*names)[32])
+{
+	uint64_t counts[PS_DROP_REASON_SLOTS];
+	size_t n = 0;
+
+	if (!(cap->hooks & PS_HOOKS_DROP) || ps_loader_read_drop_reasons(&cap->loader, counts))
+		return 0;
+	for (uint32_t r = 0; r < PS_DROP_REASON_SLOTS; r++) {
+		if (!counts[r])
+			continue;
+		/* The last slot holds every reason past it. */
+		c[n].reason = r == PS_DROP_REASON_SLOTS - 1 ?
+				      "OTHER" :
+				      ps_dropnames_reason(&cap->drops, r, names[n],
+							  sizeof(names[n]));
+		c[n++].n = counts[r];
+	}
+	return n;
+}
+
+/* The drop hook's packets by reason, after prefix; "" without the hook. */
+static void drop_reasons(const struct ps_capture *cap, const char *prefix, char *buf, size_t len)
+{
+	struct ps_drop_count c[PS_DROP_REASON_SLOTS];
+	char names[PS_DROP_REASON_SLOTS][32];
+
+	ps_report_drops(buf, len, prefix, c, drop_counts(cap, c, names));
+}
+
+/* The text --metrics serves, made anew from every counter. */
+static void publish_metrics(struct ps_capture *cap, uint64_t now_ns)
+{
+	struct ps_metrics_target *t = calloc((size_t)cap->n_targets + 1, sizeof(*t));
+	struct ps_drop_count drops[PS_DROP_REASON_SLOTS];
+	char names[PS_DROP_REASON_SLOTS][32];
+	struct ps_metrics_view v = {
+		.targets = t,
+		.n_targets = (size_t)cap->n_targets,
+		.drops = drops,
+		.n_drops = drop_counts(cap, drops, names),
+		.sflow = cap->sflow != NULL,
+		.start_time_s = cap->start_time_s,
+	};
+	size_t len;
+	char *body;
+
+	cap->metrics_at_ns = now_ns;
+	if (!t)
+		return;
+	for (int i = 0; i < cap->n_targets; i++) {
+		t[i].ifname = cap->targets[i].ifname;
+		t[i].hook = ps_hook_name(cap->targets[i].hook);
+		ps_loader_read_counter(&cap->loader, cap->targets[i].ifindex, cap->targets[i].hook,
+				       &t[i].c);
+		t[i].written = written_total(cap, i);
+	}
+	if (cap->sflow) {
+		v.sflow_samples = cap->sflow->samples;
+		v.sflow_datagrams = cap->sflow->datagrams;
+		v.sflow_sent = cap->sflow->sent;
+		v.sflow_failed = cap->sflow->send_errors;
+	}
+	len = ps_metrics_format(NULL, 0, &v);
+	body = malloc(len + 1);
+	if (body) {
+		ps_metrics_format(body, len + 1, &v);
+		ps_metrics_publish(&cap->metrics, body, len);
+	}
+	free(t);
+}
+
 int ps_capture_setup(struct ps_capture *cap)
 {
 	struct ps_iface_list ifaces = { 0 };
@@ -744,6 +821,9 @@ int ps_capture_setup(struct ps_capture *cap)
 	}
 	if (!err)
 		err = open_loop(cap);
+	/* Before anything is attached: a port that is taken is one line. */
+	if (!err && cap->cfg.metrics)
+		err = ps_metrics_open(&cap->metrics, &cap->cfg.metrics_addr);
 	if (!err)
 		err = attach_all(cap);
 	if (!err)
@@ -761,6 +841,9 @@ int ps_capture_setup(struct ps_capture *cap)
 	if (err == -EINTR)
 		pr_err("interrupted during setup\n");
 	if (!err) {
+		cap->start_time_s = (double)read_ns(CLOCK_REALTIME) / 1e9;
+		if (cap->metrics.fd >= 0)
+			publish_metrics(cap, read_ns(CLOCK_MONOTONIC));
 		ps_report_start(cap->ifaces, cap->n_ifaces, cap->if_hooks, cap->cfg.snaplen,
 				cap->att.xdp_single_prog, cap->sampling);
 	}
@@ -882,38 +965,6 @@ static int output_failed(struct ps_capture *cap, int err)
 	return err;
 }
 
-/* The drop hook's packets by reason, after prefix; "" without the hook. */
-static void drop_reasons(const struct ps_capture *cap, const char *prefix, char *buf, size_t len)
-{
-	uint64_t *counts;
-	struct ps_drop_count *c;
-	char(*names)[32];
-	size_t n = 0;
-
-	buf[0] = '\0';
-	if (!(cap->hooks & PS_HOOKS_DROP))
-		return;
-	counts = calloc(PS_DROP_REASON_SLOTS, sizeof(*counts));
-	c = calloc(PS_DROP_REASON_SLOTS, sizeof(*c));
-	names = calloc(PS_DROP_REASON_SLOTS, sizeof(*names));
-	if (counts && c && names && !ps_loader_read_drop_reasons(&cap->loader, counts)) {
-		for (uint32_t r = 0; r < PS_DROP_REASON_SLOTS; r++) {
-			if (!counts[r])
-				continue;
-			/* The last slot holds every reason past it. */
-			c[n].reason = r == PS_DROP_REASON_SLOTS - 1 ?
-					      "OTHER" :
-					      ps_dropnames_reason(&cap->drops, r, names[n],
-								  sizeof(names[n]));
-			c[n++].n = counts[r];
-		}
-		ps_report_drops(buf, len, prefix, c, n);
-	}
-	free(counts);
-	free(c);
-	free(names);
-}
-
 /* One --stats line: the counters, the packets written (in the files, as
  * the summary and the ISBs count them), sFlow's sends, drops by reason. */
 static void print_stats(struct ps_capture *cap, uint64_t written, uint64_t prev_written,
@@ -973,6 +1024,8 @@ int ps_capture_loop(struct ps_capture *cap)
 			prev_written = written;
 			last = now;
 		}
+		if (cap->metrics.fd >= 0 && now - cap->metrics_at_ns >= 1000000000ull)
+			publish_metrics(cap, now);
 		if (deadline && now >= deadline)
 			break;
 	}
@@ -1123,6 +1176,7 @@ void ps_capture_teardown(struct ps_capture *cap)
 	}
 	ps_loader_close(&cap->loader);
 	ps_dropnames_free(&cap->drops);
+	ps_metrics_close(&cap->metrics);
 	if (cap->link_fd >= 0)
 		close(cap->link_fd);
 	if (cap->loop_fd >= 0)

@@ -20,6 +20,7 @@
 #include "dropnames.h"
 #include "hooks.h"
 #include "loader.h"
+#include "metrics.h"
 #include "printer.h"
 #include "sampling.h"
 #include "sflow.h"
@@ -45,6 +46,8 @@ struct ps_capture_cfg {
 	uint64_t count;		      /* -c; 0: no limit */
 	uint64_t duration_ms;	      /* 0: none */
 	uint64_t stats_ms;	      /* --stats; 0: none */
+	bool metrics;		      /* --metrics: serve the counters ... */
+	struct ps_addr metrics_addr;  /* ... there */
 	bool no_promisc;	      /* -p */
 	struct ps_sampling smp;	      /* the seed is the capture's own */
 	struct ps_capfile_cfg file;   /* -w and rotation; output NULL: no file */
@@ -100,6 +103,9 @@ struct ps_capture {
 	struct ps_capfile_iface file_ifaces[PS_MAX_IFACES * PS_HOOK_MAX];
 	struct ps_printer *printer; /* the live view: without -w, or --print */
 	struct ps_sflow_exp *sflow; /* --sflow */
+	struct ps_metrics metrics;  /* --metrics; fd -1 without */
+	uint64_t metrics_at_ns;	    /* when the text was last made */
+	double start_time_s;	    /* the capture's start, Unix time */
 	struct ps_ingest *in;	    /* reads the buffers, merges, hands to the sinks */
 	struct ps_sampling smp;
 	struct ps_ticker ticker; /* clock-driven sampling */

@@ -550,6 +550,18 @@ static int set_stats(struct ps_opts *o, const char *a, char *err, size_t len)
 	return 0;
 }
 
+static int set_metrics(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	/* No port of its own: one must be given. */
+	if (ps_addr_parse(a, true, 0, &o->metrics_addr) || !o->metrics_addr.port)
+		return ps_fail(err, len,
+			       "bad --metrics '%s': use ADDR:PORT, e.g. 127.0.0.1:9650 "
+			       "([ADDR]:PORT for IPv6)",
+			       a);
+	o->metrics = true;
+	return 0;
+}
+
 static int set_verbose(struct ps_opts *o, const char *a, char *e, size_t l)
 {
 	(void)a, (void)e, (void)l;
@@ -595,7 +607,8 @@ enum {
 	KEY_SFLOW,
 	KEY_SFLOW_AGENT,
 	KEY_SFLOW_HEADER,
-	KEY_SFLOW_COUNTERS
+	KEY_SFLOW_COUNTERS,
+	KEY_METRICS
 };
 
 static const struct cli_opt cli_opts[] = {
@@ -722,6 +735,8 @@ static const struct cli_opt cli_opts[] = {
 	  "send interface counters every SECONDS (default 20)", set_sflow_counters, LIVE },
 	{ "stats", KEY_STATS, required_argument, "TIME",
 	  "print a line of counters to stderr every TIME", set_stats, LIVE },
+	{ "metrics", KEY_METRICS, required_argument, "ADDR:PORT",
+	  "serve the counters for Prometheus on http://ADDR:PORT/metrics", set_metrics, LIVE },
 	{ "epb-verdict", KEY_EPB_VERDICT, no_argument, NULL,
 	  "write each packet's verdict (epb_verdict; Wireshark 4.0's editors corrupt it)",
 	  FLAG(epb_verdict), LIVE },

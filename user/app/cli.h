@@ -86,6 +86,8 @@ struct ps_opts {
 	bool sample_count;	     /* --sample-mode count */
 	uint64_t max_rate;	     /* packets/s per CPU; 0 = no cap */
 	uint64_t stats_ms;	     /* --stats period; 0 = off */
+	bool metrics;		     /* --metrics: serve the counters ... */
+	struct ps_addr metrics_addr; /* ... there */
 	bool epb_verdict;	     /* write each packet's verdict (epb_verdict) */
 	/* Long captures: tcpdump's -C, -G, -W, -z, -Z. */
 	uint64_t file_size;	      /* -C, in bytes; 0 = off */

@@ -103,6 +103,7 @@ static void capture_cfg(const struct ps_opts *o, struct ps_capture_cfg *c)
 		.transport = o->transport, .transport_given = o->transport_given,
 		.buffer_kib = o->buffer_kib, .threads = o->threads, .snaplen = o->snaplen,
 		.count = o->count, .duration_ms = o->duration_ms, .stats_ms = o->stats_ms,
+		.metrics = o->metrics, .metrics_addr = o->metrics_addr,
 		.no_promisc = o->no_promisc,
 		.file = {
 			.output = o->output, .file_size = o->file_size,

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * --metrics' text, as Prometheus' exposition format (0.0.4) has it: a HELP
+ * and TYPE line per family, a sample per (interface, hook), label values
+ * escaped, the length it needs reported when cut. (promtool checks the
+ * real thing in tests/integration/it_metrics.sh.)
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "metrics.h"
+
+static const struct ps_metrics_target targets[] = {
+	{ "eth0",
+	  "tc-ingress",
+	  { .seen = 10,
+	    .filtered = 1,
+	    .sampled_out = 2,
+	    .rate_limited = 3,
+	    .emitted = 3,
+	    .output_errors = 1 },
+	  3 },
+	{ "we\"ird\\", "drop", { .seen = 5, .emitted = 5 }, 5 },
+};
+
+static int count_of(const char *s, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+static void families_and_samples(void **state)
+{
+	struct ps_drop_count drops[] = { { "NO_SOCKET", 4 }, { "IP_CSUM", 1 } };
+	struct ps_metrics_view v = {
+		.targets = targets,
+		.n_targets = 2,
+		.drops = drops,
+		.n_drops = 2,
+		.sflow = true,
+		.sflow_samples = 7,
+		.sflow_datagrams = 2,
+		.sflow_sent = 2,
+		.start_time_s = 1700000000.5,
+	};
+	char buf[8192];
+	size_t n;
+
+	(void)state;
+	n = ps_metrics_format(buf, sizeof(buf), &v);
+	assert_int_equal(n, strlen(buf));
+	assert_non_null(strstr(buf, "# HELP pktsample_packets_seen_total Packets the hook ran on.\n"
+				    "# TYPE pktsample_packets_seen_total counter\n"
+				    "pktsample_packets_seen_total{interface=\"eth0\","
+				    "hook=\"tc-ingress\"} 10\n"
+				    "pktsample_packets_seen_total{interface=\"we\\\"ird\\\\\","
+				    "hook=\"drop\"} 5\n"));
+	/* emitted: handed to the buffer, the lost among them. */
+	assert_non_null(strstr(buf, "pktsample_packets_emitted_total{interface=\"eth0\","
+				    "hook=\"tc-ingress\"} 4\n"));
+	assert_non_null(strstr(buf, "pktsample_packets_lost_total{interface=\"eth0\","
+				    "hook=\"tc-ingress\"} 1\n"));
+	assert_non_null(strstr(buf, "pktsample_packets_written_total{interface=\"eth0\","
+				    "hook=\"tc-ingress\"} 3\n"));
+	assert_non_null(strstr(buf, "pktsample_kernel_drops_total{reason=\"NO_SOCKET\"} 4\n"));
+	assert_non_null(strstr(buf, "pktsample_sflow_send_errors_total 0\n"));
+	assert_non_null(strstr(buf, "pktsample_start_time_seconds 1700000000.500\n"));
+	/* Every family once, each of its samples under it. */
+	assert_int_equal(count_of(buf, "# TYPE "), 7 + 1 + 1 + 4);
+	assert_int_equal(count_of(buf, "# TYPE pktsample_packets_lost_total counter\n"), 1);
+	assert_int_equal(count_of(buf, "pktsample_packets_lost_total{"), 2);
+}
+
+static void nothing_but_what_there_is(void **state)
+{
+	struct ps_metrics_view v = { 0 };
+	char buf[1024];
+
+	(void)state;
+	ps_metrics_format(buf, sizeof(buf), &v);
+	assert_null(strstr(buf, "pktsample_packets_"));
+	assert_null(strstr(buf, "kernel_drops"));
+	assert_null(strstr(buf, "sflow"));
+	assert_non_null(strstr(buf, "pktsample_start_time_seconds 0.000\n"));
+}
+
+static void cut_safely(void **state)
+{
+	struct ps_metrics_view v = { .targets = targets, .n_targets = 2 };
+	char whole[8192], cut[100];
+	size_t n;
+
+	(void)state;
+	n = ps_metrics_format(whole, sizeof(whole), &v);
+	assert_int_equal(ps_metrics_format(cut, sizeof(cut), &v), n);
+	assert_int_equal(strlen(cut), sizeof(cut) - 1);
+	assert_memory_equal(cut, whole, sizeof(cut) - 1);
+	assert_int_equal(ps_metrics_format(NULL, 0, &v), n);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(families_and_samples),
+		cmocka_unit_test(nothing_but_what_there_is),
+		cmocka_unit_test(cut_safely),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
