@@ -35,7 +35,7 @@ _pktsample()
 	-s | --snaplen | -c | --count | --duration | -B | --buffer-size | -j | --threads | --sample | \
 	--sample-flows | --sample-interval | --max-rate | --stats | -C | --file-size | \
 	-G | --rotate-seconds | -W | --file-count | --sflow | --sflow-agent | --sflow-header | \
-	--sflow-counters | --container | --metrics)
+	--sflow-counters | --sflow-burst | --container | --metrics)
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then

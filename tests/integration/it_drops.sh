@@ -196,7 +196,7 @@ for _ in $(seq $((50 * PS_TIME_SCALE))); do
 	in_cap ss -Hlun 'sport = :6343' | grep -q . && break
 	sleep 0.1
 done
-start_capture -i "$CAPIF" --hook drop --sflow 127.0.0.1 --sflow-counters 60
+start_capture -i "$CAPIF" --hook drop --sflow 127.0.0.1 --sflow-counters 60 'udp port 9'
 gen -n 30 >/dev/null
 sleep 0.5
 stop_capture INT

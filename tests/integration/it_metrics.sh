@@ -18,6 +18,10 @@ URL=http://127.0.0.1:$PORT/metrics
 in_cap python3 -c 'import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 6343)); time.sleep(120)' &
 PIDS+=($!)
+for _ in $(seq $((50 * PS_TIME_SCALE))); do # listening before anything is sent
+	in_cap ss -Hlun 'sport = :6343' | grep -q . && break
+	sleep 0.1
+done
 
 start_capture -i "$CAPIF" --hook tc-ingress,drop --metrics "127.0.0.1:$PORT" --sflow 127.0.0.1 \
 	-w "$WORK/cap.pcapng"

@@ -72,7 +72,7 @@ static void families_and_samples(void **state)
 	assert_non_null(strstr(buf, "pktsample_sflow_send_errors_total 0\n"));
 	assert_non_null(strstr(buf, "pktsample_start_time_seconds 1700000000.500\n"));
 	/* Every family once, each of its samples under it. */
-	assert_int_equal(count_of(buf, "# TYPE "), 7 + 1 + 1 + 4);
+	assert_int_equal(count_of(buf, "# TYPE "), 7 + 1 + 1 + 5);
 	assert_int_equal(count_of(buf, "# TYPE pktsample_packets_lost_total counter\n"), 1);
 	assert_int_equal(count_of(buf, "pktsample_packets_lost_total{"), 2);
 }

@@ -782,6 +782,7 @@ static void publish_metrics(struct ps_capture *cap, uint64_t now_ns)
 		v.sflow_datagrams = cap->sflow->datagrams;
 		v.sflow_sent = cap->sflow->sent;
 		v.sflow_failed = cap->sflow->send_errors;
+		v.sflow_dropped = cap->sflow->paced_out;
 	}
 	len = ps_metrics_format(NULL, 0, &v);
 	body = malloc(len + 1);
@@ -996,7 +997,13 @@ int ps_capture_loop(struct ps_capture *cap)
 
 	while (!cap->stop->requested && !cap->in->done) {
 		struct epoll_event ev[4];
-		int n = epoll_wait(cap->loop_fd, ev, 4, ps_ingest_wait_ms(cap->in, POLL_MS));
+		int wait = ps_ingest_wait_ms(cap->in, POLL_MS), n, due;
+
+		/* sFlow's next burst, if one waits, wakes the loop too. */
+		due = cap->sflow ? ps_sflowexp_tick(cap->sflow, read_ns(CLOCK_MONOTONIC)) : -1;
+		if (due >= 0 && due < wait)
+			wait = due;
+		n = epoll_wait(cap->loop_fd, ev, 4, wait);
 
 		for (int i = 0; i < n; i++)
 			if (ev[i].data.fd == cap->link_fd)
@@ -1087,14 +1094,18 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 	if (!err && close_err)
 		err = output_failed(cap, close_err);
 	if (cap->sflow) {
-		char line[200];
+		char line[320], paced[120] = "";
 
+		if (cap->sflow->paced_out)
+			snprintf(paced, sizeof(paced),
+				 ", %llu dropped (they came faster than --sflow-burst lets them leave)",
+				 (unsigned long long)cap->sflow->paced_out);
 		snprintf(line, sizeof(line),
-			 "%llu sFlow samples in %llu datagrams: %llu sent, %llu failed\n",
+			 "%llu sFlow samples in %llu datagrams: %llu sent, %llu failed%s\n",
 			 (unsigned long long)cap->sflow->samples,
 			 (unsigned long long)cap->sflow->datagrams,
 			 (unsigned long long)cap->sflow->sent,
-			 (unsigned long long)cap->sflow->send_errors);
+			 (unsigned long long)cap->sflow->send_errors, paced);
 		sflow_line = strdup(line);
 	}
 	report_stages(cap, &sum.all);

@@ -210,6 +210,18 @@ static int set_sflow_counters(struct ps_opts *o, const char *a, char *err, size_
 	return 0;
 }
 
+static int set_sflow_burst(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	uint64_t v;
+
+	o->sflow_opts = true;
+	if (ps_parse_u64(a, 1, PS_SFLOW_BURST_MAX, &v))
+		return ps_fail(err, len, "bad --sflow-burst '%s': use 1 to %u datagrams", a,
+			       PS_SFLOW_BURST_MAX);
+	o->sflow.burst = (uint32_t)v;
+	return 0;
+}
+
 static int set_threads(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	uint64_t v;
@@ -608,6 +620,7 @@ enum {
 	KEY_SFLOW_AGENT,
 	KEY_SFLOW_HEADER,
 	KEY_SFLOW_COUNTERS,
+	KEY_SFLOW_BURST,
 	KEY_METRICS
 };
 
@@ -733,6 +746,9 @@ static const struct cli_opt cli_opts[] = {
 	  "bytes of each sampled packet sent (default 128)", set_sflow_header, LIVE },
 	{ "sflow-counters", KEY_SFLOW_COUNTERS, required_argument, "SECONDS",
 	  "send interface counters every SECONDS (default 20)", set_sflow_counters, LIVE },
+	{ "sflow-burst", KEY_SFLOW_BURST, required_argument, "N",
+	  "send at most N datagrams back to back, a burst a millisecond (default 8)",
+	  set_sflow_burst, LIVE },
 	{ "stats", KEY_STATS, required_argument, "TIME",
 	  "print a line of counters to stderr every TIME", set_stats, LIVE },
 	{ "metrics", KEY_METRICS, required_argument, "ADDR:PORT",
@@ -880,6 +896,8 @@ static int check_sflow(struct ps_opts *o, char *err, size_t errlen)
 		c->header_bytes = 128;
 	if (!c->counters_s)
 		c->counters_s = 20;
+	if (!c->burst)
+		c->burst = PS_SFLOW_BURST_DEFAULT;
 	return 0;
 }
 

@@ -119,6 +119,10 @@ size_t ps_metrics_format(char *buf, size_t len, const struct ps_metrics_view *v)
 			   "sFlow datagrams a collector's socket refused.");
 		put(buf, len, &at, "pktsample_sflow_send_errors_total %llu\n",
 		    ULL(v->sflow_failed));
+		put_family(buf, len, &at, "pktsample_sflow_dropped_total", "counter",
+			   "sFlow datagrams dropped: they came faster than --sflow-burst lets "
+			   "them leave.");
+		put(buf, len, &at, "pktsample_sflow_dropped_total %llu\n", ULL(v->sflow_dropped));
 	}
 	return at;
 }

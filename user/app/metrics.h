@@ -36,7 +36,7 @@ struct ps_metrics_view {
 	const struct ps_drop_count *drops; /* the drop hook's, by reason */
 	size_t n_drops;
 	bool sflow; /* --sflow: its samples and datagrams */
-	uint64_t sflow_samples, sflow_datagrams, sflow_sent, sflow_failed;
+	uint64_t sflow_samples, sflow_datagrams, sflow_sent, sflow_failed, sflow_dropped;
 	double start_time_s; /* Unix time the capture started */
 };
 

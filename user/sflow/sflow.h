@@ -35,6 +35,9 @@
 #define PS_SFLOW_UNKNOWN64 0xffffffffffffffffull
 
 #define PS_SFLOW_MAX_COLLECTORS 8
+/* --sflow-burst: datagrams sent back to back, at most (user/sflow/sflowexp.h). */
+#define PS_SFLOW_BURST_DEFAULT 8
+#define PS_SFLOW_BURST_MAX 64
 
 struct ps_sflow_config {
 	struct ps_addr collectors[PS_SFLOW_MAX_COLLECTORS];
@@ -44,6 +47,7 @@ struct ps_sflow_config {
 	uint32_t rate;	       /* 1 in rate */
 	uint32_t header_bytes; /* --sflow-header */
 	uint32_t counters_s;   /* --sflow-counters */
+	uint32_t burst;	       /* --sflow-burst: datagrams back to back, at most */
 };
 
 struct ps_sflow_agent {

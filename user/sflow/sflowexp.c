@@ -53,7 +53,8 @@ int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
 	if (counters)
 		x->counters = *counters;
 	x->samplers = calloc(n_targets ? n_targets : 1, sizeof(*x->samplers));
-	if (!x->samplers) {
+	x->ring = calloc(PS_SFLOW_RING, sizeof(*x->ring));
+	if (!x->samplers || !x->ring) {
 		pr_err("cannot set up sFlow: %s\n", strerror(ENOMEM));
 		return -ENOMEM;
 	}
@@ -115,17 +116,18 @@ static uint32_t uptime_ms(const struct ps_sflow_exp *x)
 	return (uint32_t)((mono_ns() - x->start_ns) / 1000000);
 }
 
-static void send_queue(struct ps_sflow_exp *x);
-
-/* Finish the open datagram of sub-agent h: it goes with this round. */
+/* Finish the open datagram of sub-agent h: into the ring, to leave with
+ * the next burst that has room for it. */
 static void finish(struct ps_sflow_exp *x, unsigned int h)
 {
 	if (!x->is_open[h])
 		return;
 	x->is_open[h] = false;
-	if (x->n_queued == PS_SFLOW_QUEUE)
-		send_queue(x);
-	x->queue[x->n_queued++] = x->open[h];
+	if (x->n_queued == PS_SFLOW_RING) {
+		x->paced_out++;
+		return;
+	}
+	x->ring[(x->ring_head + x->n_queued++) % PS_SFLOW_RING] = x->open[h];
 }
 
 static struct ps_sflow_dgram *room_for(struct ps_sflow_exp *x, unsigned int h)
@@ -406,26 +408,28 @@ static void counters(struct ps_sflow_exp *x)
 }
 
 /* Every queued datagram to every ingest; a failure is counted. */
-static void send_queue(struct ps_sflow_exp *x)
+/* One burst: the first n datagrams of the ring to every collector. */
+static void send_burst(struct ps_sflow_exp *x, uint32_t n)
 {
-	struct mmsghdr msgs[PS_SFLOW_QUEUE];
-	struct iovec iov[PS_SFLOW_QUEUE];
+	struct mmsghdr msgs[PS_SFLOW_BURST_MAX];
+	struct iovec iov[PS_SFLOW_BURST_MAX];
 
-	for (int i = 0; i < x->n_queued; i++) {
-		iov[i] = (struct iovec){ x->queue[i].buf, x->queue[i].len };
+	for (uint32_t i = 0; i < n; i++) {
+		struct ps_sflow_dgram *d = &x->ring[(x->ring_head + i) % PS_SFLOW_RING];
+
+		iov[i] = (struct iovec){ d->buf, d->len };
 		msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
 	}
 	for (int c = 0; c < x->cfg.n_collectors; c++) {
-		int done = 0;
+		uint32_t done = 0;
 
-		while (done < x->n_queued) {
-			int n = sendmmsg(x->fd[c], msgs + done, (unsigned int)(x->n_queued - done),
-					 0);
+		while (done < n) {
+			int k = sendmmsg(x->fd[c], msgs + done, n - done, 0);
 
-			if (n > 0) {
-				done += n;
-				x->sent += (uint64_t)n;
-			} else if (n < 0 && errno == EINTR) {
+			if (k > 0) {
+				done += (uint32_t)k;
+				x->sent += (uint64_t)k;
+			} else if (k < 0 && errno == EINTR) {
 				continue;
 			} else {
 				/* This datagram failed (ingest refusing, buffer
@@ -435,7 +439,24 @@ static void send_queue(struct ps_sflow_exp *x)
 			}
 		}
 	}
-	x->n_queued = 0;
+	x->ring_head = (x->ring_head + n) % PS_SFLOW_RING;
+	x->n_queued -= n;
+}
+
+int ps_sflowexp_tick(struct ps_sflow_exp *x, uint64_t now_ns)
+{
+	uint32_t burst = x->cfg.burst ? x->cfg.burst : PS_SFLOW_BURST_DEFAULT;
+
+	if (x->n_queued && now_ns >= x->next_send_ns) {
+		send_burst(x, x->n_queued < burst ? x->n_queued : burst);
+		/* From the burst's end: one the scheduler stretched (a busy
+		 * CPU) still has a whole gap before the next. */
+		now_ns = mono_ns();
+		x->next_send_ns = now_ns + PS_SFLOW_GAP_NS;
+	}
+	if (!x->n_queued)
+		return -1;
+	return now_ns >= x->next_send_ns ? 0 : (int)((x->next_send_ns - now_ns + 999999) / 1000000);
 }
 
 /* End of a round: counters when due, send what is ready. */
@@ -455,7 +476,7 @@ static void sflowexp_round_end(struct ps_sflow_exp *x)
 	for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
 		if (x->is_open[h] && now - x->opened_ns[h] >= PARTIAL_MAX_NS)
 			finish(x, h);
-	send_queue(x);
+	ps_sflowexp_tick(x, now);
 	x->round++;
 }
 
@@ -473,7 +494,13 @@ void ps_sflowexp_close(struct ps_sflow_exp *x, bool flush)
 			counters(x); /* the final counters */
 		for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
 			finish(x, h);
-		send_queue(x);
+		/* The rest, still paced: a burst a millisecond. */
+		while (x->n_queued) {
+			const struct timespec gap = { .tv_nsec = PS_SFLOW_GAP_NS };
+
+			if (ps_sflowexp_tick(x, mono_ns()) > 0)
+				nanosleep(&gap, NULL);
+		}
 	}
 	for (int i = 0; i < PS_SFLOW_MAX_COLLECTORS; i++)
 		if (x->fd[i] >= 0)
@@ -485,6 +512,8 @@ void ps_sflowexp_close(struct ps_sflow_exp *x, bool flush)
 		x->fd[i] = -1;
 	free(x->samplers);
 	x->samplers = NULL;
+	free(x->ring);
+	x->ring = NULL;
 }
 
 static int sflowexp_packet(struct ps_sink *s, const struct ps_sink_pkt *p)

@@ -34,7 +34,17 @@
 #include "sink.h"
 #include "target.h"
 
-#define PS_SFLOW_QUEUE 64 /* datagrams sent together */
+/*
+ * Pacing. Finished datagrams wait in a ring and leave in bursts of at most
+ * cfg.burst (--sflow-burst) datagrams, a burst every PS_SFLOW_GAP_NS: a
+ * flood's hundreds of datagrams reach the collector spread out, which a
+ * busy collector with a default socket buffer keeps up with (a burst of
+ * 200 lost three in four there: tests/integration/it_sflow_load.sh). The
+ * ring holds PS_SFLOW_RING datagrams, half a second of bursts at the default; a
+ * datagram that finds it full is dropped and counted (paced_out).
+ */
+#define PS_SFLOW_GAP_NS 1000000ull
+#define PS_SFLOW_RING 4096
 
 /* Per (interface, hook): the sampler's state. */
 struct ps_sflow_sampler {
@@ -70,14 +80,16 @@ struct ps_sflow_exp {
 	/* Interface counters: their sequence, per interface of the targets. */
 	uint32_t counter_seq[PS_MAX_IFACES];
 	uint64_t next_counters_ns;
-	/* Finished datagrams, sent at the end of the round. */
-	struct ps_sflow_dgram queue[PS_SFLOW_QUEUE];
-	int n_queued;
+	/* Finished datagrams, waiting for their burst (a ring). */
+	struct ps_sflow_dgram *ring;
+	uint32_t ring_head, n_queued;
+	uint64_t next_send_ns; /* the next burst not before this */
 	uint64_t round;
 	/* The kernel's counters of one (interface, hook). */
 	struct ps_counter_src counters;
 	/* Accounting: summary and --stats. */
 	uint64_t samples, datagrams, sent, send_errors;
+	uint64_t paced_out; /* datagrams the ring had no room for */
 };
 
 /* Sockets to the collectors (the agent address: --sflow-agent, or the
@@ -90,8 +102,12 @@ int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
  * round sends the counters when due and what is ready, close is
  * ps_sflowexp_close with flush; sending never fails the capture. */
 struct ps_sink *ps_sflowexp_sink(struct ps_sflow_exp *x);
+/* Send the burst that is due at monotonic now_ns, if any; and how long
+ * until the next one (ms, for the capture's wait), -1 if none waits. */
+int ps_sflowexp_tick(struct ps_sflow_exp *x, uint64_t now_ns);
 /* With flush (the capture ended): the last counters, and everything still
- * open sent. Then the sockets are closed. */
+ * open sent (paced: at most PS_SFLOW_RING / burst ms). Then the sockets
+ * are closed. */
 void ps_sflowexp_close(struct ps_sflow_exp *x, bool flush);
 
 #endif
