@@ -182,7 +182,7 @@ assert_match "2000 packets matched the filter" "$(cat "$WORK/ps.err")" \
 	"--sample 10: every drop the filter matched counted"
 
 # sFlow: discarded-packet events to a listener in the capture namespace.
-"$TESTENV" exec "$ENV" cap -- tcpdump -i lo -U -w "$WORK/sflow.pcap" udp port 6343 \
+"$TESTENV" exec "$ENV" cap -- tcpdump -i lo -U --immediate-mode -w "$WORK/sflow.pcap" udp port 6343 \
 	2>"$WORK/tcpdump.err" &
 TD=$!
 PIDS+=("$TD")
@@ -201,7 +201,7 @@ gen -n 30 >/dev/null
 sleep 0.5
 stop_capture INT
 sleep 0.5
-td=$(pgrep -f "^tcpdump -i lo -U -w $WORK/sflow.pcap" || true)
+td=$(pgrep -f "^tcpdump -i lo -U --immediate-mode -w $WORK/sflow.pcap" || true)
 [ -z "$td" ] || kill -INT "$td"
 wait "$TD" 2>/dev/null || true
 assert_match "30 sFlow samples in [0-9]+ datagrams: [0-9]+ sent, 0 failed" "$(cat "$WORK/ps.err")" \
@@ -229,12 +229,13 @@ while off + 16 <= len(data):
                 rt, rl = struct.unpack_from("!II", d, q)
                 recs[rt] = d[q + 8:q + 8 + rl]
                 q += 8 + rl
-            assert reason == 3, reason  # port_unreachable
-            assert recs[1042][4:4 + struct.unpack_from("!I", recs[1042])[0]] == b"NO_SOCKET"
-            assert b"udp" in recs[1038]
+            assert reason == 3, "reason %d" % reason  # port_unreachable
+            why = recs[1042][4:4 + struct.unpack_from("!I", recs[1042])[0]]
+            assert why == b"NO_SOCKET", why
+            assert b"udp" in recs[1038], recs[1038]
             events += 1
         p += 8 + length
-assert events == 30, events
+assert events == 30, "%d events" % events
 EOF
 ok "sFlow: 30 events, reason port_unreachable, the kernel's reason and function"
 

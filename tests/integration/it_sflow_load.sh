@@ -41,7 +41,7 @@ rcvbuf_errors() { in_cap nstat -az UdpRcvbufErrors | awk '/UdpRcvbufErrors/ { pr
 before=$(rcvbuf_errors)
 
 # What leaves for the collector, with the kernel's timestamps.
-"$TESTENV" exec "$ENV" cap -- tcpdump -i lo -U -B 16384 -w "$WORK/sflow.pcap" udp port 6343 \
+"$TESTENV" exec "$ENV" cap -- tcpdump -i lo -U --immediate-mode -B 16384 -w "$WORK/sflow.pcap" udp port 6343 \
 	2>"$WORK/tcpdump.err" &
 TD=$!
 PIDS+=("$TD")
@@ -66,7 +66,7 @@ sleep 2.5 # sfacctd writes its CSV every second
 lost=$(($(rcvbuf_errors) - before))
 assert_eq 0 "$lost" "the collector's socket (Debian's default buffer) dropped no datagram"
 
-td=$(pgrep -f "^tcpdump -i lo -U -B 16384 -w $WORK/sflow.pcap" || true)
+td=$(pgrep -f "^tcpdump -i lo -U --immediate-mode -B 16384 -w $WORK/sflow.pcap" || true)
 [ -z "$td" ] || kill -INT "$td"
 wait "$TD" 2>/dev/null || true
 # Bursts start a millisecond apart at least and take microseconds: any
