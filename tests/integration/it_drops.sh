@@ -190,12 +190,7 @@ for _ in $(seq 50); do grep -q listening "$WORK/tcpdump.err" && break; sleep 0.1
 in_cap python3 -c 'import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 6343)); time.sleep(60)' &
 PIDS+=($!)
-# Not a datagram before it listens: one sent earlier is refused and
-# counted as failed.
-for _ in $(seq $((50 * PS_TIME_SCALE))); do
-	in_cap ss -Hlun 'sport = :6343' | grep -q . && break
-	sleep 0.1
-done
+wait_listening udp 6343 || fail "the sFlow listener is not up"
 start_capture -i "$CAPIF" --hook drop --sflow 127.0.0.1 --sflow-counters 60 'udp port 9'
 gen -n 30 >/dev/null
 sleep 0.5

@@ -40,13 +40,7 @@ sql_refresh_time: 1
 sql_history: 1h
 sql_history_roundoff: h
 CONF
-"$TESTENV" exec "$ENV" cap -- sfacctd -f "$WORK/sfacctd.conf" >"$WORK/sfacctd.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq $((50 * PS_TIME_SCALE))); do
-	in_cap ss -Hlun 'sport = :6343' | grep -q . && break
-	sleep 0.1
-done
-in_cap ss -Hlun 'sport = :6343' | grep -q . || fail "sfacctd is not listening: $(cat "$WORK/sfacctd.log")"
+start_sfacctd "$WORK/sfacctd.conf"
 
 # The agents: the receiving host at its ingress, the sending one at its
 # egress, both to the collector's address.

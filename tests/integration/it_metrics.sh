@@ -18,10 +18,7 @@ URL=http://127.0.0.1:$PORT/metrics
 in_cap python3 -c 'import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 6343)); time.sleep(120)' &
 PIDS+=($!)
-for _ in $(seq $((50 * PS_TIME_SCALE))); do # listening before anything is sent
-	in_cap ss -Hlun 'sport = :6343' | grep -q . && break
-	sleep 0.1
-done
+wait_listening udp 6343 || fail "the sFlow listener is not up"
 
 start_capture -i "$CAPIF" --hook tc-ingress,drop --metrics "127.0.0.1:$PORT" --sflow 127.0.0.1 \
 	-w "$WORK/cap.pcapng"
@@ -97,7 +94,7 @@ kill "$SILENT" 2>/dev/null || true
 stop_capture INT
 assert_eq 0 "$PS_RC" "--metrics: exit 0 on SIGINT"
 assert_nothing_attached
-! in_cap ss -Hltn "sport = :$PORT" | grep -q . || fail "port $PORT still listened on"
+! listening tcp "$PORT" || fail "port $PORT still listened on"
 ok "the port is closed with the capture"
 
 # Bad input: one line, nothing attached.
@@ -109,7 +106,7 @@ in_cap python3 -c 'import socket, time
 s = socket.socket(); s.bind(("127.0.0.1", '"$TAKEN"')); s.listen(); time.sleep(30)' &
 HOLD=$!
 PIDS+=("$HOLD")
-for _ in $(seq 50); do in_cap ss -Hltn "sport = :$TAKEN" | grep -q . && break; sleep 0.1; done
+wait_listening tcp "$TAKEN" || fail "the port holder is not up"
 rc=0
 in_cap "$PKTSAMPLE" -i "$CAPIF" --metrics "127.0.0.1:$TAKEN" --duration 5 >/dev/null \
 	2>"$WORK/taken.err" || rc=$?

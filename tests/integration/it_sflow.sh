@@ -28,15 +28,7 @@ print_output_file: $WORK/sfacctd.csv
 print_output_file_append: true
 print_refresh_time: 1
 EOF
-"$TESTENV" exec "$ENV" cap -- sfacctd -f "$WORK/sfacctd.conf" >"$WORK/sfacctd.log" 2>&1 &
-PIDS+=($!)
-# Not a datagram before the ingest listens: one sent earlier is refused
-# (ICMP port unreachable) and counted as failed.
-for _ in $(seq $((50 * PS_TIME_SCALE))); do
-	in_cap ss -Hlun 'sport = :6343' | grep -q . && break
-	sleep 0.1
-done
-in_cap ss -Hlun 'sport = :6343' | grep -q . || fail "sfacctd is not listening: $(cat "$WORK/sfacctd.log")"
+start_sfacctd "$WORK/sfacctd.conf"
 "$TESTENV" exec "$ENV" cap -- tcpdump -i lo -U -w "$WORK/sflow.pcap" udp port 6343 \
 	2>"$WORK/tcpdump.err" &
 TD=$!

@@ -29,13 +29,7 @@ print_output_file: $WORK/sfacctd.csv
 print_output_file_append: true
 print_refresh_time: 1
 EOF
-"$TESTENV" exec "$ENV" cap -- sfacctd -f "$WORK/sfacctd.conf" >"$WORK/sfacctd.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq $((50 * PS_TIME_SCALE))); do
-	in_cap ss -Hlun 'sport = :6343' | grep -q . && break
-	sleep 0.1
-done
-in_cap ss -Hlun 'sport = :6343' | grep -q . || fail "sfacctd is not listening: $(cat "$WORK/sfacctd.log")"
+start_sfacctd "$WORK/sfacctd.conf"
 # The receive queue's drops, before and after (UdpRcvbufErrors, this namespace).
 rcvbuf_errors() { in_cap nstat -az UdpRcvbufErrors | awk '/UdpRcvbufErrors/ { print $2 }'; }
 before=$(rcvbuf_errors)

@@ -193,6 +193,28 @@ assert_nothing_attached() {
 	assert_eq "0 0 0" "$xdp $tc $filters" "nothing attached to $dev"
 }
 
+# listening udp|tcp PORT: does something in the capture namespace listen
+# there?
+listening() { in_cap ss -Hl"${1:0:1}"n "sport = :$2" | grep -q .; }
+
+# wait_listening udp|tcp PORT: until something listens there (a datagram
+# sent before is refused, and counted as a failed send); 1 if none does.
+wait_listening() {
+	for _ in $(seq $((50 * PS_TIME_SCALE))); do
+		listening "$1" "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# start_sfacctd CONF: pmacct's sFlow collector in the capture namespace,
+# listening on 6343, logging to $WORK/sfacctd.log.
+start_sfacctd() {
+	"$TESTENV" exec "$ENV" cap -- sfacctd -f "$1" >"$WORK/sfacctd.log" 2>&1 &
+	PIDS+=($!)
+	wait_listening udp 6343 || fail "sfacctd is not listening: $(cat "$WORK/sfacctd.log")"
+}
+
 # set_sysctl KEY VALUE: for this test; the old value comes back at exit.
 set_sysctl() {
 	SYSCTLS+=("$1=$(sysctl -n "$1")")

@@ -78,6 +78,22 @@ static uint64_t stage_value(const struct ps_metrics_target *t, size_t i)
 
 size_t ps_metrics_format(char *buf, size_t len, const struct ps_metrics_view *v)
 {
+	/* sFlow's counters (with --sflow), one family each. */
+	const struct {
+		const char *name, *help;
+		uint64_t value;
+	} sflow[] = {
+		{ "pktsample_sflow_samples_total", "sFlow samples and events made.",
+		  v->sflow_samples },
+		{ "pktsample_sflow_datagrams_total", "sFlow datagrams made.", v->sflow_datagrams },
+		{ "pktsample_sflow_sent_total", "sFlow datagrams sent, once per collector.",
+		  v->sflow_sent },
+		{ "pktsample_sflow_send_errors_total",
+		  "sFlow datagrams a collector's socket refused.", v->sflow_failed },
+		{ "pktsample_sflow_dropped_total",
+		  "sFlow datagrams dropped: they came faster than --sflow-burst lets them leave.",
+		  v->sflow_dropped },
+	};
 	size_t at = 0;
 
 	if (len)
@@ -104,25 +120,9 @@ size_t ps_metrics_format(char *buf, size_t len, const struct ps_metrics_view *v)
 			put(buf, len, &at, "\"} %llu\n", ULL(v->drops[i].n));
 		}
 	}
-	if (v->sflow) {
-		put_family(buf, len, &at, "pktsample_sflow_samples_total", "counter",
-			   "sFlow samples and events made.");
-		put(buf, len, &at, "pktsample_sflow_samples_total %llu\n", ULL(v->sflow_samples));
-		put_family(buf, len, &at, "pktsample_sflow_datagrams_total", "counter",
-			   "sFlow datagrams made.");
-		put(buf, len, &at, "pktsample_sflow_datagrams_total %llu\n",
-		    ULL(v->sflow_datagrams));
-		put_family(buf, len, &at, "pktsample_sflow_sent_total", "counter",
-			   "sFlow datagrams sent, once per collector.");
-		put(buf, len, &at, "pktsample_sflow_sent_total %llu\n", ULL(v->sflow_sent));
-		put_family(buf, len, &at, "pktsample_sflow_send_errors_total", "counter",
-			   "sFlow datagrams a collector's socket refused.");
-		put(buf, len, &at, "pktsample_sflow_send_errors_total %llu\n",
-		    ULL(v->sflow_failed));
-		put_family(buf, len, &at, "pktsample_sflow_dropped_total", "counter",
-			   "sFlow datagrams dropped: they came faster than --sflow-burst lets "
-			   "them leave.");
-		put(buf, len, &at, "pktsample_sflow_dropped_total %llu\n", ULL(v->sflow_dropped));
+	for (size_t i = 0; v->sflow && i < sizeof(sflow) / sizeof(sflow[0]); i++) {
+		put_family(buf, len, &at, sflow[i].name, "counter", sflow[i].help);
+		put(buf, len, &at, "%s %llu\n", sflow[i].name, ULL(sflow[i].value));
 	}
 	return at;
 }
