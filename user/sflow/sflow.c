@@ -14,7 +14,6 @@
 #define FORMAT_DISCARDED_PACKET 5
 #define FORMAT_SAMPLED_HEADER 1
 #define FORMAT_IF_COUNTERS 1
-#define HEADER_PROTOCOL_ETHERNET 1
 #define IF_COUNTERS_LEN 88u
 #define FORMAT_EXTENDED_USER 1004
 #define FORMAT_SOCKET4 2100
@@ -166,7 +165,7 @@ int ps_sflow_add_flow(struct ps_sflow_dgram *d, const struct ps_sflow_flow *f)
 	 * 4.0 does not skip a record it does not know (the socket) by its
 	 * length: what follows one would be misread, so it goes last. */
 	put32(d, 1 + f->has_socket + (f->user != NULL));
-	put_header(d, HEADER_PROTOCOL_ETHERNET, f->frame_length, f->stripped, f->header,
+	put_header(d, PS_SFLOW_HEADER_ETHERNET, f->frame_length, f->stripped, f->header,
 		   f->header_len);
 	if (f->user)
 		put_user(d, f->user, user_len(f), f->user_is_src);

@@ -259,7 +259,7 @@ static void sflowexp_sample(struct ps_sflow_exp *x, int t, uint32_t pool, const 
 	s->held_ns = mono_ns();
 }
 
-/* A drop hook's packet: a discarded_packet event, sent with this round. */
+/* A drop hook's packet: a discarded_packet event, into its sub-agent's datagram. */
 static void sflowexp_discard(struct ps_sflow_exp *x, const struct ps_sink_pkt *p)
 {
 	const struct ps_target *tg = &x->targets[p->target];
