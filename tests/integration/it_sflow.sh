@@ -16,19 +16,7 @@ RATE=10
 IFINDEX=$(in_cap cat /sys/class/net/"$CAPIF"/ifindex)
 in_cap ip link set lo up
 
-cat >"$WORK/sfacctd.conf" <<EOF
-daemonize: false
-sfacctd_ip: 127.0.0.1
-sfacctd_port: 6343
-sfacctd_renormalize: true
-plugins: print
-aggregate: proto
-print_output: csv
-print_output_file: $WORK/sfacctd.csv
-print_output_file_append: true
-print_refresh_time: 1
-EOF
-start_sfacctd "$WORK/sfacctd.conf"
+start_sfacctd_csv
 "$TESTENV" exec "$ENV" cap -- tcpdump -i lo -U -w "$WORK/sflow.pcap" udp port 6343 \
 	2>"$WORK/tcpdump.err" &
 TD=$!
@@ -49,16 +37,7 @@ td=$(pgrep -f "^tcpdump -i lo -U -w $WORK/sflow.pcap" || true)
 [ -z "$td" ] || kill -INT "$td"
 wait "$TD" 2>/dev/null || true
 
-# The ingest's renormalised count (each second's rows appended): within
-# 5 sigma of the frames sent.
-[ -s "$WORK/sfacctd.csv" ] || fail "sfacctd wrote nothing: $(cat "$WORK/sfacctd.log")"
-got=$(awk -F, '/PACKETS/ { for (i = 1; i <= NF; i++) if ($i == "PACKETS") p = i; next }
-	tolower($0) ~ /udp/ { s += $p } END { print s + 0 }' "$WORK/sfacctd.csv")
-sigma=$(python3 -c "import math; print(math.sqrt($FRAMES * $RATE * (1 - 1 / $RATE)))")
-echo "# sfacctd: $got UDP packets renormalised, $FRAMES sent, sigma $sigma"
-python3 -c "import sys; sys.exit(0 if abs($got - $FRAMES) <= 5 * $sigma else 1)" ||
-	fail "sfacctd counted $got UDP packets for $FRAMES sent (more than 5 sigma off)"
-ok "sfacctd's renormalised count is within 5 sigma of the frames sent"
+assert_sfacctd_udp "$FRAMES" "$RATE" "sfacctd's renormalised count is within 5 sigma of the frames sent"
 
 # Every datagram decodes.
 n=$(count "$WORK/sflow.pcap" sflow)

@@ -17,19 +17,7 @@ in_cap ip link set lo up
 [ "$(sysctl -n net.core.rmem_default)" = 212992 ] ||
 	skip "net.core.rmem_default is $(sysctl -n net.core.rmem_default), not Debian's 212992"
 
-cat >"$WORK/sfacctd.conf" <<EOF
-daemonize: false
-sfacctd_ip: 127.0.0.1
-sfacctd_port: 6343
-sfacctd_renormalize: true
-plugins: print
-aggregate: proto
-print_output: csv
-print_output_file: $WORK/sfacctd.csv
-print_output_file_append: true
-print_refresh_time: 1
-EOF
-start_sfacctd "$WORK/sfacctd.conf"
+start_sfacctd_csv
 # The receive queue's drops, before and after (UdpRcvbufErrors, this namespace).
 rcvbuf_errors() { in_cap nstat -az UdpRcvbufErrors | awk '/UdpRcvbufErrors/ { print $2 }'; }
 before=$(rcvbuf_errors)
@@ -86,12 +74,5 @@ EOF
 [ "${most%% *}" -le "$BURST" ] || fail "$most: more than $BURST datagrams within half a millisecond"
 ok "never more than $BURST datagrams back to back (most in 0.5 ms: ${most%% *}, of ${most#* })"
 
-[ -s "$WORK/sfacctd.csv" ] || fail "sfacctd wrote nothing: $(cat "$WORK/sfacctd.log")"
-got=$(awk -F, '/PACKETS/ { for (i = 1; i <= NF; i++) if ($i == "PACKETS") p = i; next }
-	tolower($0) ~ /udp/ { s += $p } END { print s + 0 }' "$WORK/sfacctd.csv")
-sigma=$(python3 -c "import math; print(math.sqrt($FRAMES * $RATE * (1 - 1 / $RATE)))")
-echo "# sfacctd: $got UDP packets renormalised, $FRAMES sent, sigma $sigma"
-python3 -c "import sys; sys.exit(0 if abs($got - $FRAMES) <= 5 * $sigma else 1)" ||
-	fail "sfacctd counted $got UDP packets for $FRAMES sent (more than 5 sigma off)"
-ok "under load, sfacctd's renormalised count is within 5 sigma of the frames sent"
+assert_sfacctd_udp "$FRAMES" "$RATE" "under load, sfacctd's renormalised count is within 5 sigma of the frames sent"
 assert_nothing_attached

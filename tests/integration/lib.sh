@@ -215,6 +215,39 @@ start_sfacctd() {
 	wait_listening udp 6343 || fail "sfacctd is not listening: $(cat "$WORK/sfacctd.log")"
 }
 
+# start_sfacctd_csv: sfacctd on 127.0.0.1, renormalising by the sampling
+# rate, counting per protocol into $WORK/sfacctd.csv every second.
+start_sfacctd_csv() {
+	cat >"$WORK/sfacctd.conf" <<CONF
+daemonize: false
+sfacctd_ip: 127.0.0.1
+sfacctd_port: 6343
+sfacctd_renormalize: true
+plugins: print
+aggregate: proto
+print_output: csv
+print_output_file: $WORK/sfacctd.csv
+print_output_file_append: true
+print_refresh_time: 1
+CONF
+	start_sfacctd "$WORK/sfacctd.conf"
+}
+
+# assert_sfacctd_udp FRAMES RATE WHAT: the UDP packets start_sfacctd_csv's
+# collector counted (each second's rows appended), renormalised, are
+# within 5 sigma of the FRAMES sent, sampled 1 in RATE.
+assert_sfacctd_udp() {
+	local got sigma
+	[ -s "$WORK/sfacctd.csv" ] || fail "sfacctd wrote nothing: $(cat "$WORK/sfacctd.log")"
+	got=$(awk -F, '/PACKETS/ { for (i = 1; i <= NF; i++) if ($i == "PACKETS") p = i; next }
+		tolower($0) ~ /udp/ { s += $p } END { print s + 0 }' "$WORK/sfacctd.csv")
+	sigma=$(python3 -c "import math; print(math.sqrt($1 * $2 * (1 - 1 / $2)))")
+	echo "# sfacctd: $got UDP packets renormalised, $1 sent, sigma $sigma"
+	python3 -c "import sys; sys.exit(0 if abs($got - $1) <= 5 * $sigma else 1)" ||
+		fail "sfacctd counted $got UDP packets for $1 sent (more than 5 sigma off)"
+	ok "$3"
+}
+
 # set_sysctl KEY VALUE: for this test; the old value comes back at exit.
 set_sysctl() {
 	SYSCTLS+=("$1=$(sysctl -n "$1")")
