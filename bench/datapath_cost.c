@@ -214,7 +214,6 @@ int main(int argc, char **argv)
 	cpu_set_t set;
 	struct bare_xdp *bare = NULL;
 	struct ps_loader loader[N_CASES] = { 0 };
-	struct ps_iface_list ifaces = { 0 };
 	struct ps_filter filters[N_CASES] = { 0 };
 	static uint8_t frames[N_SIZES][N_FRAMES][FRAME_MAX];
 	const char *csv_path = argc == 3 && !strcmp(argv[1], "-o") ? argv[2] : NULL;
@@ -230,8 +229,6 @@ int main(int argc, char **argv)
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	sched_setaffinity(0, sizeof(set), &set);
-	if (ps_iface_list_add(&ifaces, LO_IFINDEX))
-		return 1;
 	/* Case 0 owns the maps; every other case shares them and so the one
 	 * reader, as the binary's reader serves every hook. */
 	for (size_t i = 0; i < N_CASES; i++) {
@@ -251,7 +248,7 @@ int main(int argc, char **argv)
 						       .hooks = PS_HOOK_BIT(PS_HOOK_XDP) |
 								PS_HOOK_BIT(PS_HOOK_TC_INGRESS),
 						       .snaplen = cases[i].snaplen,
-						       .ifaces = &ifaces,
+						       .max_ifaces = 1,
 						       .sampling = &smp,
 						       .filter = cases[i].expr ? &filters[i] : NULL,
 						       .transport = cases[i].transport,
@@ -263,6 +260,8 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (ps_loader_add_iface(&loader[0], LO_IFINDEX, false))
+		goto out;
 	ps_perf_attr_init(&attr, ps_buffer_pages(PERF_KIB, page_size), page_size);
 	rd.pb = perf_buffer__new_raw(ps_loader_events_fd(&loader[0]),
 				     ps_buffer_pages(PERF_KIB, page_size), &attr, on_perf, NULL,

@@ -154,14 +154,24 @@ _Static_assert(PS_PERF_CHUNK == 65420, "a perf record's packet bytes follow from
 _Static_assert(PS_PERF_CONTS_MAX == 7, "continuations of the longest packet");
 
 /*
- * Per-CPU counters in an array, one entry per (interface, hook): entry
- * slot * PS_HOOK_MAX + hook, where slot is the interface's place in the
- * rodata list of captured interfaces (ifindexes[]). An array, not a hash
- * keyed by ifindex: the hash lookup was half of what the program costs a
- * packet it does not keep (measured with perf on the veth flood).
+ * The captured interfaces: a hash map (ifaces) from ifindex to this. An
+ * interface's slot is its place in the per-CPU counters array and the
+ * pools array: entry slot * PS_HOOK_MAX + hook. The loader sizes all three
+ * for as many interfaces as the capture may hold at once (--max-ifaces);
+ * user space adds an interface as it attaches there and removes it when
+ * the interface goes, and a freed slot is used again. Arrays behind the
+ * lookup, not per-CPU hashes keyed by ifindex: those cost half of what the
+ * program costs a packet it does not keep (measured with perf on the veth
+ * flood); one plain hash lookup costs a few ns (bench/datapath_cost).
  */
-#define PS_MAX_IFACES 32
-#define PS_COUNTER_SLOTS (PS_MAX_IFACES * PS_HOOK_MAX)
+struct ps_iface {
+	__u32 slot;
+	__u32 flags; /* PS_IFACE_* */
+};
+_Static_assert(sizeof(struct ps_iface) == 8, "ps_iface is ABI");
+/* No link-layer header: its packets start at IP and meet the filter
+ * compiled for raw IP. */
+#define PS_IFACE_RAW (1U << 0)
 
 /*
  * Every packet a hook sees ends in exactly one of the last five stages:

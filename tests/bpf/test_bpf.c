@@ -79,11 +79,10 @@ static int on_ring(void *ctx, void *data, size_t size)
 /* ring_bytes: 0 for the perf transport, else the ring buffer's size. */
 static void load_with(struct fixture *f, uint32_t snaplen, bool with_buffer, uint32_t ring_bytes)
 {
-	struct ps_iface_list ifaces = { 0 };
 	struct ps_load_opts o = {
 		.hooks = PS_HOOK_BIT(PS_HOOK_XDP) | PS_HOOKS_TC,
 		.snaplen = snaplen,
-		.ifaces = &ifaces,
+		.max_ifaces = 4,
 		.transport = ring_bytes ? PS_TRANSPORT_RINGBUF : PS_TRANSPORT_PERF,
 		.ring_bytes = ring_bytes,
 		.xdp_native = true, /* 9000-byte frames arrive in frags */
@@ -94,9 +93,9 @@ static void load_with(struct fixture *f, uint32_t snaplen, bool with_buffer, uin
 	f->ctx.enabled = !f->ctx_off;
 	if (!f->n_ifaces)
 		f->ifaces[f->n_ifaces++] = LO_IFINDEX;
-	for (int i = 0; i < f->n_ifaces; i++)
-		assert_int_equal(ps_iface_list_add(&ifaces, f->ifaces[i]), 0);
 	assert_int_equal(ps_loader_load(&f->loader, &o), 0);
+	for (int i = 0; i < f->n_ifaces; i++)
+		assert_int_equal(ps_loader_add_iface(&f->loader, f->ifaces[i], false), 0);
 	if (with_buffer && ring_bytes) {
 		f->rb = ring_buffer__new(ps_loader_ring_fd(&f->loader), on_ring, f, NULL);
 		assert_non_null(f->rb);
@@ -436,7 +435,7 @@ static void sflow_pool_numbers_each_hooks_packets(void **state)
 	unload(&f);
 }
 
-/* A hook counts into the slot of its interface's place in the list. */
+/* A hook counts into its interface's slot. */
 static void counters_follow_the_interface_list(void **state)
 {
 	struct fixture f = { .ifaces = { 9999, LO_IFINDEX }, .n_ifaces = 2 };
@@ -461,7 +460,7 @@ static void counters_follow_the_interface_list(void **state)
 	}
 	unload(&f);
 
-	/* Not in the list: still captured, never counted. */
+	/* Not among the interfaces: still captured, never counted. */
 	f = (struct fixture){ .ifaces = { 9999 }, .n_ifaces = 1 };
 	load(&f, PS_SNAPLEN_MAX, true);
 	run(&f, XDP, pkt, 64, 3);
@@ -473,19 +472,35 @@ static void counters_follow_the_interface_list(void **state)
 	unload(&f);
 }
 
-/* The list holds PS_MAX_IFACES interfaces, each once. */
-static void interface_list_is_bounded(void **state)
+/* The maps hold max_ifaces interfaces at once; one that goes keeps its
+ * counters and frees its slot, whose next interface starts from zero. */
+static void interfaces_come_and_go(void **state)
 {
-	struct ps_iface_list m = { .iface_count = 0 };
+	struct fixture f = { .ifaces = { 9999, LO_IFINDEX }, .n_ifaces = 2 };
+	uint8_t *pkt = make_packet(64);
+	struct ps_counters cnt, final[PS_HOOK_MAX];
 
 	(void)state;
-	for (uint32_t i = 0; i < PS_MAX_IFACES; i++) {
-		assert_int_equal(ps_iface_list_add(&m, 100 + i), 0);
-		assert_int_equal(ps_iface_list_add(&m, 100 + i), 0); /* again: no new slot */
-	}
-	assert_int_equal(m.iface_count, PS_MAX_IFACES);
-	assert_int_equal(ps_iface_list_add(&m, 99), -E2BIG);
-	assert_int_equal(ps_iface_list_add(&m, 100), 0);
+	load(&f, PS_SNAPLEN_MAX, true);
+	assert_int_equal(ps_loader_add_iface(&f.loader, 9999, false), 0); /* again: the same */
+	assert_int_equal(ps_loader_add_iface(&f.loader, 7, false), 0);
+	assert_int_equal(ps_loader_add_iface(&f.loader, 8, false), 0);
+	assert_int_equal(ps_loader_add_iface(&f.loader, 9, false), -E2BIG);
+	run(&f, XDP, pkt, 64, 3);
+	assert_int_equal(ps_loader_remove_iface(&f.loader, LO_IFINDEX, final), 0);
+	assert_int_equal(final[PS_HOOK_XDP].seen, 3);
+	assert_int_equal(final[PS_HOOK_XDP].emitted, 3);
+	assert_int_equal(final[PS_HOOK_TC_INGRESS].seen, 0);
+	assert_int_equal(ps_loader_remove_iface(&f.loader, LO_IFINDEX, final), -ENOENT);
+	run(&f, XDP, pkt, 64, 2); /* not counted: lo is no longer captured */
+	assert_int_equal(ps_loader_read_counter(&f.loader, LO_IFINDEX, PS_HOOK_XDP, &cnt), -ENOENT);
+	/* lo's slot, taken again, counts from zero. */
+	assert_int_equal(ps_loader_add_iface(&f.loader, 9, false), 0);
+	assert_int_equal(ps_loader_read_counter(&f.loader, 9, PS_HOOK_XDP, &cnt), 0);
+	assert_int_equal(cnt.seen, 0);
+	assert_int_equal(ps_loader_add_iface(&f.loader, LO_IFINDEX, false), -E2BIG);
+	free(pkt);
+	unload(&f);
 }
 
 static void output_errors_are_counted(void **state)
@@ -658,7 +673,7 @@ int main(void)
 		cmocka_unit_test(output_errors_are_counted),
 		cmocka_unit_test(sflow_pool_numbers_each_hooks_packets),
 		cmocka_unit_test(counters_follow_the_interface_list),
-		cmocka_unit_test(interface_list_is_bounded),
+		cmocka_unit_test(interfaces_come_and_go),
 	};
 	int skip = ps_fx_require_bpf("bpf_programs");
 

@@ -326,12 +326,10 @@ static void dump_packet(const struct pkt *p)
 
 static void differential(void **state)
 {
-	struct ps_iface_list ifaces = { 0 };
 	struct records rec = { 0 };
 	uint64_t runs[N_VIEWS] = { 0 }, matches = 0, mismatches = 0, refused = 0;
 
 	(void)state;
-	assert_int_equal(ps_iface_list_add(&ifaces, LO_IFINDEX), 0);
 
 	for (size_t e = 0; e < N_EXPR; e++) {
 		struct ps_filter f;
@@ -351,7 +349,7 @@ static void differential(void **state)
 						    .hooks = PS_HOOK_BIT(PS_HOOK_XDP) |
 							     PS_HOOK_BIT(PS_HOOK_TC_INGRESS) |
 							     PS_HOOK_BIT(PS_HOOK_TC_EGRESS),
-						    .ifaces = &ifaces,
+						    .max_ifaces = 1,
 						    .filter = &f,
 						    .xdp_native = true,
 						    .ctx = &(struct ps_ctx_knobs){
@@ -366,7 +364,7 @@ static void differential(void **state)
 				   &(struct ps_load_opts){
 					   .hooks = PS_HOOK_BIT(PS_HOOK_XDP) |
 						    PS_HOOK_BIT(PS_HOOK_TC_INGRESS),
-					   .ifaces = &ifaces,
+					   .max_ifaces = 1,
 					   .filter = &f,
 					   .xdp_native = true,
 					   .ctx = &(struct ps_ctx_knobs){ .enabled = true } }))

@@ -37,17 +37,15 @@ struct fixture {
 
 static void load(struct fixture *f, const struct ps_sampling *s)
 {
-	struct ps_iface_list ifaces = { 0 };
 	struct ps_load_opts o = {
 		.hooks = PS_HOOK_BIT(PS_HOOK_XDP) | PS_HOOKS_TC,
-		.ifaces = &ifaces,
 		.sampling = s,
 		.xdp_native = true,
 	};
 
 	memset(f, 0, sizeof(*f));
-	assert_int_equal(ps_iface_list_add(&ifaces, LO_IFINDEX), 0);
 	assert_int_equal(ps_loader_load(&f->loader, &o), 0);
+	assert_int_equal(ps_loader_add_iface(&f->loader, LO_IFINDEX, false), 0);
 	assert_int_equal(ps_fx_vlan_oob_open(&f->oob,
 					     ps_loader_prog_fd(&f->loader, PS_PROG_TC_INGRESS)),
 			 0);

@@ -168,6 +168,25 @@ def main():
     for i, addr in enumerate([0xffffffff81a004bc, 0xffffffffc00010a0, 0x1000]):
         write("dropnames", i, struct.pack("<Q", addr) + syms)
 
+    # linkwatch: the ifindex asked about (1 byte), then rtnetlink messages:
+    # RTM_NEWLINK (16) / RTM_DELLINK (17) with an ifinfomsg and attributes
+    # (IFLA_IFNAME 3, IFLA_XDP 43 nesting PROG_ID 4, DRV 5, SKB 6), and an
+    # NLMSG_ERROR (2).
+    def rta(kind, payload):
+        n = 4 + len(payload)
+        return struct.pack("<HH", n, kind) + payload + b"\0" * ((-n) % 4)
+
+    def link(kind, ifindex, flags, attrs):
+        body = struct.pack("<BBHiII", 0, 0, 1, ifindex, flags, 0) + attrs
+        return struct.pack("<IHHII", 16 + len(body), kind, 0, 1, 0) + body
+
+    xdp = rta(43 | 0x8000, rta(1, b"\1") + rta(6, struct.pack("<I", 77)) + rta(5, struct.pack("<I", 42)))
+    msgs = [link(16, 5, 1, rta(3, b"veth5a\0") + xdp),
+            link(16, 1, 0x9, rta(3, b"lo\0")) + link(17, 6, 0, rta(3, b"c6b\0")),
+            struct.pack("<IHHII", 36, 2, 0, 1, 0) + struct.pack("<i", -19) + b"\0" * 16]
+    for i, m in enumerate(msgs):
+        write("linkwatch", i, bytes([5]) + m)
+
 
 if __name__ == "__main__":
     main()

@@ -10,6 +10,7 @@ top=$(cd "$here/../.." && pwd)
 : "${PSGEN:=$top/build/psgen}"
 : "${PCAPCHECK:=$top/build/tests/pcapcheck}"
 : "${TESTENV:=$top/testenv/testenv.sh}"
+: "${TCX_HOLD:=$top/build/tests/tcx_hold}"
 
 # skip REASON: exit 77 (ctest reports the test skipped); in CI, where
 # everything is installed and we are root, a lack is a failure instead.
@@ -119,8 +120,8 @@ start_capture() {
 
 # started FILE: has the pktsample logging to FILE attached everything? (Its
 # per-interface lines come once all is attached; -i any's line of names
-# comes before.)
-started() { grep -qE 'capturing on [^ ]+ \(.*\), snaplen' "$1"; }
+# comes before; following interfaces, there may be none yet.)
+started() { grep -qE 'capturing on ([^ ]+ \(.*\), snaplen|no interface yet)' "$1"; }
 
 # wait_started PID: until pktsample (logging to $WORK/ps.err, which the
 # caller truncated before starting it) has attached.
@@ -174,16 +175,31 @@ extract() {
 	tshark_q -r "$1" -Y "$2" -F nsecpcap -w "$3" >/dev/null
 }
 
-# Nothing of ours on the interface: no XDP program (ip link), no tcx or
-# clsact BPF program (bpftool net), no pktsample filter (tc filter).
-# (After a SIGKILL on clsact, the guardian removes the filters as soon as
-# it sees the capture gone: a moment later, so this asks for a while.)
+# tcx_programs DEV [NS]: how many programs are on DEV's tcx hooks, both
+# (bpftool 7.1 shows none of them; tcx_hold --list asks the kernel). 0
+# where the kernel has no tcx.
+tcx_programs() {
+	local n=0 dir
+	kernel_has_tcx || { echo 0; return; }
+	[ -x "$TCX_HOLD" ] || fail "needs $TCX_HOLD (build first)"
+	for dir in ingress egress; do
+		n=$((n + $("$TESTENV" exec "$ENV" "${2:-cap}" -- "$TCX_HOLD" --list "$1" "$dir" | grep -c . || true)))
+	done
+	echo "$n"
+}
+
+# Nothing of ours on the interface: no XDP program (ip link), no clsact
+# BPF program (bpftool net), no program on its tcx hooks, no pktsample
+# filter (tc filter). (After a SIGKILL on clsact, the guardian removes the
+# filters as soon as it sees the capture gone: a moment later, so this
+# asks for a while.)
 assert_nothing_attached() {
 	local dev=${1:-$CAPIF} ns=${2:-cap} xdp tc filters
 	for _ in $(seq 50); do
 		xdp=$("$TESTENV" exec "$ENV" "$ns" -- ip -d link show dev "$dev" | grep -c 'prog/xdp' || true)
 		tc=$("$TESTENV" exec "$ENV" "$ns" -- bpftool -j net show dev "$dev" |
 			python3 -c 'import json,sys; d=json.load(sys.stdin)[0]; print(len(d.get("tc",[]))+len(d.get("xdp",[])))')
+		tc=$((tc + $(tcx_programs "$dev" "$ns")))
 		filters=$( { "$TESTENV" exec "$ENV" "$ns" -- tc filter show dev "$dev" ingress
 			     "$TESTENV" exec "$ENV" "$ns" -- tc filter show dev "$dev" egress; } 2>/dev/null |
 			grep -c pktsample || true)

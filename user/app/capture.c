@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <fnmatch.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +47,6 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 	ps_buffer_plan(cfg->buffer_kib, ps_online_cpus(NULL, 0), sysconf(_SC_PAGESIZE), &cap->bufs);
 	cap->filter = filter;
 	cap->stop = stop;
-	for (int i = 0; i < PS_MAX_IFACES; i++)
-		cap->xdp_target[i].fd = -1;
 	cap->smp = cfg->smp;
 	cap->drops.consumed = UINT32_MAX; /* no names yet, and no reason to skip */
 	cap->metrics.fd = -1;
@@ -55,49 +55,91 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 		cap->smp.seed = (uint32_t)read_ns(CLOCK_MONOTONIC);
 }
 
+/* One more interface, by name: 0 or -ENOMEM (logged). */
+static int add_iface(struct ps_capture *cap, const char *name)
+{
+	struct ps_cap_iface *ifs = cap->ifs, *f;
+
+	if (cap->n_ifaces == cap->max_ifaces) {
+		int room = cap->max_ifaces ? 2 * cap->max_ifaces : 8;
+
+		ifs = realloc(cap->ifs, (size_t)room * sizeof(*ifs));
+		if (!ifs) {
+			pr_err("cannot keep %d interfaces: %s\n", room, strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		cap->ifs = ifs;
+		cap->max_ifaces = room;
+	}
+	f = &cap->ifs[cap->n_ifaces++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	f->xdp_target.fd = -1;
+	return 0;
+}
+
+/* A name with a shell pattern's characters in it: -i 'veth*'. */
+static bool is_pattern(const char *name)
+{
+	return strpbrk(name, "*?[") != NULL;
+}
+
+/* Does an interface, new or there at the start, belong to the capture? */
+static bool wanted(const struct ps_capture *cap, const char *name, bool up, bool loopback)
+{
+	for (int i = 0; i < cap->cfg.n_ifaces; i++) {
+		const char *w = cap->cfg.ifaces[i];
+
+		if (!strcmp(w, "any") ? up && !loopback :
+		    is_pattern(w)     ? !fnmatch(w, name, 0) :
+					!strcmp(w, name))
+			return true;
+	}
+	return false;
+}
+
 /*
  * -i any: every interface that is up, but lo (whose packets are the host
- * talking to itself) only when named as well. The named ones come first.
+ * talking to itself) only when named as well; -i PATTERN: every interface
+ * whose name matches, up or not (as a named one). The named ones come
+ * first. None at all is fine: the capture follows interfaces, and takes
+ * them as they come.
  */
-static int expand_any(struct ps_capture *cap)
+static int expand(struct ps_capture *cap, const char *what)
 {
 	struct if_nameindex *all = if_nameindex(), *p;
-	char list[512] = "";
-	int err = 0;
+	int err = 0, named = cap->n_ifaces;
+	char list[8 * (IF_NAMESIZE + 2)] = "";
 
 	if (!all) {
 		err = -errno;
-		pr_err("cannot list the interfaces for -i any: %s\n", strerror(-err));
+		pr_err("cannot list the interfaces for -i %s: %s\n", what, strerror(-err));
 		return err;
 	}
 	for (p = all; p->if_index && !err; p++) {
 		int flags = ps_link_flags((int)p->if_index);
-		bool named = false;
+		bool is_named = false;
 
-		for (int i = 0; i < cap->n_ifaces; i++)
-			named |= !strcmp(cap->ifaces[i], p->if_name);
-		if (named || flags < 0 || !(flags & IFF_UP) || (flags & IFF_LOOPBACK))
-			continue;
-		if (cap->n_ifaces == PS_MAX_IFACES) {
-			pr_err("-i any: more than %d interfaces are up; name them with -i instead\n",
-			       PS_MAX_IFACES);
-			err = -E2BIG;
-			break;
-		}
-		snprintf(cap->any_names[cap->n_ifaces], IF_NAMESIZE, "%s", p->if_name);
-		cap->ifaces[cap->n_ifaces] = cap->any_names[cap->n_ifaces];
-		cap->n_ifaces++;
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-			 *list ? ", " : "", p->if_name);
+		for (int i = 0; i < named; i++)
+			is_named |= !strcmp(cap->ifs[i].name, p->if_name);
+		if (!is_named && flags >= 0 &&
+		    wanted(cap, p->if_name, flags & IFF_UP, flags & IFF_LOOPBACK))
+			err = add_iface(cap, p->if_name);
 	}
 	if_freenameindex(all);
-	if (!err && !cap->n_ifaces) {
-		pr_err("-i any: no interface is up\n");
-		err = -ENODEV;
-	}
-	if (!err)
-		pr_warn("-i any: capturing on %s\n", *list ? list : "the named interfaces only");
-	return err;
+	if (err)
+		return err;
+	/* Which, as a list while it is short. */
+	if (cap->n_ifaces == named)
+		snprintf(list, sizeof(list), "%s",
+			 named ? "the named interfaces only" : "none yet");
+	else if (cap->n_ifaces - named > 8)
+		snprintf(list, sizeof(list), "%d interfaces", cap->n_ifaces - named);
+	for (int i = named; i < cap->n_ifaces && cap->n_ifaces - named <= 8; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 i > named ? ", " : "", cap->ifs[i].name);
+	pr_warn("-i %s: capturing on %s\n", what, list);
+	return 0;
 }
 
 /*
@@ -107,7 +149,7 @@ static int expand_any(struct ps_capture *cap)
  */
 static int find_xdp_target(struct ps_capture *cap, int i)
 {
-	const struct ps_device *d = &cap->dev[i];
+	const struct ps_device *d = &cap->ifs[i].dev;
 	int err;
 
 	if (!d->xdp_prog_id) {
@@ -124,8 +166,8 @@ static int find_xdp_target(struct ps_capture *cap, int i)
 					  d->xdp_trace_why);
 		return -EOPNOTSUPP;
 	}
-	err = ps_xdp_target_find(d->ifindex, &cap->xdp_target[i]);
-	if (!err && cap->xdp_target[i].id != d->xdp_prog_id)
+	err = ps_xdp_target_find(d->ifindex, &cap->ifs[i].xdp_target);
+	if (!err && cap->ifs[i].xdp_target.id != d->xdp_prog_id)
 		err = -EAGAIN;
 	if (err)
 		pr_err("cannot trace XDP program %u (%s) on %s: %s\n", d->xdp_prog_id,
@@ -139,92 +181,147 @@ static int find_xdp_target(struct ps_capture *cap, int i)
  * device pktsample cannot write is refused), its hooks (without --hook or
  * -Q: tc-ingress and tc-egress, tc-egress alone on lo) and XDP mode.
  */
-static int resolve_one(struct ps_capture *cap, int i, const struct ps_netdev_nl *nl)
+static int resolve_one(struct ps_capture *cap, int i, const struct ps_netdev_nl *nl, bool later)
 {
 	const struct ps_capture_cfg *o = &cap->cfg;
-	struct ps_device *d = &cap->dev[i];
+	struct ps_cap_iface *f = &cap->ifs[i];
+	struct ps_device *d = &f->dev;
 	char msg[512], why[256], hooks[64];
 	unsigned int ingress;
 	int err;
 
-	if (ps_device_probe(d, cap->ifindex[i], nl)) {
-		pr_err("unknown interface '%s'\n", cap->ifaces[i]);
+	if (ps_device_probe(d, f->ifindex, nl)) {
+		pr_err("unknown interface '%s'\n", f->name);
 		return -ENODEV;
 	}
-	cap->linktype[i] = ps_linktype_of(d->arphrd);
-	if (cap->linktype[i] < 0) {
+	f->linktype = ps_linktype_of(d->arphrd);
+	if (f->linktype < 0) {
 		pr_err("cannot capture on %s: its link type (ARPHRD %d) is not one pktsample can "
 		       "write (Ethernet, or raw IP for devices without a link-layer header)\n",
 		       d->name, d->arphrd);
 		return -EPROTONOSUPPORT;
 	}
-	cap->xdp_mode[i] = o->xdp_mode == PS_XDP_AUTO ? ps_device_xdp_mode(d) : o->xdp_mode;
+	f->xdp_mode = o->xdp_mode == PS_XDP_AUTO ? ps_device_xdp_mode(d) : o->xdp_mode;
 	ingress = ps_device_default_ingress(d, why, sizeof(why));
+	/* One that comes later gets no tracing programs of its own: TC
+	 * ingress sees what its XDP program passes. */
+	if (later && (ingress & PS_HOOKS_XDP_TRACE)) {
+		ingress = PS_HOOK_BIT(PS_HOOK_TC_INGRESS);
+		snprintf(why, sizeof(why), "it came after the start, with an XDP program");
+	}
 	if (o->hooks_given) {
-		cap->if_hooks[i] = o->hooks;
+		f->hooks = o->hooks;
 		pr_info("%s: link type %s; hooks as asked\n", d->name,
-			ps_linktype_name(cap->linktype[i]));
+			ps_linktype_name(f->linktype));
 	} else {
-		cap->if_hooks[i] = PS_HOOK_BIT(PS_HOOK_TC_EGRESS) | ingress;
+		f->hooks = PS_HOOK_BIT(PS_HOOK_TC_EGRESS) | ingress;
 		ps_hooks_format(ingress, hooks, sizeof(hooks));
 		pr_info("%s: link type %s; ingress at %s: %s\n", d->name,
-			ps_linktype_name(cap->linktype[i]), hooks, why);
+			ps_linktype_name(f->linktype), hooks, why);
 	}
 	/* Packets that start at the IP header meet the expression compiled
 	 * for raw IP: a device without a link-layer header, and drops from
 	 * before a packet had one (drop-ip). */
 	if (cap->filter &&
-	    (cap->linktype[i] == PS_LINKTYPE_RAW ||
-	     (cap->if_hooks[i] & PS_HOOK_BIT(PS_HOOK_DROP_IP))) &&
-	    ps_filter_build_raw(cap->filter, msg, sizeof(msg))) {
+	    (f->linktype == PS_LINKTYPE_RAW || (f->hooks & PS_HOOK_BIT(PS_HOOK_DROP_IP))) &&
+	    (later ? !cap->filter->raw.cbpf : ps_filter_build_raw(cap->filter, msg, sizeof(msg)))) {
 		static const char bad[] = "bad filter expression: ";
 
+		if (later)
+			snprintf(msg, sizeof(msg), "it does not apply to raw IP");
 		pr_err("cannot capture on %s with this filter: %s, and there %s\n", d->name,
-		       cap->linktype[i] == PS_LINKTYPE_RAW ?
+		       f->linktype == PS_LINKTYPE_RAW ?
 			       "it has no link-layer header" :
 			       "drops from before a packet had a link-layer header start at IP",
 		       strncmp(msg, bad, sizeof(bad) - 1) ? msg : msg + sizeof(bad) - 1);
 		return -EINVAL;
 	}
-	if (cap->if_hooks[i] & PS_HOOKS_XDP_TRACE) {
+	if (later) {
+		/* The programs are loaded: what they do not cover is not
+		 * done, and said. */
+		unsigned int missing = f->hooks & (~cap->hooks | PS_HOOKS_XDP_TRACE);
+
+		if ((f->hooks & PS_HOOK_BIT(PS_HOOK_XDP)) &&
+		    !cap->xdp_loaded[f->xdp_mode == PS_XDP_SKB])
+			missing |= PS_HOOK_BIT(PS_HOOK_XDP);
+		f->hooks &= ~missing;
+		if (missing) {
+			ps_hooks_format(missing, hooks, sizeof(hooks));
+			pr_warn("%s: not at %s, which the capture did not load at its start\n",
+				d->name, hooks);
+		}
+		return f->hooks ? 0 : -EOPNOTSUPP;
+	}
+	if (f->hooks & PS_HOOKS_XDP_TRACE) {
 		err = find_xdp_target(cap, i);
 		if (err)
 			return err;
 	}
-	cap->hooks |= cap->if_hooks[i];
+	cap->hooks |= f->hooks;
 	return 0;
 }
 
 int ps_capture_resolve(struct ps_capture *cap)
 {
 	struct ps_netdev_nl nl;
-	bool any = false;
-	int err = 0;
+	const char *follow = NULL; /* -i any or a pattern: the first */
+	struct ps_cap_iface *ifs;
+	int err = 0, room;
 
 	cap->n_ifaces = 0;
-	for (int i = 0; i < cap->cfg.n_ifaces; i++) {
-		if (!strcmp(cap->cfg.ifaces[i], "any"))
-			any = true;
-		else
-			cap->ifaces[cap->n_ifaces++] = cap->cfg.ifaces[i];
-	}
-	if (any) {
-		err = expand_any(cap);
-		if (err)
-			return err;
-	}
-	for (int i = 0; i < cap->n_ifaces; i++) {
-		const char *name = cap->ifaces[i];
+	for (int i = 0; i < cap->cfg.n_ifaces && !err; i++) {
+		const char *name = cap->cfg.ifaces[i];
 
-		cap->ifindex[i] = strlen(name) < IF_NAMESIZE ? if_nametoindex(name) : 0;
-		if (!cap->ifindex[i]) {
+		if (!strcmp(name, "any") || is_pattern(name))
+			follow = follow ? follow : name;
+		else if (strlen(name) >= IF_NAMESIZE) {
 			pr_err("unknown interface '%s'\n", name);
+			err = -ENODEV;
+		} else
+			err = add_iface(cap, name);
+	}
+	if (!err && follow)
+		err = expand(cap, follow);
+	if (err)
+		return err;
+	cap->follow = follow;
+	for (int i = 0; i < cap->n_ifaces; i++) {
+		cap->ifs[i].ifindex = (int)if_nametoindex(cap->ifs[i].name);
+		if (!cap->ifs[i].ifindex) {
+			pr_err("unknown interface '%s'\n", cap->ifs[i].name);
 			return -ENODEV;
 		}
 	}
+	/* Following, the hooks are loaded for interfaces to come, as asked
+	 * or as the default is; and the filter's raw IP part, where the
+	 * expression has one, for those without a link-layer header. */
+	if (cap->follow) {
+		char msg[512];
+
+		cap->hooks = cap->cfg.hooks_given ? cap->cfg.hooks & ~PS_HOOKS_XDP_TRACE :
+						    PS_HOOKS_TC;
+		if (cap->filter)
+			ps_filter_build_raw(cap->filter, msg, sizeof(msg));
+	}
+	/* Room for as many as --max-ifaces says; without it, for these, and
+	 * following, for PS_FOLLOW_IFACES or twice these. */
+	room = cap->cfg.max_ifaces;
+	if (!room && cap->follow)
+		room = 2 * cap->n_ifaces > PS_FOLLOW_IFACES ? 2 * cap->n_ifaces : PS_FOLLOW_IFACES;
+	if (room < cap->n_ifaces)
+		room = cap->n_ifaces;
+	if (room < 1)
+		room = 1;
+	ifs = realloc(cap->ifs, (size_t)room * sizeof(*ifs));
+	if (!ifs) {
+		pr_err("cannot keep %d interfaces: %s\n", room, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	cap->ifs = ifs;
+	cap->max_ifaces = room;
 	ps_netdev_nl_open(&nl);
 	for (int i = 0; i < cap->n_ifaces && !err; i++)
-		err = resolve_one(cap, i, &nl);
+		err = resolve_one(cap, i, &nl, false);
 	ps_netdev_nl_close(&nl);
 	if (!err)
 		err = ps_context_resolve(&cap->ctx, &cap->cfg.context);
@@ -252,40 +349,68 @@ int ps_capture_open_output(struct ps_capture *cap)
 }
 
 /* Which XDP programs the interfaces' modes need: [0] native, [1] skb
- * (auto may need either). */
+ * (auto may need either); following, both, for what may come. */
 static void xdp_programs_needed(const struct ps_capture *cap, bool need[2])
 {
-	need[0] = need[1] = false;
+	need[0] = need[1] = cap->follow && (cap->hooks & PS_HOOK_BIT(PS_HOOK_XDP));
 	for (int i = 0; i < cap->n_ifaces; i++) {
-		if (!(cap->if_hooks[i] & PS_HOOK_BIT(PS_HOOK_XDP)))
+		if (!(cap->ifs[i].hooks & PS_HOOK_BIT(PS_HOOK_XDP)))
 			continue;
-		need[0] |= cap->xdp_mode[i] != PS_XDP_SKB;
-		need[1] |= cap->xdp_mode[i] != PS_XDP_NATIVE;
+		need[0] |= cap->ifs[i].xdp_mode != PS_XDP_SKB;
+		need[1] |= cap->ifs[i].xdp_mode != PS_XDP_NATIVE;
 	}
 }
 
-/* The counter slots and one target per (interface, hook). */
-static int plan_targets(struct ps_capture *cap, struct ps_iface_list *ifaces)
+/* Interface i's targets, one per hook, after those there are. */
+static void add_targets(struct ps_capture *cap, int i)
+{
+	const struct ps_cap_iface *f = &cap->ifs[i];
+
+	for (unsigned int h = 0; h < PS_HOOK_MAX; h++) {
+		struct ps_target *t = &cap->targets[cap->n_targets];
+
+		if (!(f->hooks & PS_HOOK_BIT(h)))
+			continue;
+		memset(t, 0, sizeof(*t));
+		snprintf(t->ifname, sizeof(t->ifname), "%s", f->name);
+		t->ifindex = f->ifindex;
+		t->hook = h;
+		/* drop-ip's packets start at the IP header on every device. */
+		t->linktype = h == PS_HOOK_DROP_IP ? PS_LINKTYPE_RAW : f->linktype;
+		cap->n_targets++;
+	}
+}
+
+/* One target per (interface, hook), with room for max_ifaces. */
+static int plan_targets(struct ps_capture *cap)
+{
+	size_t room = (size_t)cap->max_ifaces * PS_HOOK_MAX;
+
+	cap->targets = calloc(room, sizeof(*cap->targets));
+	cap->file_ifaces = calloc(room, sizeof(*cap->file_ifaces));
+	if (!cap->targets || !cap->file_ifaces) {
+		pr_err("cannot plan the capture of %d interfaces: %s\n", cap->max_ifaces,
+		       strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (int i = 0; i < cap->n_ifaces; i++)
+		add_targets(cap, i);
+	return 0;
+}
+
+/* The interfaces the hooks count and capture (the kernel's ifaces map). */
+static int add_kernel_ifaces(struct ps_capture *cap)
 {
 	for (int i = 0; i < cap->n_ifaces; i++) {
-		if (ps_iface_list_add(ifaces, cap->ifindex[i])) {
-			pr_err("cannot capture on %s: at most %d interfaces\n", cap->ifaces[i],
-			       PS_MAX_IFACES);
-			return -E2BIG;
-		}
-		if (cap->linktype[i] == PS_LINKTYPE_RAW)
-			ps_iface_list_set_raw(ifaces, cap->ifindex[i]);
-		for (unsigned int h = 0; h < PS_HOOK_MAX; h++)
-			if (cap->if_hooks[i] & PS_HOOK_BIT(h))
-				cap->targets[cap->n_targets++] = (struct ps_target){
-					.ifname = cap->ifaces[i],
-					.ifindex = cap->ifindex[i],
-					.hook = h,
-					/* drop-ip's packets start at the IP
-					 * header on every device. */
-					.linktype = h == PS_HOOK_DROP_IP ? PS_LINKTYPE_RAW :
-									   cap->linktype[i]
-				};
+		int err = ps_loader_add_iface(&cap->loader, (uint32_t)cap->ifs[i].ifindex,
+					      cap->ifs[i].linktype == PS_LINKTYPE_RAW);
+
+		if (err == -E2BIG)
+			pr_err("cannot capture on %s: the capture has room for %d interfaces "
+			       "(--max-ifaces)\n",
+			       cap->ifs[i].name, cap->max_ifaces);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -299,15 +424,15 @@ static int plan_targets(struct ps_capture *cap, struct ps_iface_list *ifaces)
 static void load_dev_program(struct ps_capture *cap, const struct ps_load_opts *main, int i)
 {
 	struct ps_load_opts lo = *main;
-	const struct ps_device *d = &cap->dev[i];
+	const struct ps_device *d = &cap->ifs[i].dev;
 
-	if (!(cap->if_hooks[i] & PS_HOOK_BIT(PS_HOOK_XDP)) || cap->xdp_mode[i] == PS_XDP_SKB ||
+	if (!(cap->ifs[i].hooks & PS_HOOK_BIT(PS_HOOK_XDP)) || cap->ifs[i].xdp_mode == PS_XDP_SKB ||
 	    d->xdp_rx_vlan != 1 || cap->cfg.xdp_attach != PS_XDP_VIA_LINK ||
 	    !ps_loader_has_xdp_vlan_meta())
 		return;
 	lo.xdp_dev_ifindex = (uint32_t)d->ifindex;
 	lo.maps_from = &cap->loader;
-	if (ps_loader_load(&cap->dev_loader[i], &lo))
+	if (ps_loader_load(&cap->ifs[i].dev_loader, &lo))
 		pr_warn("xdp: %s: the program that reads the driver's VLAN tags did not load; "
 			"capturing without them\n",
 			d->name);
@@ -322,27 +447,27 @@ static void load_dev_program(struct ps_capture *cap, const struct ps_load_opts *
 static int load_trace_programs(struct ps_capture *cap, const struct ps_load_opts *main, int i)
 {
 	struct ps_load_opts lo = *main;
-	const struct ps_xdp_target *t = &cap->xdp_target[i];
+	const struct ps_xdp_target *t = &cap->ifs[i].xdp_target;
 
-	if (!(cap->if_hooks[i] & PS_HOOKS_XDP_TRACE))
+	if (!(cap->ifs[i].hooks & PS_HOOKS_XDP_TRACE))
 		return 0;
 	for (int j = 0; j < i; j++)
-		if (cap->trace_loader[j].skel && cap->xdp_target[j].id == t->id)
+		if (cap->ifs[j].trace_loader.skel && cap->ifs[j].xdp_target.id == t->id)
 			return 0;
-	lo.hooks = cap->if_hooks[i];
+	lo.hooks = cap->ifs[i].hooks;
 	lo.trace_func = t->func;
 	lo.trace_prog_fd = t->fd;
 	lo.maps_from = &cap->loader;
-	return ps_loader_load(&cap->trace_loader[i], &lo);
+	return ps_loader_load(&cap->ifs[i].trace_loader, &lo);
 }
 
-static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifaces)
+static int load_programs(struct ps_capture *cap)
 {
 	const struct ps_capture_cfg *o = &cap->cfg;
 	struct ps_load_opts lo = {
 		.hooks = cap->hooks,
 		.snaplen = o->snaplen,
-		.ifaces = ifaces,
+		.max_ifaces = (uint32_t)cap->max_ifaces,
 		.sampling = &cap->smp,
 		.filter = cap->filter,
 		.transport = cap->transport,
@@ -367,8 +492,8 @@ static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifa
 		lo.drop_netns_ino = (uint32_t)st.st_ino;
 	}
 	xdp_programs_needed(cap, need);
-	lo.xdp_native = need[0];
-	lo.xdp_skb = need[1];
+	lo.xdp_native = cap->xdp_loaded[0] = need[0];
+	lo.xdp_skb = cap->xdp_loaded[1] = need[1];
 	if (cap->transport == PS_TRANSPORT_RINGBUF)
 		lo.ring_bytes = cap->bufs.ring_kib * 1024;
 	/* Loaded here, not inside libxdp's attach, so a filter the verifier
@@ -396,7 +521,7 @@ static int load_programs(struct ps_capture *cap, const struct ps_iface_list *ifa
 static int slot_of(const struct ps_capture *cap, int ifindex)
 {
 	for (int i = 0; i < cap->n_ifaces; i++)
-		if (cap->ifindex[i] == ifindex)
+		if (cap->ifs[i].ifindex == ifindex)
 			return i;
 	return -1;
 }
@@ -405,7 +530,7 @@ static int slot_of(const struct ps_capture *cap, int ifindex)
 static bool lowers_attached(const struct ps_capture *cap, const bool *done, int i)
 {
 	for (int j = 0; j < cap->n_ifaces; j++)
-		if (j != i && !done[j] && ps_device_is_below(&cap->dev[j], cap->ifindex[i]))
+		if (j != i && !done[j] && ps_device_is_below(&cap->ifs[j].dev, cap->ifs[i].ifindex))
 			return false;
 	return true;
 }
@@ -413,30 +538,35 @@ static bool lowers_attached(const struct ps_capture *cap, const bool *done, int 
 /*
  * XDP first on the devices below, then on those above them: the kernel
  * refuses XDP on a port or lower device once its bridge, macvlan or VLAN
- * holds XDP, not the other way round. Round r attaches the devices r
- * levels up; devices stack fewer levels than there are interfaces.
+ * holds XDP, not the other way round. Each pass attaches the devices one
+ * level further up, until a pass has nothing left to attach.
  */
 static int attach_xdp_all(struct ps_capture *cap)
 {
-	bool done[PS_MAX_IFACES];
-	int err;
+	bool *done = calloc((size_t)cap->n_ifaces + 1, sizeof(*done));
+	int err = 0;
 
+	if (!done)
+		return -ENOMEM;
 	for (int i = 0; i < cap->n_ifaces; i++)
-		done[i] = !(cap->if_hooks[i] & PS_HOOK_BIT(PS_HOOK_XDP));
-	for (int round = 0; round < cap->n_ifaces; round++)
-		for (int i = 0; i < cap->n_ifaces; i++) {
+		done[i] = !(cap->ifs[i].hooks & PS_HOOK_BIT(PS_HOOK_XDP));
+	for (bool more = true; more && !err;) {
+		more = false;
+		for (int i = 0; i < cap->n_ifaces && !err; i++) {
 			if (done[i] || !lowers_attached(cap, done, i))
 				continue;
 			if (cap->stop->requested)
-				return -EINTR;
-			err = ps_attach_xdp(&cap->att, &cap->dev[i], cap->xdp_mode[i],
-					    ps_loader_prog_fd(&cap->dev_loader[i],
-							      PS_PROG_XDP_DEV));
-			if (err)
-				return err;
-			done[i] = true;
+				err = -EINTR;
+			else
+				err = ps_attach_xdp(&cap->att, &cap->ifs[i].dev,
+						    cap->ifs[i].xdp_mode,
+						    ps_loader_prog_fd(&cap->ifs[i].dev_loader,
+								      PS_PROG_XDP_DEV));
+			done[i] = more = true;
 		}
-	return 0;
+	}
+	free(done);
+	return err;
 }
 
 /*
@@ -451,6 +581,8 @@ static int start_guardian(struct ps_capture *cap)
 
 	for (int t = 0; t < cap->n_targets; t++)
 		tc |= ps_hook_is_tc(cap->targets[t].hook);
+	/* Following: for interfaces to come, too. */
+	tc |= cap->follow && (cap->hooks & PS_HOOKS_TC);
 	if (!tc || cap->cfg.tc_mode == PS_TC_TCX)
 		return 0;
 	fd = ps_guardian_start();
@@ -469,10 +601,11 @@ static int attach_xdp_trace_all(struct ps_capture *cap)
 
 	for (int i = 0; !err && i < cap->n_ifaces; i++)
 		for (int k = 0; !err && k < 2; k++) {
-			int fd = ps_loader_prog_fd(&cap->trace_loader[i], progs[k]);
+			int fd = ps_loader_prog_fd(&cap->ifs[i].trace_loader, progs[k]);
 
 			if (fd >= 0)
-				err = ps_attach_xdp_trace(&cap->att, fd, &cap->dev[i], hooks[k]);
+				err = ps_attach_xdp_trace(&cap->att, fd, &cap->ifs[i].dev,
+							  hooks[k]);
 		}
 	return err;
 }
@@ -496,14 +629,16 @@ static int attach_all(struct ps_capture *cap)
 				   tg->ifindex, tg->ifname, tg->hook, cap->cfg.tc_mode,
 				   cap->cfg.tc_position);
 	}
-	/* tcx everywhere: the guardian has nothing to look after. */
-	if (!err && cap->att.guard_fd >= 0 && !ps_attach_has_clsact(&cap->att)) {
+	/* tcx everywhere: the guardian has nothing to look after (following,
+	 * once tcx has been seen to work: the interfaces to come get it too). */
+	if (!err && cap->att.guard_fd >= 0 && !ps_attach_has_clsact(&cap->att) &&
+	    (!cap->follow || ps_attach_has_tcx(&cap->att))) {
 		close(cap->att.guard_fd);
 		cap->att.guard_fd = -1;
 	}
 	/* Said once all is attached: a failed start's one line stays one. */
 	for (int i = 0; !err && i < cap->n_ifaces; i++)
-		ps_attach_warn_xdp_cost(&cap->att, &cap->dev[i]);
+		ps_attach_warn_xdp_cost(&cap->att, &cap->ifs[i].dev);
 	return err;
 }
 
@@ -530,29 +665,63 @@ static void describe_target(const struct ps_capture *cap, const struct ps_target
 
 	if (i >= 0 && ps_hook_is_xdp_trace(tg->hook))
 		snprintf(buf, len, "%s of %s (id %u)", ps_hook_description(tg->hook),
-			 cap->xdp_target[i].name, cap->xdp_target[i].id);
+			 cap->ifs[i].xdp_target.name, cap->ifs[i].xdp_target.id);
 	else
 		snprintf(buf, len, "%s", ps_hook_description(tg->hook));
 }
 
-/* What each target's IDB says: the hook and how it was attached, the
+/* What target t's IDB says: the hook and how it was attached, the
  * sampling. */
+static void describe_target_idb(struct ps_capture *cap, int t)
+{
+	struct ps_capfile_iface *fi = &cap->file_ifaces[t];
+
+	ps_report_idb_comment(fi->comment, sizeof(fi->comment), cap->targets[t].hook,
+			      attached_via(cap, &cap->targets[t]), cap->sampling);
+	describe_target(cap, &cap->targets[t], fi->description, sizeof(fi->description));
+}
+
 static void describe_targets(struct ps_capture *cap)
 {
-	for (int t = 0; t < cap->n_targets; t++) {
-		struct ps_capfile_iface *fi = &cap->file_ifaces[t];
+	for (int t = 0; t < cap->n_targets; t++)
+		describe_target_idb(cap, t);
+}
 
-		ps_report_idb_comment(fi->comment, sizeof(fi->comment), cap->targets[t].hook,
-				      attached_via(cap, &cap->targets[t]), cap->sampling);
-		describe_target(cap, &cap->targets[t], fi->description, sizeof(fi->description));
+/* Target t's counters: the kernel's, or, its interface gone, as they were
+ * then. 0 or -errno. */
+static int target_counters(const struct ps_capture *cap, int t, struct ps_counters *c)
+{
+	const struct ps_target *tg = &cap->targets[t];
+
+	if (tg->gone) {
+		*c = tg->final;
+		return 0;
 	}
+	return ps_loader_read_counter(&cap->loader, (uint32_t)tg->ifindex, tg->hook, c);
+}
+
+/* The outputs' counters (ISBs, sFlow): target_counters, by interface. */
+static int read_target_counters(void *arg, uint32_t ifindex, unsigned int hook,
+				struct ps_counters *c)
+{
+	const struct ps_capture *cap = arg;
+
+	for (int t = 0; t < cap->n_targets; t++)
+		if (cap->targets[t].ifindex == (int)ifindex && cap->targets[t].hook == hook)
+			return target_counters(cap, t, c);
+	return -ENOENT;
+}
+
+static struct ps_counter_src counter_src(struct ps_capture *cap)
+{
+	return (struct ps_counter_src){ .read = read_target_counters, .arg = cap };
 }
 
 /* Packets of target t (or of all, t < 0) in every file so far; printing
  * only, what was printed. */
 static uint64_t written_total(const struct ps_capture *cap, int t)
 {
-	uint64_t n = 0;
+	uint64_t n = t < 0 ? cap->retired_written : 0;
 
 	if (cap->file)
 		return ps_capfile_written(cap->file, t);
@@ -566,7 +735,7 @@ static int open_ingest(struct ps_capture *cap)
 {
 	const struct ps_capture_cfg *o = &cap->cfg;
 	/* The kernel's exact counters: sFlow's sample_pool and drops. */
-	const struct ps_counter_src counters = ps_loader_counter_src(&cap->loader);
+	const struct ps_counter_src counters = counter_src(cap);
 	int err;
 
 	cap->in = calloc(1, sizeof(*cap->in));
@@ -649,9 +818,9 @@ static int open_loop(struct ps_capture *cap)
 	if (epoll_ctl(cap->loop_fd, EPOLL_CTL_ADD, ev.data.fd, &ev))
 		goto fail;
 	for (int i = 0; i < cap->n_ifaces; i++)
-		if (ps_link_state(cap->ifindex[i]) == 0) {
-			cap->down[i] = true;
-			pr_warn("interface %s is down; capturing anyway\n", cap->ifaces[i]);
+		if (ps_link_state(cap->ifs[i].ifindex) == 0) {
+			cap->ifs[i].down = true;
+			pr_warn("interface %s is down; capturing anyway\n", cap->ifs[i].name);
 		}
 	return 0;
 fail:
@@ -675,10 +844,10 @@ static void set_promiscuous(struct ps_capture *cap)
 	if (cap->promisc_fd < 0)
 		err = cap->promisc_fd;
 	for (int i = 0; !err && i < cap->n_ifaces; i++) {
-		err = ps_promisc_add(cap->promisc_fd, cap->ifindex[i]);
+		err = ps_promisc_add(cap->promisc_fd, cap->ifs[i].ifindex);
 		if (err)
 			pr_warn("cannot put %s into promiscuous mode: %s; capturing without it\n",
-				cap->ifaces[i], strerror(-err));
+				cap->ifs[i].name, strerror(-err));
 	}
 	if (cap->promisc_fd < 0)
 		pr_warn("cannot use promiscuous mode: %s%s; capturing without it (-p: do not try)\n",
@@ -770,12 +939,18 @@ static void publish_metrics(struct ps_capture *cap, uint64_t now_ns)
 	cap->metrics_at_ns = now_ns;
 	if (!t)
 		return;
+	/* The interfaces there are: a gone one's series ends. */
+	v.n_targets = 0;
 	for (int i = 0; i < cap->n_targets; i++) {
-		t[i].ifname = cap->targets[i].ifname;
-		t[i].hook = ps_hook_name(cap->targets[i].hook);
-		ps_loader_read_counter(&cap->loader, cap->targets[i].ifindex, cap->targets[i].hook,
-				       &t[i].c);
-		t[i].written = written_total(cap, i);
+		struct ps_metrics_target *m = &t[v.n_targets];
+
+		if (cap->targets[i].gone)
+			continue;
+		m->ifname = cap->targets[i].ifname;
+		m->hook = ps_hook_name(cap->targets[i].hook);
+		target_counters(cap, i, &m->c);
+		m->written = written_total(cap, i);
+		v.n_targets++;
 	}
 	if (cap->sflow) {
 		v.sflow_samples = cap->sflow->samples;
@@ -793,9 +968,10 @@ static void publish_metrics(struct ps_capture *cap, uint64_t now_ns)
 	free(t);
 }
 
+static void rescan(struct ps_capture *cap); /* following interfaces: below */
+
 int ps_capture_setup(struct ps_capture *cap)
 {
-	struct ps_iface_list ifaces = { 0 };
 	int err;
 
 	if (ps_sampling_active(&cap->smp))
@@ -806,11 +982,13 @@ int ps_capture_setup(struct ps_capture *cap)
 	if (!err && (cap->hooks & PS_HOOKS_DROP))
 		err = ps_dropnames_load(&cap->drops);
 	if (!err)
-		err = plan_targets(cap, &ifaces);
+		err = plan_targets(cap);
 	if (!err)
 		err = start_guardian(cap);
 	if (!err)
-		err = load_programs(cap, &ifaces);
+		err = load_programs(cap);
+	if (!err)
+		err = add_kernel_ifaces(cap);
 	if (!err)
 		err = open_ingest(cap);
 	/* Whom packets belong to: known before the first one is. */
@@ -833,7 +1011,7 @@ int ps_capture_setup(struct ps_capture *cap)
 		err = ps_ticker_start(&cap->ticker, ps_loader_prog(&cap->loader, PS_PROG_TICK),
 				      cap->smp.interval_ns);
 	if (!err && cap->file) {
-		const struct ps_counter_src counters = ps_loader_counter_src(&cap->loader);
+		const struct ps_counter_src counters = counter_src(cap);
 
 		describe_targets(cap);
 		err = ps_capfile_start(cap->file, cap->targets, cap->file_ifaces, cap->n_targets,
@@ -845,52 +1023,270 @@ int ps_capture_setup(struct ps_capture *cap)
 		cap->start_time_s = (double)read_ns(CLOCK_REALTIME) / 1e9;
 		if (cap->metrics.fd >= 0)
 			publish_metrics(cap, read_ns(CLOCK_MONOTONIC));
-		ps_report_start(cap->ifaces, cap->n_ifaces, cap->if_hooks, cap->cfg.snaplen,
-				cap->att.xdp_single_prog, cap->sampling);
+		ps_report_start(cap->att.xdp_single_prog, cap->sampling);
+		for (int i = 0; i < cap->n_ifaces; i++)
+			ps_report_iface(cap->ifs[i].name, cap->ifs[i].hooks, cap->cfg.snaplen);
+		if (!cap->n_ifaces)
+			pr_warn("capturing on no interface yet: waiting for -i %s\n", cap->follow);
+		/* Those that came between the listing and the link watch. */
+		if (cap->follow)
+			rescan(cap);
 	}
 	return err;
 }
 
-/* Every (interface, hook)'s counters, summed. */
+/* Every (interface, hook)'s counters, summed, those gone included. */
 static void sum_counters(const struct ps_capture *cap, struct ps_counters *all)
 {
-	memset(all, 0, sizeof(*all));
+	*all = cap->retired;
 	for (int i = 0; i < cap->n_targets; i++) {
 		struct ps_counters c;
 
-		if (!ps_loader_read_counter(&cap->loader, cap->targets[i].ifindex,
-					    cap->targets[i].hook, &c))
+		if (!target_counters(cap, i, &c))
 			ps_counters_add(all, &c);
 	}
 }
 
-static void link_changed(struct ps_capture *cap, const struct ps_link_event *ev)
+/*
+ * Interface i went: what was attached there is let go, and its kernel
+ * slot freed, its last counters kept in its targets (their outputs still
+ * answer for it, and the summary counts it). Following, the entry is free
+ * for one to come.
+ */
+static void iface_gone(struct ps_capture *cap, int i, bool say)
 {
-	int i = slot_of(cap, ev->ifindex), left = 0;
-	const char *name;
+	struct ps_cap_iface *f = &cap->ifs[i];
+	struct ps_counters final[PS_HOOK_MAX] = { 0 };
+	int left = 0;
 
-	if (i < 0 || cap->gone[i])
-		return;
-	name = cap->ifaces[i];
-	/* A deletion first takes the interface down: say only that it went. */
-	if (ev->gone || (!ev->up && ps_link_state(ev->ifindex) == -ENODEV)) {
-		cap->gone[i] = true;
-		ps_attach_forget(&cap->att, ev->ifindex);
+	f->gone = true;
+	ps_detach_iface(&cap->att, f->ifindex, true);
+	if (cap->file)
+		ps_capfile_mark_gone(cap->file, f->ifindex);
+	ps_loader_remove_iface(&cap->loader, (uint32_t)f->ifindex, final);
+	for (int t = 0; t < cap->n_targets; t++)
+		if (cap->targets[t].ifindex == f->ifindex && !cap->targets[t].gone) {
+			cap->targets[t].final = final[cap->targets[t].hook];
+			cap->targets[t].gone = true;
+		}
+	if (say && cap->follow)
+		pr_warn("interface %s disappeared\n", f->name);
+	else if (say)
+		pr_err("interface %s disappeared\n", f->name);
+	ps_loader_close(&f->dev_loader);
+	ps_loader_close(&f->trace_loader);
+	ps_xdp_target_close(&f->xdp_target);
+	f->ifindex = 0; /* free */
+	/* Room again for one refused for the lack of it: the loop looks. */
+	cap->rescan_due |= cap->room_short;
+	for (int j = 0; j < cap->n_ifaces; j++)
+		left += !cap->ifs[j].gone;
+	cap->all_gone = !left && !cap->follow;
+}
+
+/* A free target entry (a gone interface's, whose outputs are told), or a
+ * new one at the end; -1 if there is no room. */
+static int take_target(struct ps_capture *cap)
+{
+	int room = cap->max_ifaces * PS_HOOK_MAX;
+
+	if (cap->n_targets < room)
+		return cap->n_targets;
+	for (int t = 0; t < cap->n_targets; t++) {
+		struct ps_target *tg = &cap->targets[t];
+
+		if (!tg->gone)
+			continue;
 		if (cap->file)
-			ps_capfile_mark_gone(cap->file, ev->ifindex);
-		pr_err("interface %s disappeared\n", name);
-		for (int j = 0; j < cap->n_ifaces; j++)
-			left += !cap->gone[j];
-		cap->all_gone = !left;
+			ps_capfile_end_target(cap->file, t);
+		if (cap->sflow)
+			ps_sflowexp_end_target(cap->sflow, t);
+		ps_counters_add(&cap->retired, &tg->final);
+		if (!cap->file)
+			cap->retired_written += tg->written;
+		/* The ingest's readers match on ifindex: none while it changes. */
+		__atomic_store_n(&tg->ifindex, 0, __ATOMIC_RELEASE);
+		return t;
+	}
+	return -1;
+}
+
+/* Interface i's targets, taken (first, so that the ingest knows its
+ * packets from the moment it is attached); 0 or -E2BIG. */
+static int take_targets(struct ps_capture *cap, int i)
+{
+	const struct ps_cap_iface *f = &cap->ifs[i];
+
+	for (unsigned int h = 0; h < PS_HOOK_MAX; h++) {
+		struct ps_target *tg;
+		int t;
+
+		if (!(f->hooks & PS_HOOK_BIT(h)))
+			continue;
+		t = take_target(cap);
+		if (t < 0)
+			return -E2BIG;
+		tg = &cap->targets[t];
+		snprintf(tg->ifname, sizeof(tg->ifname), "%s", f->name);
+		tg->hook = h;
+		tg->linktype = h == PS_HOOK_DROP_IP ? PS_LINKTYPE_RAW : f->linktype;
+		tg->written = 0;
+		tg->gone = false;
+		tg->final = (struct ps_counters){ 0 };
+		__atomic_store_n(&tg->ifindex, f->ifindex, __ATOMIC_RELEASE);
+		if (t == cap->n_targets)
+			cap->n_targets++;
+	}
+	ps_ingest_set_n_targets(cap->in, cap->n_targets);
+	return 0;
+}
+
+/* Interface i attached: its targets' IDBs, and sFlow samplers. */
+static int open_targets(struct ps_capture *cap, int i)
+{
+	int err = 0;
+
+	for (int t = 0; t < cap->n_targets && !err; t++) {
+		if (cap->targets[t].ifindex != cap->ifs[i].ifindex || cap->targets[t].gone)
+			continue;
+		describe_target_idb(cap, t);
+		if (cap->file)
+			err = ps_capfile_add_target(cap->file, t, cap->n_targets);
+		if (!err && cap->sflow)
+			err = ps_sflowexp_add_target(cap->sflow, t, cap->n_targets);
+	}
+	return err;
+}
+
+/* Interface i's hooks, as at the start (XDP, then TC). */
+static int attach_iface(struct ps_capture *cap, int i)
+{
+	struct ps_cap_iface *f = &cap->ifs[i];
+	int err = 0;
+
+	if (f->hooks & PS_HOOK_BIT(PS_HOOK_XDP))
+		err = ps_attach_xdp(&cap->att, &f->dev, f->xdp_mode, -1);
+	for (unsigned int h = PS_HOOK_TC_INGRESS; !err && h <= PS_HOOK_TC_EGRESS; h++)
+		if (f->hooks & PS_HOOK_BIT(h))
+			err = ps_attach_tc(&cap->att, ps_loader_prog_fd(&cap->loader, h),
+					   f->ifindex, f->name, h, cap->cfg.tc_mode,
+					   cap->cfg.tc_position);
+	if (!err && cap->promisc_fd >= 0 && ps_promisc_add(cap->promisc_fd, f->ifindex))
+		pr_warn("cannot put %s into promiscuous mode; capturing without it\n", f->name);
+	return err;
+}
+
+/*
+ * Following: an interface that came (or was renamed into a pattern, or
+ * came up for -i any). It gets a free entry and kernel slot, is resolved
+ * as at the start, gets targets (and IDBs, sFlow samplers) before its
+ * hooks are attached, so its first packets find them. Anything that goes
+ * wrong is a warning: the capture goes on with the others.
+ */
+static void iface_new(struct ps_capture *cap, const struct ps_link_event *ev)
+{
+	struct ps_netdev_nl nl;
+	struct ps_cap_iface *f;
+	int i, err;
+
+	for (i = 0; i < cap->n_ifaces && cap->ifs[i].ifindex; i++)
+		;
+	if (i == cap->max_ifaces) {
+		pr_warn("not capturing on %s: the capture has room for %d interfaces "
+			"(--max-ifaces)\n",
+			ev->name, cap->max_ifaces);
+		cap->refused[cap->n_refused++ % PS_REFUSED_KEPT] = ev->ifindex;
+		cap->room_short = true;
 		return;
 	}
-	if (ev->up == !cap->down[i])
+	f = &cap->ifs[i];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "%s", ev->name);
+	f->ifindex = ev->ifindex;
+	f->xdp_target.fd = -1;
+	if (i == cap->n_ifaces)
+		cap->n_ifaces++;
+	ps_netdev_nl_open(&nl);
+	err = resolve_one(cap, i, &nl, true);
+	ps_netdev_nl_close(&nl);
+	if (!err) {
+		err = ps_loader_add_iface(&cap->loader, (uint32_t)f->ifindex,
+					  f->linktype == PS_LINKTYPE_RAW);
+		if (err == -E2BIG)
+			pr_warn("not capturing on %s: the capture has room for %d interfaces "
+				"(--max-ifaces)\n",
+				f->name, cap->max_ifaces);
+	}
+	if (!err)
+		err = take_targets(cap, i);
+	if (!err)
+		err = attach_iface(cap, i);
+	if (!err)
+		err = open_targets(cap, i);
+	if (err) {
+		/* Said where it failed; and once: its next news are not retried. */
+		cap->refused[cap->n_refused++ % PS_REFUSED_KEPT] = f->ifindex;
+		iface_gone(cap, i, false);
 		return;
-	cap->down[i] = !ev->up;
-	if (ev->up)
+	}
+	f->down = !ev->up;
+	ps_report_iface(f->name, f->hooks, cap->cfg.snaplen);
+}
+
+static void link_changed(struct ps_capture *cap, const struct ps_link_event *ev)
+{
+	int i = slot_of(cap, ev->ifindex);
+	const char *name;
+
+	if (i < 0) {
+		for (int r = 0; r < PS_REFUSED_KEPT; r++)
+			if (cap->refused[r] == ev->ifindex)
+				return;
+		if (cap->follow && !ev->gone && ev->name[0] &&
+		    wanted(cap, ev->name, ev->up, ev->loopback))
+			iface_new(cap, ev);
+		return;
+	}
+	if (cap->ifs[i].gone)
+		return;
+	name = cap->ifs[i].name;
+	/* A deletion first takes the interface down: say only that it went. */
+	if (ev->gone || (!ev->up && ps_link_state(ev->ifindex) == -ENODEV)) {
+		iface_gone(cap, i, true);
+		return;
+	}
+	if (ev->up == !cap->ifs[i].down)
+		return;
+	cap->ifs[i].down = !ev->up;
+	/* Following, interfaces come up and go down all day: -v says. */
+	if (ev->up && cap->follow)
+		pr_info("interface %s is up\n", name);
+	else if (ev->up)
 		pr_warn("interface %s is up again\n", name);
+	else if (cap->follow)
+		pr_info("interface %s went down; capturing on\n", name);
 	else
 		pr_warn("interface %s went down; capturing on\n", name);
+}
+
+/* Every interface there is, as if each had just told us (following: the
+ * ones missed while rtnetlink's news were lost, or before it listened). */
+static void rescan(struct ps_capture *cap)
+{
+	struct if_nameindex *all = if_nameindex(), *p;
+
+	for (p = all; p && p->if_index; p++) {
+		int flags = ps_link_flags((int)p->if_index);
+		struct ps_link_event ev = { .ifindex = (int)p->if_index,
+					    .up = flags >= 0 && (flags & IFF_UP),
+					    .loopback = flags >= 0 && (flags & IFF_LOOPBACK) };
+
+		snprintf(ev.name, sizeof(ev.name), "%s", p->if_name);
+		if (flags >= 0)
+			link_changed(cap, &ev);
+	}
+	if (all)
+		if_freenameindex(all);
 }
 
 /* What rtnetlink told us; if it dropped news, ask about every interface. */
@@ -901,15 +1297,20 @@ static void read_link_events(struct ps_capture *cap)
 
 	while ((n = ps_linkwatch_read(cap->link_fd, ev, 32)) != 0) {
 		if (n == -ENOBUFS) {
-			n = 0;
 			for (int i = 0; i < cap->n_ifaces; i++) {
-				int st = ps_link_state(cap->ifindex[i]);
+				int st = ps_link_state(cap->ifs[i].ifindex);
 
-				ev[n++] = (struct ps_link_event){ .ifindex = cap->ifindex[i],
+				if (cap->ifs[i].ifindex)
+					link_changed(cap, &(struct ps_link_event){
+								  .ifindex = cap->ifs[i].ifindex,
 								  .gone = st == -ENODEV,
-								  .up = st == 1 };
+								  .up = st == 1 });
 			}
-		} else if (n < 0) {
+			if (cap->follow)
+				rescan(cap);
+			continue;
+		}
+		if (n < 0) {
 			pr_warn("cannot read interface events: %s\n", strerror(-n));
 			return;
 		}
@@ -1008,6 +1409,11 @@ int ps_capture_loop(struct ps_capture *cap)
 		for (int i = 0; i < n; i++)
 			if (ev[i].data.fd == cap->link_fd)
 				read_link_events(cap);
+		if (cap->rescan_due) {
+			cap->rescan_due = cap->room_short = false;
+			memset(cap->refused, 0, sizeof(cap->refused));
+			rescan(cap);
+		}
 		err = ps_ingest_poll(cap->in, 0);
 		if (err) {
 			if (cap->in->error)
@@ -1054,13 +1460,13 @@ static void report_clock(const struct ps_capture *cap)
 /* The whole capture's stages, summed into *all; per target with -v. */
 static void report_stages(struct ps_capture *cap, struct ps_counters *all)
 {
-	memset(all, 0, sizeof(*all));
+	*all = cap->retired;
 	for (int t = 0; t < cap->n_targets; t++) {
 		struct ps_target *tg = &cap->targets[t];
 		struct ps_counters c;
 		char line[320];
 
-		if (ps_loader_read_counter(&cap->loader, tg->ifindex, tg->hook, &c))
+		if (target_counters(cap, t, &c))
 			continue; /* write_isbs said so */
 		ps_counters_add(all, &c);
 		ps_report_stages(line, sizeof(line), &c, written_total(cap, t));
@@ -1181,9 +1587,9 @@ void ps_capture_teardown(struct ps_capture *cap)
 	free(cap->printer);
 	cap->printer = NULL;
 	for (int i = 0; i < cap->n_ifaces; i++) {
-		ps_loader_close(&cap->dev_loader[i]);
-		ps_loader_close(&cap->trace_loader[i]);
-		ps_xdp_target_close(&cap->xdp_target[i]);
+		ps_loader_close(&cap->ifs[i].dev_loader);
+		ps_loader_close(&cap->ifs[i].trace_loader);
+		ps_xdp_target_close(&cap->ifs[i].xdp_target);
 	}
 	ps_loader_close(&cap->loader);
 	ps_dropnames_free(&cap->drops);
@@ -1195,4 +1601,11 @@ void ps_capture_teardown(struct ps_capture *cap)
 	if (cap->promisc_fd >= 0)
 		close(cap->promisc_fd); /* the memberships go with it */
 	cap->link_fd = cap->loop_fd = cap->promisc_fd = -1;
+	free(cap->ifs);
+	free(cap->targets);
+	free(cap->file_ifaces);
+	cap->ifs = NULL;
+	cap->targets = NULL;
+	cap->file_ifaces = NULL;
+	cap->n_ifaces = cap->n_targets = 0;
 }

@@ -28,10 +28,16 @@
 
 struct ps_filter;
 
+/* Following interfaces, without --max-ifaces: room for this many at once
+ * (or twice those at the start). */
+#define PS_FOLLOW_IFACES 1024
+#define PS_REFUSED_KEPT 64
+
 /* What a capture needs of the options (main.c fills it in). */
 struct ps_capture_cfg {
 	const char *const *ifaces; /* -i's; "any" among them: every one up */
 	int n_ifaces;
+	int max_ifaces;	    /* room for so many at once; 0: those at start */
 	unsigned int hooks; /* PS_HOOK_BIT() set, if hooks_given */
 	bool hooks_given;   /* --hook or -Q; else each device's default */
 	enum ps_xdp_mode xdp_mode;
@@ -65,56 +71,76 @@ struct ps_stop {
 	volatile sig_atomic_t abort;
 };
 
+/* One interface of the capture. */
+struct ps_cap_iface {
+	char name[IF_NAMESIZE];
+	int ifindex;
+	struct ps_device dev;	   /* what it is (user/kernel/device.h) */
+	int linktype;		   /* PS_LINKTYPE_*, as tcpdump's */
+	enum ps_xdp_mode xdp_mode; /* auto resolved for the device */
+	unsigned int hooks;	   /* its hooks */
+	/* For native XDP where the driver hands XDP the VLAN tag it strips:
+	 * the program bound to the device (shares the main loader's maps);
+	 * skel NULL elsewhere. */
+	struct ps_loader dev_loader;
+	/* With xdp-entry or xdp-exit: the XDP program traced there, and the
+	 * loader of our programs around it (skel NULL where an earlier
+	 * interface's loader traces the same program). */
+	struct ps_xdp_target xdp_target;
+	struct ps_loader trace_loader;
+	bool gone, down; /* it vanished; it is down */
+};
+
 struct ps_capture {
 	struct ps_capture_cfg cfg;
 	struct ps_filter *filter; /* NULL: capture everything (raw part made on demand) */
 	struct ps_stop *stop;
-	/* The interfaces: -i's, or with -i any every interface that is up. */
-	const char *ifaces[PS_MAX_IFACES];
-	int n_ifaces;
-	char any_names[PS_MAX_IFACES][IF_NAMESIZE];
-	int ifindex[PS_MAX_IFACES];
-	struct ps_device dev[PS_MAX_IFACES];	  /* what each is (user/kernel/device.h) */
-	int linktype[PS_MAX_IFACES];		  /* PS_LINKTYPE_*, as tcpdump's */
-	enum ps_xdp_mode xdp_mode[PS_MAX_IFACES]; /* auto resolved per device */
-	unsigned int if_hooks[PS_MAX_IFACES];	  /* the hooks of each interface */
-	unsigned int hooks;			  /* all of them together */
-	int promisc_fd;				  /* AF_PACKET memberships (-p: none); -1 */
-	struct ps_target targets[PS_MAX_IFACES * PS_HOOK_MAX];
+	/* The interfaces: -i's, or with -i any every interface that is up,
+	 * or those a pattern matches; room for max_ifaces (the kernel's maps
+	 * are sized for as many). ifindex 0: a free entry. */
+	struct ps_cap_iface *ifs;
+	int n_ifaces, max_ifaces;
+	unsigned int hooks; /* all of them together: the programs loaded */
+	bool xdp_loaded[2]; /* the XDP programs: [0] native, [1] skb */
+	/* -i any or a pattern (the first given; else NULL): interfaces that
+	 * come later are captured too, those that go are let go, and none
+	 * left is no reason to end. */
+	const char *follow;
+	/* The counters and packets of interfaces whose targets others took. */
+	struct ps_counters retired;
+	uint64_t retired_written;
+	/* Following: the last interfaces refused (said once; not retried at
+	 * their next news). */
+	int refused[PS_REFUSED_KEPT];
+	unsigned int n_refused;
+	bool room_short;	   /* one was refused for want of room ... */
+	bool rescan_due;	   /* ... and one has gone since: look again */
+	int promisc_fd;		   /* AF_PACKET memberships (-p: none); -1 */
+	struct ps_target *targets; /* room for max_ifaces * PS_HOOK_MAX */
 	int n_targets;
 	struct ps_loader loader;
 	struct ps_context ctx; /* whom packets belong to (user/context/context.h) */
-	/* Per interface, for native XDP where the driver hands XDP the VLAN
-	 * tag it strips: the program bound to that device (shares loader's
-	 * maps); skel NULL elsewhere. */
-	struct ps_loader dev_loader[PS_MAX_IFACES];
-	/* Per interface with xdp-entry or xdp-exit: the XDP program traced
-	 * there, and the loader of our programs around it (skel NULL where
-	 * an earlier interface's loader traces the same program). */
-	struct ps_xdp_target xdp_target[PS_MAX_IFACES];
-	struct ps_loader trace_loader[PS_MAX_IFACES];
 	struct ps_attachments att;
 	struct ps_dropnames drops;  /* --hook drop: the reasons' and places' names */
 	struct ps_buffer_plan bufs; /* -B over the online CPUs */
 	unsigned int transport;	    /* enum ps_transport: o's, or ringbuf where perf
 				   * events are closed to us */
 	/* The outputs, each a sink of the ingest (user/ingest/sink.h). */
-	struct ps_capfile *file; /* -w's file(s); NULL without -w */
-	struct ps_capfile_iface file_ifaces[PS_MAX_IFACES * PS_HOOK_MAX];
-	struct ps_printer *printer; /* the live view: without -w, or --print */
-	struct ps_sflow_exp *sflow; /* --sflow */
-	struct ps_metrics metrics;  /* --metrics; fd -1 without */
-	uint64_t metrics_at_ns;	    /* when the text was last made */
-	double start_time_s;	    /* the capture's start, Unix time */
-	struct ps_ingest *in;	    /* reads the buffers, merges, hands to the sinks */
+	struct ps_capfile *file;	      /* -w's file(s); NULL without -w */
+	struct ps_capfile_iface *file_ifaces; /* one per target */
+	struct ps_printer *printer;	      /* the live view: without -w, or --print */
+	struct ps_sflow_exp *sflow;	      /* --sflow */
+	struct ps_metrics metrics;	      /* --metrics; fd -1 without */
+	uint64_t metrics_at_ns;		      /* when the text was last made */
+	double start_time_s;		      /* the capture's start, Unix time */
+	struct ps_ingest *in;		      /* reads the buffers, merges, hands to the sinks */
 	struct ps_sampling smp;
 	struct ps_ticker ticker; /* clock-driven sampling */
 	char sampling[200];	 /* the sampling note of every IDB */
 	char tag[96];		 /* the sampling's, in every packet's comment */
 	/* Interfaces that vanish or go down while we capture. */
-	int link_fd; /* rtnetlink link events; -1 */
-	int loop_fd; /* epoll: the buffers' and link_fd */
-	bool gone[PS_MAX_IFACES], down[PS_MAX_IFACES];
+	int link_fd;   /* rtnetlink link events; -1 */
+	int loop_fd;   /* epoll: the buffers' and link_fd */
 	bool all_gone; /* none left: the capture ends, exit 1 */
 };
 
@@ -123,7 +149,7 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 		     struct ps_filter *filter, struct ps_stop *stop);
 /* Interface names to devices, link types, hooks and XDP modes; -ENODEV
  * (logged) if unknown. "any" is every interface that is up, lo only when
- * named too; -E2BIG (logged) past PS_MAX_IFACES; -EPROTONOSUPPORT for a
+ * named too; -ENOMEM (logged); -EPROTONOSUPPORT for a
  * link type pktsample cannot write, -EINVAL for a filter that cannot apply
  * to a device without a link-layer header (both logged); -ENOENT for a
  * --pid, --cgroup or --container that is not there, -EOPNOTSUPP where

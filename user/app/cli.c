@@ -116,12 +116,22 @@ static int set_iface(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (!*a)
 		return ps_fail(err, len, "empty interface name");
-	if (o->n_ifaces == PS_MAX_IFACES)
-		return ps_fail(err, len, "at most %d interfaces", PS_MAX_IFACES);
+	if (o->n_ifaces == PS_CLI_IFACES)
+		return ps_fail(err, len, "-i given more than %d times: use -i any", PS_CLI_IFACES);
 	for (int i = 0; i < o->n_ifaces; i++)
 		if (!strcmp(o->ifaces[i], a))
 			return ps_fail(err, len, "interface '%s' given twice", a);
 	o->ifaces[o->n_ifaces++] = a;
+	return 0;
+}
+
+static int set_max_ifaces(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	uint64_t v;
+
+	if (ps_parse_u64(a, 1, PS_MAX_IFACES, &v))
+		return ps_fail(err, len, "bad --max-ifaces '%s': use 1 to %u", a, PS_MAX_IFACES);
+	o->max_ifaces = (uint32_t)v;
 	return 0;
 }
 
@@ -621,13 +631,18 @@ enum {
 	KEY_SFLOW_HEADER,
 	KEY_SFLOW_COUNTERS,
 	KEY_SFLOW_BURST,
-	KEY_METRICS
+	KEY_METRICS,
+	KEY_MAX_IFACES
 };
 
 static const struct cli_opt cli_opts[] = {
 	{ "iface", 'i', required_argument, "IFACE",
-	  "capture on IFACE (repeat for more; any: every interface that is up, lo only if named)",
+	  "capture on IFACE (repeat for more; any: every interface that is up, lo only if named, "
+	  "and those that come; a pattern such as 'veth*': those that match, now and later)",
 	  set_iface, LIVE },
+	{ "max-ifaces", KEY_MAX_IFACES, required_argument, "N",
+	  "room for N interfaces at once (default: those at start; following, 1024 or twice those)",
+	  set_max_ifaces, LIVE },
 	{ "write", 'w', required_argument, "FILE",
 	  "write pcapng to FILE ('-' for stdout); without -w, print the packets", set_write },
 	{ "read-file", 'r', required_argument, "FILE",

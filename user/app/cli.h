@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "hooks.h"
-#include "pktsample.h" /* PS_MAX_IFACES */
+#include "pktsample.h"
 #include "sflow.h"
 
 #define PS_MAX_BUFFER_KIB (1024 * 1024)
@@ -38,9 +38,15 @@ struct ps_extcap_args {
 	char *filter_word; /* the capture filter as the filter's words */
 };
 
+/* How many -i a command line may name (-i any has no such limit). */
+#define PS_CLI_IFACES 4096
+/* --max-ifaces: the most a capture makes room for (the kernel's maps). */
+#define PS_MAX_IFACES 65536
+
 struct ps_opts {
-	const char *ifaces[PS_MAX_IFACES];
+	const char *ifaces[PS_CLI_IFACES];
 	int n_ifaces;
+	uint32_t max_ifaces;   /* --max-ifaces; 0: as many as there are at start */
 	const char *output;    /* "-" = stdout; NULL: print the packets */
 	const char *read_file; /* -r: print (copy) a file instead of capturing */
 	char live_opt[40];     /* the first option only a live capture takes */

@@ -96,7 +96,7 @@ static int drop_privileges(struct ps_capture *cap, const struct ps_user *u)
 static void capture_cfg(const struct ps_opts *o, struct ps_capture_cfg *c)
 {
 	*c = (struct ps_capture_cfg){
-		.ifaces = o->ifaces, .n_ifaces = o->n_ifaces,
+		.ifaces = o->ifaces, .n_ifaces = o->n_ifaces, .max_ifaces = (int)o->max_ifaces,
 		.hooks = o->hooks, .hooks_given = o->hooks_given,
 		.xdp_mode = o->xdp_mode, .xdp_attach = o->xdp_attach,
 		.tc_mode = o->tc_mode, .tc_position = o->tc_position,

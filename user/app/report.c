@@ -122,8 +122,7 @@ int ps_report_idb_comment(char *buf, size_t len, unsigned int hook, const char *
 			attached_via, *sampling ? "; " : "", sampling);
 }
 
-void ps_report_start(const char *const *ifaces, int n_ifaces, const unsigned int *hooks,
-		     uint32_t snaplen, bool xdp_single_prog, const char *sampling)
+void ps_report_start(bool xdp_single_prog, const char *sampling)
 {
 	if (xdp_single_prog)
 		pr_warn("note: libxdp's multi-program dispatcher is not available here; "
@@ -131,12 +130,14 @@ void ps_report_start(const char *const *ifaces, int n_ifaces, const unsigned int
 			"interface, and a killed pktsample leaves it attached; see --xdp-attach)\n");
 	if (*sampling)
 		pr_warn("%s\n", sampling);
-	for (int i = 0; i < n_ifaces; i++) {
-		char list[64];
+}
 
-		ps_hooks_format(hooks[i], list, sizeof(list));
-		pr_warn("capturing on %s (%s), snaplen %u\n", ifaces[i], list, snaplen);
-	}
+void ps_report_iface(const char *name, unsigned int hooks, uint32_t snaplen)
+{
+	char list[64];
+
+	ps_hooks_format(hooks, list, sizeof(list));
+	pr_warn("capturing on %s (%s), snaplen %u\n", name, list, snaplen);
 }
 
 void ps_report_clock(const struct ps_sampler *per_cpu, const int *cpus, int n)

@@ -74,9 +74,10 @@ struct ps_drop_count {
  */
 int ps_report_drops(char *buf, size_t len, const char *prefix, struct ps_drop_count *c, size_t n);
 
-/* Prints: the lines at start (stderr, always shown); sampling as above. */
-void ps_report_start(const char *const *ifaces, int n_ifaces, const unsigned int *hooks,
-		     uint32_t snaplen, bool xdp_single_prog, const char *sampling);
+/* Prints: the lines at start (stderr, always shown); sampling as above;
+ * then one line per interface, as it starts to be captured. */
+void ps_report_start(bool xdp_single_prog, const char *sampling);
+void ps_report_iface(const char *name, unsigned int hooks, uint32_t snaplen);
 
 /*
  * Prints: clock-driven sampling's health, per CPU (cpus[i] indexes

@@ -61,8 +61,27 @@ static int open_writer(struct ps_capfile *f)
 	return 0;
 }
 
+/* Target t's IDB in the current file. */
+static int write_idb(struct ps_capfile *f, int t)
+{
+	int id = pcapng_write_idb(f->w, &(struct pcapng_idb){
+						.linktype = (uint16_t)f->targets[t].linktype,
+						.snaplen = f->cfg.snaplen,
+						.name = f->targets[t].ifname,
+						.description = f->ifaces[t].description,
+						.filter = f->cfg.filter,
+						.comment = f->ifaces[t].comment,
+					});
+
+	if (id < 0)
+		return id;
+	f->if_id[t] = (uint32_t)id;
+	return 0;
+}
+
 /* A file's first blocks: the section, and one IDB per target (so every
- * file of a rotation has the same interface ids). */
+ * file of a rotation has the same interface ids while no interface comes
+ * or goes). */
 static int write_headers(struct ps_capfile *f)
 {
 	struct utsname u;
@@ -82,22 +101,8 @@ static int write_headers(struct ps_capfile *f)
 	for (int c = 0; f->cpus && c < f->ncpus; c++)
 		f->cpus[c].valid = false;
 	err = pcapng_write_shb(f->w, &shb);
-	for (int t = 0; !err && t < f->n_targets; t++) {
-		int id = pcapng_write_idb(f->w,
-					  &(struct pcapng_idb){
-						  .linktype = (uint16_t)f->targets[t].linktype,
-						  .snaplen = f->cfg.snaplen,
-						  .name = f->targets[t].ifname,
-						  .description = f->ifaces[t].description,
-						  .filter = f->cfg.filter,
-						  .comment = f->ifaces[t].comment,
-					  });
-
-		if (id < 0)
-			err = id;
-		else
-			f->if_id[t] = (uint32_t)id;
-	}
+	for (int t = 0; !err && t < f->n_targets; t++)
+		err = write_idb(f, t);
 	if (err)
 		pr_err("cannot write %s: %s\n", f->out.path, pcapng_strerror(err));
 	f->file_start_ns = wall_ns();
@@ -109,49 +114,84 @@ static int write_headers(struct ps_capfile *f)
  * saw, dropped and let through while this file was the output, and the
  * packets in this file. The counters then start over for the next file.
  */
+static int write_isb(struct ps_capfile *f, int t, uint64_t end_ns)
+{
+	const struct ps_target *tg = &f->targets[t];
+	uint64_t written = pcapng_writer_packets(f->w, (int)f->if_id[t]);
+	struct ps_counters now, c;
+	char line[320], comment[360];
+	int rerr = ps_counter_read(&f->counters, (uint32_t)tg->ifindex, tg->hook, &now);
+
+	if (rerr) {
+		pr_warn("cannot read the counters of %s %s: %s\n", tg->ifname,
+			ps_hook_name(tg->hook), strerror(-rerr));
+		return 0;
+	}
+	ps_counters_sub(&c, &now, &f->file_base[t]);
+	f->file_base[t] = now;
+	ps_report_stages(line, sizeof(line), &c, written);
+	snprintf(comment, sizeof(comment), "%s%s", f->gone[t] ? "interface disappeared; " : "",
+		 line);
+	return pcapng_write_isb(f->w, &(struct pcapng_isb){
+					      .if_id = f->if_id[t],
+					      .ts_ns = end_ns,
+					      .start_ns = f->file_start_ns,
+					      .end_ns = end_ns,
+					      .if_recv = c.seen,
+					      .if_drop = c.output_errors,
+					      .has_filter_accept = f->cfg.counts_filter,
+					      .filter_accept = c.seen - c.filtered,
+					      .usr_deliv = written,
+					      .comment = comment,
+				      });
+}
+
 static int write_isbs(struct ps_capfile *f)
 {
 	uint64_t end_ns = wall_ns();
 	int err = 0;
 
-	for (int t = 0; t < f->n_targets && !err; t++) {
-		const struct ps_target *tg = &f->targets[t];
-		uint64_t written = pcapng_writer_packets(f->w, (int)f->if_id[t]);
-		struct ps_counters now, c;
-		char line[320], comment[360];
-		int rerr = ps_counter_read(&f->counters, (uint32_t)tg->ifindex, tg->hook, &now);
-
-		if (rerr) {
-			pr_warn("cannot read the counters of %s %s: %s\n", tg->ifname,
-				ps_hook_name(tg->hook), strerror(-rerr));
-			continue;
-		}
-		ps_counters_sub(&c, &now, &f->file_base[t]);
-		f->file_base[t] = now;
-		ps_report_stages(line, sizeof(line), &c, written);
-		snprintf(comment, sizeof(comment), "%s%s",
-			 f->gone[t] ? "interface disappeared; " : "", line);
-		err = pcapng_write_isb(f->w, &(struct pcapng_isb){
-						     .if_id = f->if_id[t],
-						     .ts_ns = end_ns,
-						     .start_ns = f->file_start_ns,
-						     .end_ns = end_ns,
-						     .if_recv = c.seen,
-						     .if_drop = c.output_errors,
-						     .has_filter_accept = f->cfg.counts_filter,
-						     .filter_accept = c.seen - c.filtered,
-						     .usr_deliv = written,
-						     .comment = comment,
-					     });
-	}
+	for (int t = 0; t < f->n_targets && !err; t++)
+		err = write_isb(f, t, end_ns);
 	return err;
+}
+
+/* Room for n targets' state; the new entries zeroed. 0 or -ENOMEM. */
+static int grow(struct ps_capfile *f, int n)
+{
+	struct ps_counters *base;
+	uint64_t *closed;
+	uint32_t *id;
+	bool *gone;
+
+	if (n <= f->room)
+		return 0;
+	base = realloc(f->file_base, (size_t)n * sizeof(*base));
+	if (base)
+		f->file_base = base;
+	closed = realloc(f->closed_written, (size_t)n * sizeof(*closed));
+	if (closed)
+		f->closed_written = closed;
+	id = realloc(f->if_id, (size_t)n * sizeof(*id));
+	if (id)
+		f->if_id = id;
+	gone = realloc(f->gone, (size_t)n * sizeof(*gone));
+	if (gone)
+		f->gone = gone;
+	if (!base || !closed || !id || !gone)
+		return -ENOMEM;
+	memset(base + f->room, 0, (size_t)(n - f->room) * sizeof(*base));
+	memset(closed + f->room, 0, (size_t)(n - f->room) * sizeof(*closed));
+	memset(id + f->room, 0, (size_t)(n - f->room) * sizeof(*id));
+	memset(gone + f->room, 0, (size_t)(n - f->room) * sizeof(*gone));
+	f->room = n;
+	return 0;
 }
 
 int ps_capfile_start(struct ps_capfile *f, const struct ps_target *targets,
 		     const struct ps_capfile_iface *ifaces, int n_targets, int ncpus,
 		     const struct ps_counter_src *counters, uint64_t now_ns)
 {
-	int n = n_targets ? n_targets : 1;
 	int err;
 
 	f->targets = targets;
@@ -160,12 +200,8 @@ int ps_capfile_start(struct ps_capfile *f, const struct ps_target *targets,
 	f->ncpus = ncpus;
 	if (counters)
 		f->counters = *counters;
-	f->file_base = calloc(n, sizeof(*f->file_base));
-	f->closed_written = calloc(n, sizeof(*f->closed_written));
-	f->if_id = calloc(n, sizeof(*f->if_id));
-	f->gone = calloc(n, sizeof(*f->gone));
 	f->cpus = calloc(ncpus > 0 ? ncpus : 1, sizeof(*f->cpus));
-	if (!f->file_base || !f->closed_written || !f->if_id || !f->gone || !f->cpus) {
+	if (grow(f, n_targets ? n_targets : 1) || !f->cpus) {
 		pr_err("cannot set up the writer for %s: %s\n", f->out.path, strerror(ENOMEM));
 		return f->error = -ENOMEM;
 	}
@@ -415,9 +451,45 @@ void ps_capfile_mark_gone(struct ps_capfile *f, int ifindex)
 			f->gone[t] = true;
 }
 
+void ps_capfile_end_target(struct ps_capfile *f, int t)
+{
+	if (f->error || t >= f->n_targets || !f->w)
+		return;
+	/* What its hook saw until the interface went, in its last ISB. */
+	f->gone[t] = true;
+	f->error = write_isb(f, t, wall_ns());
+	if (f->error)
+		pr_err("cannot write %s: %s\n", f->out.path, pcapng_strerror(f->error));
+	f->retired_written += f->closed_written[t] + pcapng_writer_packets(f->w, (int)f->if_id[t]);
+	f->closed_written[t] = 0;
+}
+
+int ps_capfile_add_target(struct ps_capfile *f, int t, int n_targets)
+{
+	int err;
+
+	if (f->error)
+		return f->error;
+	err = grow(f, n_targets);
+	if (err) {
+		pr_err("cannot write %s: %s\n", f->out.path, strerror(-err));
+		return f->error = err;
+	}
+	if (n_targets > f->n_targets)
+		f->n_targets = n_targets;
+	f->file_base[t] = (struct ps_counters){ 0 };
+	f->closed_written[t] = 0;
+	f->gone[t] = false;
+	/* pcapng lets an IDB come after packets: the new interface's. */
+	err = f->w ? write_idb(f, t) : 0;
+	if (err)
+		pr_err("cannot write %s: %s\n", f->out.path, pcapng_strerror(err));
+	return f->error = err;
+}
+
 uint64_t ps_capfile_written(const struct ps_capfile *f, int t)
 {
-	uint64_t n = 0;
+	uint64_t n = t < 0 ? f->retired_written : 0;
 
 	for (int i = 0; f->if_id && i < f->n_targets; i++)
 		if (t < 0 || i == t)

@@ -82,6 +82,9 @@ struct ps_capfile {
 	uint64_t *closed_written;
 	uint32_t *if_id;
 	bool *gone; /* its interface disappeared */
+	int room;   /* the arrays' length */
+	/* Packets of interfaces whose target another took over. */
+	uint64_t retired_written;
 	struct ps_epb_cache *cpus;
 	int ncpus;
 	/* Per process of the capture (ps_who.proc): its PIB's index in the
@@ -115,6 +118,15 @@ struct ps_sink *ps_capfile_sink(struct ps_capfile *f);
 int ps_capfile_tick(struct ps_capfile *f, uint64_t now_ns);
 /* The interface ifindex disappeared: its ISBs say so. */
 void ps_capfile_mark_gone(struct ps_capfile *f, int ifindex);
+/*
+ * The capture follows interfaces. end: target t's interface is gone and
+ * another takes the entry over: its last ISB, now; its packets still
+ * count in ps_capfile_written's total. add: target t (and ifaces[t]) is a
+ * new interface's, and there are n_targets: its IDB, after the packets
+ * so far (pcapng allows that). 0 or -errno, logged; errors are sticky.
+ */
+void ps_capfile_end_target(struct ps_capfile *f, int t);
+int ps_capfile_add_target(struct ps_capfile *f, int t, int n_targets);
 /* Packets of target t (or of all, t < 0) in every file so far. */
 uint64_t ps_capfile_written(const struct ps_capfile *f, int t);
 /* Did writing fail (the file ends early)? */

@@ -93,11 +93,32 @@ void ps_ingest_set_drop_names(struct ps_ingest *c, const struct ps_dropnames *n)
 	c->drop_names = n;
 }
 
+void ps_ingest_set_n_targets(struct ps_ingest *c, int n)
+{
+	__atomic_store_n(&c->n_targets, n, __ATOMIC_RELEASE);
+}
+
+/*
+ * The target of (ifindex, hook): the last one found first (packets come
+ * in runs from one interface), else a scan. Reader threads call this
+ * while the capture adds targets: n_targets is published after the entry,
+ * and an entry taken over by another interface changes its ifindex last
+ * (ps_target's comment), so a scan sees an entry whole or not at all.
+ */
 static struct ps_target *find_target(struct ps_ingest *c, int ifindex, unsigned int hook)
 {
-	for (int i = 0; i < c->n_targets; i++)
-		if (c->targets[i].ifindex == ifindex && c->targets[i].hook == hook)
+	int n = __atomic_load_n(&c->n_targets, __ATOMIC_ACQUIRE);
+	int last = __atomic_load_n(&c->last_target, __ATOMIC_RELAXED);
+
+	if (last < n && __atomic_load_n(&c->targets[last].ifindex, __ATOMIC_ACQUIRE) == ifindex &&
+	    c->targets[last].hook == hook)
+		return &c->targets[last];
+	for (int i = 0; i < n; i++)
+		if (__atomic_load_n(&c->targets[i].ifindex, __ATOMIC_ACQUIRE) == ifindex &&
+		    c->targets[i].hook == hook) {
+			__atomic_store_n(&c->last_target, i, __ATOMIC_RELAXED);
 			return &c->targets[i];
+		}
 	return NULL;
 }
 
@@ -185,6 +206,13 @@ static void write_record(struct ps_ingest *c, const struct ps_order_rec *r)
 	struct ps_who who;
 	struct ps_drop_words drop;
 
+	/* Its interface went, and a new one took its target over meanwhile
+	 * (the capture follows interfaces): no output knows it any more. */
+	if (!t) {
+		count(&c->unknown, 1);
+		free(ref->owned); /* ours: a written record's copy is */
+		return;
+	}
 	if (ref->owned && keep_for_round(c, ref->owned)) {
 		free(ref->owned);
 		sink_failed(c, NULL, -ENOMEM);

@@ -74,9 +74,10 @@ struct ps_ingest {
 	size_t n_round_copies, round_copies_cap;
 	struct ps_clock clock;
 	uint32_t snaplen;
-	uint64_t limit; /* stop after this many packets; 0 = no limit */
-	struct ps_target *targets;
-	int n_targets;
+	uint64_t limit;		   /* stop after this many packets; 0 = no limit */
+	struct ps_target *targets; /* room for every target there will be */
+	int n_targets;		   /* ps_ingest_set_n_targets */
+	int last_target;	   /* the one found last */
 	struct ps_cpu_state *cpus;
 	int ncpus;
 	uint64_t received;	 /* samples taken from the buffers */
@@ -105,6 +106,8 @@ struct ps_ingest {
 #define PS_ORDER_DEFAULT_HELD (16u << 20)
 int ps_ingest_init(struct ps_ingest *c, struct ps_target *targets, int n_targets, int ncpus,
 		   uint32_t snaplen, uint64_t limit);
+/* The capture's targets grew to n (the array has room: it never moves). */
+void ps_ingest_set_n_targets(struct ps_ingest *c, int n);
 /* Every packet goes to s as well, after the sinks added before. 0, or
  * -E2BIG past PS_MAX_SINKS. */
 int ps_ingest_add_sink(struct ps_ingest *c, struct ps_sink *s);

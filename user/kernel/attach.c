@@ -12,6 +12,7 @@
 #include "clsact.h"
 #include "device.h"
 #include "guardian.h"
+#include "linkwatch.h"
 #include "log.h"
 #include "pktsample.h"
 
@@ -69,8 +70,15 @@ static struct ps_attachment *new_slot(struct ps_attachments *a, int ifindex, con
 {
 	struct ps_attachment *att;
 
-	if (a->n == (int)(sizeof(a->list) / sizeof(a->list[0])))
-		return NULL;
+	if (a->n == a->room) {
+		int room = a->room ? 2 * a->room : 16;
+
+		att = realloc(a->list, (size_t)room * sizeof(*att));
+		if (!att)
+			return NULL;
+		a->list = att;
+		a->room = room;
+	}
 	att = &a->list[a->n];
 	memset(att, 0, sizeof(*att));
 	att->ifindex = ifindex;
@@ -126,6 +134,9 @@ void ps_attach_release(struct ps_attachments *a)
 		xdp_program__close(a->xdp_prog[i]);
 		a->xdp_prog[i] = NULL;
 	}
+	free(a->list);
+	a->list = NULL;
+	a->room = 0;
 }
 
 /* The program for a mode: multi-buffer aware for native XDP, plain for
@@ -190,16 +201,14 @@ static int attach_xdp_mode(struct ps_attachments *a, struct ps_attachment *att,
 /* The id and name of the XDP program on ifindex, if any: 1, else 0. */
 static int xdp_prog_on(int ifindex, __u32 *id, char *name, size_t len)
 {
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	struct bpf_prog_info info = { 0 };
 	__u32 info_len = sizeof(info);
 	int fd;
 
-	if (bpf_xdp_query(ifindex, 0, &q) || !q.prog_id)
+	if (ps_link_xdp_prog_id(ifindex, id) || !*id)
 		return 0;
-	*id = q.prog_id;
 	snprintf(name, len, "?");
-	fd = bpf_prog_get_fd_by_id(q.prog_id);
+	fd = bpf_prog_get_fd_by_id(*id);
 	if (fd >= 0) {
 		if (!bpf_obj_get_info_by_fd(fd, &info, &info_len))
 			snprintf(name, len, "%s", info.name);
@@ -281,8 +290,8 @@ int ps_attach_xdp(struct ps_attachments *a, const struct ps_device *d, enum ps_x
 	int err;
 
 	if (!att) {
-		pr_err("cannot attach XDP to %s: too many attachments\n", d->name);
-		return -E2BIG;
+		pr_err("cannot attach XDP to %s: %s\n", d->name, strerror(ENOMEM));
+		return -ENOMEM;
 	}
 	att->kind = a->xdp_via == PS_XDP_VIA_LINK ? PS_ATT_XDP_LINK : PS_ATT_XDP;
 	if (dev_prog_fd >= 0) { /* bound to d: native, through a link */
@@ -324,9 +333,9 @@ int ps_attach_xdp_trace(struct ps_attachments *a, int prog_fd, const struct ps_d
 	int fd, err;
 
 	if (!att) {
-		pr_err("cannot attach %s to %s: too many attachments\n", ps_hook_name(hook),
-		       d->name);
-		return -E2BIG;
+		pr_err("cannot attach %s to %s: %s\n", ps_hook_name(hook), d->name,
+		       strerror(ENOMEM));
+		return -ENOMEM;
 	}
 	att->kind = PS_ATT_TRACE_LINK;
 	fd = bpf_link_create(prog_fd, 0, type, NULL);
@@ -351,8 +360,8 @@ int ps_attach_drop(struct ps_attachments *a, int prog_fd)
 	int fd, err;
 
 	if (!att) {
-		pr_err("cannot attach drop: too many attachments\n");
-		return -E2BIG;
+		pr_err("cannot attach drop: %s\n", strerror(ENOMEM));
+		return -ENOMEM;
 	}
 	att->kind = PS_ATT_RAW_TP;
 	fd = bpf_raw_tracepoint_open("kfree_skb", prog_fd);
@@ -412,9 +421,9 @@ int ps_attach_tc(struct ps_attachments *a, int prog_fd, int ifindex, const char 
 	int err = -EOPNOTSUPP;
 
 	if (!att) {
-		pr_err("cannot attach %s to %s: too many attachments\n", ps_hook_name(hook),
-		       ifname);
-		return -E2BIG;
+		pr_err("cannot attach %s to %s: %s\n", ps_hook_name(hook), ifname,
+		       strerror(ENOMEM));
+		return -ENOMEM;
 	}
 	if (mode != PS_TC_CLSACT) {
 		err = attach_tcx(att, prog_fd, first);
@@ -503,6 +512,14 @@ int ps_detach_all(struct ps_attachments *a)
 	return err;
 }
 
+bool ps_attach_has_tcx(const struct ps_attachments *a)
+{
+	for (int i = 0; i < a->n; i++)
+		if (a->list[i].kind == PS_ATT_TCX)
+			return true;
+	return false;
+}
+
 bool ps_attach_has_clsact(const struct ps_attachments *a)
 {
 	for (int i = 0; i < a->n; i++)
@@ -511,9 +528,24 @@ bool ps_attach_has_clsact(const struct ps_attachments *a)
 	return false;
 }
 
-void ps_attach_forget(struct ps_attachments *a, int ifindex)
+int ps_detach_iface(struct ps_attachments *a, int ifindex, bool gone)
 {
-	for (int i = 0; i < a->n; i++)
-		if (a->list[i].ifindex == ifindex)
-			a->list[i].gone = true;
+	int err = 0, e, kept = a->n;
+
+	/* Reverse order, as ps_detach_all; then the rest close up. */
+	for (int i = a->n - 1; i >= 0; i--) {
+		if (a->list[i].ifindex != ifindex || a->list[i].kind == PS_ATT_RAW_TP)
+			continue;
+		a->list[i].gone |= gone;
+		e = detach_one(a, &a->list[i]);
+		if (!err)
+			err = e;
+		a->list[i].ifindex = -1; /* taken out below */
+		kept--;
+	}
+	for (int i = 0, j = 0; i < a->n; i++)
+		if (a->list[i].ifindex != -1)
+			a->list[j++] = a->list[i];
+	a->n = kept;
+	return err;
 }

@@ -53,8 +53,8 @@ struct ps_attachments {
 	struct xdp_program *xdp_prog[2]; /* libxdp */
 	bool cost_warned[3];		 /* skb, native on veth, native elsewhere */
 	int guard_fd;			 /* clsact: the guardian's pipe, or -1 */
-	struct ps_attachment list[PS_MAX_IFACES * PS_HOOK_MAX];
-	int n;
+	struct ps_attachment *list;	 /* in the order attached */
+	int n, room;
 	bool xdp_single_prog; /* libxdp attached without its dispatcher */
 };
 
@@ -99,13 +99,20 @@ int ps_attach_tc(struct ps_attachments *a, int prog_fd, int ifindex, const char 
 /* Detach in reverse order; safe to call more than once. 0, or the first
  * failure (logged: something may be left attached). */
 int ps_detach_all(struct ps_attachments *a);
-/* ifindex disappeared: what was attached there went with it. */
-void ps_attach_forget(struct ps_attachments *a, int ifindex);
+/*
+ * Detach what is attached to ifindex (the drop hook's tracepoint stays),
+ * and take it off the list. gone: the interface disappeared, and what was
+ * attached there with it (links are closed, the guardian told). 0, or the
+ * first failure (logged).
+ */
+int ps_detach_iface(struct ps_attachments *a, int ifindex, bool gone);
 /* Detach all, and let go of the XDP program. */
 void ps_attach_release(struct ps_attachments *a);
 
 const char *ps_attach_kind_name(const struct ps_attachment *att);
 /* Is anything attached through clsact (a filter to remove at exit)? */
 bool ps_attach_has_clsact(const struct ps_attachments *a);
+/* Is anything attached through tcx (so the kernel has it)? */
+bool ps_attach_has_tcx(const struct ps_attachments *a);
 
 #endif

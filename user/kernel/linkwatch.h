@@ -9,11 +9,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct ps_link_event {
 	int ifindex;
-	bool gone; /* RTM_DELLINK: deleted, or moved to another namespace */
-	bool up;   /* IFF_UP (administratively up) */
+	char name[16]; /* IFLA_IFNAME (IF_NAMESIZE); "" if the message had none */
+	bool loopback; /* IFF_LOOPBACK */
+	bool gone;     /* RTM_DELLINK: deleted, or moved to another namespace */
+	bool up;       /* IFF_UP (administratively up) */
 };
 
 /* The link events in one netlink datagram, at most max; how many. */
@@ -31,5 +34,15 @@ int ps_linkwatch_read(int fd, struct ps_link_event *ev, int max);
 int ps_link_flags(int ifindex);
 /* Is ifindex up? 1 up, 0 down, -ENODEV gone. */
 int ps_link_state(int ifindex);
+
+/*
+ * The id of the XDP program on ifindex (0: none): 0 or -errno. One
+ * RTM_GETLINK for that interface; libbpf's bpf_xdp_query dumps every
+ * link for each call, which over hundreds of interfaces made -i any's
+ * start quadratic. ps_link_parse_xdp reads the answer (pure): 0, the
+ * kernel's -errno, or -ENODEV if it has no such link.
+ */
+int ps_link_xdp_prog_id(int ifindex, uint32_t *id);
+int ps_link_parse_xdp(const void *buf, size_t len, int ifindex, uint32_t *id);
 
 #endif

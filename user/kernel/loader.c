@@ -17,25 +17,6 @@
 #include "pktsample.skel.h"
 #include "pktsample_nokfunc.skel.h"
 
-int ps_iface_list_add(struct ps_iface_list *l, uint32_t ifindex)
-{
-	for (uint32_t i = 0; i < l->iface_count; i++)
-		if (l->ifindexes[i] == ifindex)
-			return 0;
-	if (l->iface_count == PS_MAX_IFACES)
-		return -E2BIG;
-	/* The counters array's entries start zeroed: nothing to write. */
-	l->ifindexes[l->iface_count++] = ifindex;
-	return 0;
-}
-
-void ps_iface_list_set_raw(struct ps_iface_list *l, uint32_t ifindex)
-{
-	for (uint32_t i = 0; i < l->iface_count; i++)
-		if (l->ifindexes[i] == ifindex)
-			l->raw |= 1u << i;
-}
-
 struct bpf_program *ps_loader_prog(const struct ps_loader *l, enum ps_prog p)
 {
 	struct bpf_program *prog;
@@ -125,8 +106,7 @@ static bool tc_has_task_helpers(void)
 }
 
 /* Rodata knobs: set between open and load, constants to the verifier. */
-static void set_knobs(struct pktsample *skel, const struct ps_load_opts *o,
-		      const struct ps_iface_list *ifaces)
+static void set_knobs(struct pktsample *skel, const struct ps_load_opts *o)
 {
 	const struct ps_sampling *s = o->sampling;
 
@@ -136,12 +116,8 @@ static void set_knobs(struct pktsample *skel, const struct ps_load_opts *o,
 	skel->rodata->transport = o->transport;
 	/* As with the perf buffers: wake the reader at a quarter full. */
 	skel->rodata->ring_wakeup_bytes = o->ring_bytes / 4;
-	skel->rodata->iface_count = ifaces->iface_count;
-	skel->rodata->raw_ifaces = ifaces->raw;
 	skel->rodata->drop_netns_ino = o->drop_netns_ino;
 	skel->rodata->drop_skip_reason = o->drop_skip_reason;
-	for (uint32_t i = 0; i < ifaces->iface_count; i++)
-		skel->rodata->ifindexes[i] = ifaces->ifindexes[i];
 	if (o->ctx && o->ctx->enabled) {
 		skel->rodata->ctx_enabled = 1;
 		skel->rodata->ctx_task_helpers = tc_has_task_helpers();
@@ -166,11 +142,13 @@ static int share_maps(struct pktsample *skel, const struct pktsample *from)
 	struct bpf_map *const mine[] = { skel->maps.events,   skel->maps.ring,
 					 skel->maps.counters, skel->maps.emit_state,
 					 skel->maps.sampler,  skel->maps.pools,
-					 skel->maps.owners,   skel->maps.ctx_cgroups };
+					 skel->maps.owners,   skel->maps.ctx_cgroups,
+					 skel->maps.ifaces };
 	const struct bpf_map *const theirs[] = { from->maps.events,   from->maps.ring,
 						 from->maps.counters, from->maps.emit_state,
 						 from->maps.sampler,  from->maps.pools,
-						 from->maps.owners,   from->maps.ctx_cgroups };
+						 from->maps.owners,   from->maps.ctx_cgroups,
+						 from->maps.ifaces };
 
 	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++) {
 		int err = bpf_map__reuse_fd(mine[i], bpf_map__fd(theirs[i]));
@@ -292,8 +270,7 @@ static int pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
 
 int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
 {
-	static const struct ps_iface_list none;
-	const struct ps_iface_list *ifaces = o->ifaces ? o->ifaces : &none;
+	uint32_t max_ifaces = o->max_ifaces ? o->max_ifaces : 1;
 	struct pktsample *skel;
 	long page = sysconf(_SC_PAGESIZE);
 	int err;
@@ -315,7 +292,7 @@ int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
 		pr_err("cannot open the BPF object: %s\n", strerror(-err));
 		return err;
 	}
-	set_knobs(skel, o, ifaces);
+	set_knobs(skel, o);
 	err = pick_programs(skel, o);
 	if (err)
 		goto fail;
@@ -337,6 +314,18 @@ int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
 						       1);
 	if (err) {
 		pr_err("cannot size the context maps: %s\n", strerror(-err));
+		goto fail;
+	}
+	/* The interfaces, and a counter (and pool) per interface and hook. */
+	err = bpf_map__set_max_entries(skel->maps.ifaces, max_ifaces);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.counters, max_ifaces * PS_HOOK_MAX);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.pools, max_ifaces * PS_HOOK_MAX);
+	if (!err && !o->maps_from)
+		err = ps_ifslots_init(&l->slots, max_ifaces);
+	if (err) {
+		pr_err("cannot size the maps for %u interfaces: %s\n", max_ifaces, strerror(-err));
 		goto fail;
 	}
 	if (o->maps_from) {
@@ -373,10 +362,10 @@ int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
 		}
 	}
 	l->skel = skel;
-	l->ifaces = *ifaces;
 	return 0;
 fail:
 	pktsample__destroy(skel);
+	ps_ifslots_free(&l->slots);
 	return err;
 }
 
@@ -408,41 +397,96 @@ void ps_loader_close(struct ps_loader *l)
 	l->owner_link = NULL;
 	pktsample__destroy(l->skel);
 	l->skel = NULL;
+	ps_ifslots_free(&l->slots);
 }
 
-/* The slot of ifindex in the list, or -ENOENT. */
-static int iface_slot(const struct ps_iface_list *list, uint32_t ifindex)
+/* Counter entry key of a slot and hook, summed over every CPU. */
+static int read_slot(const struct ps_loader *l, uint32_t key, struct ps_counters *sum)
 {
-	for (uint32_t i = 0; i < list->iface_count; i++)
-		if (list->ifindexes[i] == ifindex)
-			return (int)i;
-	return -ENOENT;
+	struct ps_counters *v = calloc(l->ncpus, sizeof(*v));
+	int err = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.counters), &key, v))
+		err = -errno;
+	for (int i = 0; !err && i < l->ncpus; i++)
+		ps_counters_add(sum, &v[i]);
+	free(v);
+	return err;
+}
+
+int ps_loader_add_iface(struct ps_loader *l, uint32_t ifindex, bool raw)
+{
+	struct ps_iface v = { .flags = raw ? PS_IFACE_RAW : 0 };
+	int slot, err;
+
+	if (!l->skel || !l->slots.capacity)
+		return -ENOENT;
+	slot = ps_ifslots_take(&l->slots, ifindex);
+	if (slot < 0)
+		return slot;
+	v.slot = (uint32_t)slot;
+	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.ifaces), &ifindex, &v, BPF_ANY)) {
+		err = -errno;
+		ps_ifslots_release(&l->slots, ifindex);
+		pr_err("cannot add interface %u to the ifaces map: %s\n", ifindex, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * The hooks stop counting the interface the moment its entry goes; its
+ * counters are read after that, so they are final, then zeroed for the
+ * slot's next interface (a packet a hook was still holding may count
+ * into them: there is no interface left for it to be on).
+ */
+int ps_loader_remove_iface(struct ps_loader *l, uint32_t ifindex, struct ps_counters *final)
+{
+	int slot = l->skel ? ps_ifslots_find(&l->slots, ifindex) : -ENOENT;
+	void *zeros;
+	int err = 0;
+
+	if (slot < 0)
+		return slot;
+	zeros = calloc(l->ncpus, sizeof(struct ps_counters));
+	if (!zeros) {
+		pr_err("cannot free the counters of interface %u: %s\n", ifindex, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	bpf_map_delete_elem(bpf_map__fd(l->skel->maps.ifaces), &ifindex);
+	for (uint32_t h = 0; h < PS_HOOK_MAX && !err; h++) {
+		uint32_t key = (uint32_t)slot * PS_HOOK_MAX + h;
+		uint64_t zero = 0;
+
+		err = read_slot(l, key, &final[h]);
+		if (!err &&
+		    (bpf_map_update_elem(bpf_map__fd(l->skel->maps.counters), &key, zeros,
+					 BPF_ANY) ||
+		     bpf_map_update_elem(bpf_map__fd(l->skel->maps.pools), &key, &zero, BPF_ANY)))
+			err = -errno;
+	}
+	free(zeros);
+	if (err) {
+		/* The slot stays taken: its counters are not clean. */
+		pr_err("cannot free the counters of interface %u: %s\n", ifindex, strerror(-err));
+		return err;
+	}
+	ps_ifslots_release(&l->slots, ifindex);
+	return 0;
 }
 
 int ps_loader_read_counter(const struct ps_loader *l, uint32_t ifindex, unsigned int hook,
 			   struct ps_counters *sum)
 {
-	int slot = iface_slot(&l->ifaces, ifindex);
-	struct ps_counters *v;
-	uint32_t key;
-	int err = 0;
+	int slot = l->skel ? ps_ifslots_find(&l->slots, ifindex) : -ENOENT;
 
 	memset(sum, 0, sizeof(*sum));
-	if (slot < 0 || hook >= PS_HOOK_MAX || !l->skel)
+	if (slot < 0 || hook >= PS_HOOK_MAX)
 		return -ENOENT;
-	key = (uint32_t)slot * PS_HOOK_MAX + hook;
-	v = calloc(l->ncpus, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.counters), &key, v)) {
-		err = -errno;
-		goto out;
-	}
-	for (int i = 0; i < l->ncpus; i++)
-		ps_counters_add(sum, &v[i]);
-out:
-	free(v);
-	return err;
+	return read_slot(l, (uint32_t)slot * PS_HOOK_MAX + hook, sum);
 }
 
 static int read_counter(void *arg, uint32_t ifindex, unsigned int hook, struct ps_counters *c)

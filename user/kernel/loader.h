@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "counters.h"
+#include "ifslots.h"
 #include "pktsample.h"
 
 struct bpf_object;
@@ -22,19 +23,6 @@ struct bpf_program;
 struct pktsample;
 struct ps_filter;
 struct ps_sampling;
-
-/* The interfaces with counters: an interface's place is its counter slot. */
-struct ps_iface_list {
-	uint32_t ifindexes[PS_MAX_IFACES];
-	uint32_t iface_count;
-	uint32_t raw; /* bit i: ifindexes[i] has no link-layer header */
-};
-
-/* Add ifindex (idempotent). Pure: -E2BIG past PS_MAX_IFACES interfaces. */
-int ps_iface_list_add(struct ps_iface_list *l, uint32_t ifindex);
-/* A listed interface without a link-layer header: its packets start at
- * the IP header, and the filter compiled for LINKTYPE_RAW runs on them. */
-void ps_iface_list_set_raw(struct ps_iface_list *l, uint32_t ifindex);
 
 /* The programs of the object. */
 enum ps_prog {
@@ -64,9 +52,11 @@ struct ps_ctx_knobs {
 #define PS_OWNERS_MAX 16384
 
 struct ps_load_opts {
-	unsigned int hooks;		    /* PS_HOOK_BIT() set: the hook programs to load */
-	uint32_t snaplen;		    /* 0: PS_SNAPLEN_MAX */
-	const struct ps_iface_list *ifaces; /* NULL: no interface has counters */
+	unsigned int hooks; /* PS_HOOK_BIT() set: the hook programs to load */
+	uint32_t snaplen;   /* 0: PS_SNAPLEN_MAX */
+	/* How many interfaces may have counters at once (ps_loader_add_iface);
+	 * 0: one. */
+	uint32_t max_ifaces;
 	const struct ps_sampling *sampling; /* NULL: every matching packet */
 	const struct ps_filter *filter;	    /* NULL: no filter */
 	unsigned int transport;		    /* enum ps_transport */
@@ -99,7 +89,7 @@ struct ps_load_opts {
 
 struct ps_loader {
 	struct pktsample *skel;
-	struct ps_iface_list ifaces;
+	struct ps_ifslots slots;     /* the interfaces with counters */
 	int ncpus;		     /* possible CPUs: the per-CPU maps' width */
 	struct bpf_link *owner_link; /* the socket-owner program's; NULL */
 };
@@ -120,6 +110,17 @@ int ps_loader_events_fd(const struct ps_loader *l); /* PERF_EVENT_ARRAY */
 int ps_loader_ring_fd(const struct ps_loader *l);   /* RINGBUF */
 /* Per-CPU struct ps_emit_state: sequence numbers and in-flight marks. */
 int ps_loader_emit_state_fd(const struct ps_loader *l);
+
+/*
+ * The interfaces whose packets the hooks count and capture (a loader with
+ * its own maps only). add: the slot ifindex gets in the ifaces map (raw: no
+ * link-layer header); idempotent; -E2BIG when max_ifaces are there.
+ * remove: its last counters into final (PS_HOOK_MAX entries), then the
+ * slot is free for another; -ENOENT if it had none. 0 or -errno; the
+ * map's failures are logged.
+ */
+int ps_loader_add_iface(struct ps_loader *l, uint32_t ifindex, bool raw);
+int ps_loader_remove_iface(struct ps_loader *l, uint32_t ifindex, struct ps_counters *final);
 
 /* One (interface, hook)'s counters summed over all CPUs; -ENOENT for an
  * interface without counters. */

@@ -7,6 +7,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
+#include "linkwatch.h"
 #include "xdptrace.h"
 
 /* The main function of prog fd: its BTF type id and name. */
@@ -74,16 +75,15 @@ static void first_dispatched(int ifindex, struct ps_xdp_target *t)
 
 int ps_xdp_target_find(int ifindex, struct ps_xdp_target *t)
 {
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	struct bpf_prog_info info = { 0 };
 	__u32 len = sizeof(info);
 	int err;
 
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
-	if (bpf_xdp_query(ifindex, 0, &q))
-		return -errno;
-	t->id = q.prog_id ? q.prog_id : q.drv_prog_id ? q.drv_prog_id : q.skb_prog_id;
+	err = ps_link_xdp_prog_id(ifindex, &t->id);
+	if (err)
+		return err;
 	if (!t->id)
 		return -ENOENT;
 	t->fd = bpf_prog_get_fd_by_id(t->id);

@@ -52,7 +52,8 @@ int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
 	x->n_targets = n_targets;
 	if (counters)
 		x->counters = *counters;
-	x->samplers = calloc(n_targets ? n_targets : 1, sizeof(*x->samplers));
+	x->room = n_targets ? n_targets : 1;
+	x->samplers = calloc(x->room, sizeof(*x->samplers));
 	x->ring = calloc(PS_SFLOW_RING, sizeof(*x->ring));
 	if (!x->samplers || !x->ring) {
 		pr_err("cannot set up sFlow: %s\n", strerror(ENOMEM));
@@ -385,25 +386,23 @@ static int link_counters(struct ps_sflow_exp *x, uint32_t ifindex, const char *n
 
 static void counters(struct ps_sflow_exp *x)
 {
-	int slot = 0;
-
 	for (int t = 0; t < x->n_targets; t++) {
 		struct ps_sflow_ifcounters c;
+
 		bool first = true;
 
-		for (int u = 0; u < t; u++)
-			first &= x->targets[u].ifindex != x->targets[t].ifindex;
+		/* An interface's first target sends its counters. */
+		for (int u = 0; u < t && first; u++)
+			first = x->targets[u].ifindex != x->targets[t].ifindex;
 		if (!first)
 			continue;
 		if (!link_counters(x, (uint32_t)x->targets[t].ifindex, x->targets[t].ifname, &c)) {
-			c.seq = ++x->counter_seq[slot];
+			c.seq = ++x->samplers[t].counter_seq;
 			if (ps_sflow_add_counters(room_for(x, 0), &c)) {
 				finish(x, 0);
 				ps_sflow_add_counters(room_for(x, 0), &c);
 			}
 		}
-		if (++slot == PS_MAX_IFACES)
-			break;
 	}
 }
 
@@ -514,6 +513,34 @@ void ps_sflowexp_close(struct ps_sflow_exp *x, bool flush)
 	x->samplers = NULL;
 	free(x->ring);
 	x->ring = NULL;
+}
+
+void ps_sflowexp_end_target(struct ps_sflow_exp *x, int t)
+{
+	if (t < x->n_targets && x->samplers[t].holding) {
+		pool_to_now(x, t);
+		emit(x, t);
+	}
+}
+
+int ps_sflowexp_add_target(struct ps_sflow_exp *x, int t, int n_targets)
+{
+	if (n_targets > x->room) {
+		struct ps_sflow_sampler *v = realloc(x->samplers, (size_t)n_targets * sizeof(*v));
+
+		if (!v) {
+			pr_err("cannot sample one more interface for sFlow: %s\n",
+			       strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		memset(v + x->room, 0, (size_t)(n_targets - x->room) * sizeof(*v));
+		x->samplers = v;
+		x->room = n_targets;
+	}
+	memset(&x->samplers[t], 0, sizeof(x->samplers[t]));
+	if (n_targets > x->n_targets)
+		x->n_targets = n_targets;
+	return 0;
 }
 
 static int sflowexp_packet(struct ps_sink *s, const struct ps_sink_pkt *p)

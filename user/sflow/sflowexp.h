@@ -49,6 +49,7 @@
 /* Per (interface, hook): the sampler's state. */
 struct ps_sflow_sampler {
 	uint32_t seq;
+	uint32_t counter_seq; /* the interface's counters, in its first target's */
 	uint32_t pool, drops;
 	uint32_t not_sent; /* drop hooks: events sampled out, over the cap, or lost */
 	uint64_t read_round;
@@ -72,13 +73,12 @@ struct ps_sflow_exp {
 	const struct ps_target *targets;
 	int n_targets;
 	struct ps_sflow_sampler *samplers; /* one per target */
+	int room;			   /* samplers' length */
 	/* The datagram being filled for each sub-agent (hook). */
 	struct ps_sflow_dgram open[PS_HOOK_MAX];
 	bool is_open[PS_HOOK_MAX];
 	uint64_t opened_ns[PS_HOOK_MAX];
 	uint32_t dgram_seq[PS_HOOK_MAX];
-	/* Interface counters: their sequence, per interface of the targets. */
-	uint32_t counter_seq[PS_MAX_IFACES];
 	uint64_t next_counters_ns;
 	/* Finished datagrams, waiting for their burst (a ring). */
 	struct ps_sflow_dgram *ring;
@@ -97,6 +97,12 @@ struct ps_sflow_exp {
 int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
 		     const struct ps_target *targets, int n_targets,
 		     const struct ps_counter_src *counters);
+/* The capture follows interfaces. end: target t's interface is gone and
+ * another takes it over: its last sample goes out. add: target t is a new
+ * interface's, and there are n_targets: its sampler starts afresh (its
+ * data source is the new ifindex). 0 or -ENOMEM, logged. */
+void ps_sflowexp_end_target(struct ps_sflow_exp *x, int t);
+int ps_sflowexp_add_target(struct ps_sflow_exp *x, int t, int n_targets);
 /* The exporter as a capture's sink (user/ingest/sink.h): packet takes
  * one placed sample (its place in the pool is the sample's ps_meta.pool),
  * round sends the counters when due and what is ready, close is

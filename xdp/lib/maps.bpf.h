@@ -26,13 +26,7 @@ const volatile __u64 rate_cost_ns __weak = 0;	    /* rate cap: 1e9 / max rate; 0
 const volatile __u64 rate_burst_ns __weak = 0;	    /* rate cap: bucket size, in ns of credit */
 const volatile __u32 transport __weak = PS_TRANSPORT_PERF; /* enum ps_transport */
 const volatile __u64 ring_wakeup_bytes __weak = 0;	   /* ringbuf: wake the reader from here */
-/* The captured interfaces; an interface's index here is its counter slot. */
-const volatile __u32 pool_enabled __weak = 0; /* --sflow: number the candidates */
-const volatile __u32 iface_count __weak = 0;
-const volatile __u32 ifindexes[PS_MAX_IFACES] __weak = {};
-/* Bit i: ifindexes[i] has no link-layer header (its filter: the raw one). */
-const volatile __u32 raw_ifaces __weak = 0;
-_Static_assert(PS_MAX_IFACES <= 32, "raw_ifaces has a bit per interface");
+const volatile __u32 pool_enabled __weak = 0;		   /* --sflow: number the candidates */
 
 /* Who a packet belongs to (xdp/lib/context.bpf.h). */
 const volatile __u32 ctx_enabled __weak = 0;	       /* fill ps_meta's context */
@@ -58,9 +52,18 @@ struct {
 	__uint(max_entries, 4096);
 } ring SEC(".maps") __weak;
 
+/* The captured interfaces: ifindex -> slot (include/pktsample.h). The
+ * loader sizes it and the two arrays below; user space fills it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ps_iface);
+} ifaces SEC(".maps") __weak;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, PS_COUNTER_SLOTS);
+	__uint(max_entries, PS_HOOK_MAX);
 	__type(key, __u32);
 	__type(value, struct ps_counters);
 } counters SEC(".maps") __weak;
@@ -119,7 +122,7 @@ struct {
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, PS_COUNTER_SLOTS);
+	__uint(max_entries, PS_HOOK_MAX);
 	__type(key, __u32);
 	__type(value, __u64);
 } pools SEC(".maps") __weak;
@@ -133,22 +136,19 @@ struct {
 	__type(value, __u64);
 } drop_reasons SEC(".maps") __weak;
 
-/* The counter slot of (ifindex, hook), and whether the interface has no
- * link-layer header: 0 for an interface we do not capture on. A linear
- * scan: the list is short (one entry, usually), and the array lookup that
- * follows is inlined by the verifier, no helper call. */
+/* The counter entry of (ifindex, hook), and whether the interface has no
+ * link-layer header: 0 for an interface we do not capture on. */
 static __always_inline int ps_slot_of(__u32 ifindex, __u32 hook, __u32 *key, bool *raw)
 {
-	for (__u32 i = 0; i < PS_MAX_IFACES && i < iface_count; i++) {
-		if (ifindexes[i] == ifindex) {
-			*key = i * PS_HOOK_MAX + hook;
-			/* drop-ip's packets start at the IP header, whatever
-			 * the device's link type. */
-			*raw = (raw_ifaces & (1u << i)) || hook == PS_HOOK_DROP_IP;
-			return 1;
-		}
-	}
-	return 0;
+	struct ps_iface *i = bpf_map_lookup_elem(&ifaces, &ifindex);
+
+	if (!i)
+		return 0;
+	*key = i->slot * PS_HOOK_MAX + hook;
+	/* drop-ip's packets start at the IP header, whatever the device's
+	 * link type. */
+	*raw = (i->flags & PS_IFACE_RAW) || hook == PS_HOOK_DROP_IP;
+	return 1;
 }
 
 #endif /* PS_MAPS_BPF_H */
