@@ -187,6 +187,14 @@ def main():
     for i, m in enumerate(msgs):
         write("linkwatch", i, bytes([5]) + m)
 
+    # config: configuration files, good and bad.
+    for i, text in enumerate([
+            "# agent\niface any\nsample 256\nsflow 192.0.2.10\nsflow-counters 20\n"
+            "metrics 127.0.0.1:9101\nfilter not port 22\n",
+            "iface veth*\niface eth0\nhook tc-ingress\nmax-rate 1000\nprint\nstats 1s\n",
+            "iface lo\nsample x\n", "bogus\n", "print yes\nsflow\n"]):
+        write("config", i, text.encode())
+
 
 if __name__ == "__main__":
     main()

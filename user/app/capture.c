@@ -304,9 +304,10 @@ int ps_capture_resolve(struct ps_capture *cap)
 			ps_filter_build_raw(cap->filter, msg, sizeof(msg));
 	}
 	/* Room for as many as --max-ifaces says; without it, for these, and
-	 * following, for PS_FOLLOW_IFACES or twice these. */
+	 * following (or with a configuration a reload may change), for
+	 * PS_FOLLOW_IFACES or twice these. */
 	room = cap->cfg.max_ifaces;
-	if (!room && cap->follow)
+	if (!room && (cap->follow || cap->cfg.reloadable))
 		room = 2 * cap->n_ifaces > PS_FOLLOW_IFACES ? 2 * cap->n_ifaces : PS_FOLLOW_IFACES;
 	if (room < cap->n_ifaces)
 		room = cap->n_ifaces;
@@ -1047,20 +1048,27 @@ static void sum_counters(const struct ps_capture *cap, struct ps_counters *all)
 	}
 }
 
+/* Why an interface is let go: said or not, detached or gone with it. */
+enum gone_why {
+	GONE_QUIETLY,  /* it could not be captured: said where it failed */
+	GONE_VANISHED, /* deleted, or moved to another namespace */
+	GONE_UNWANTED, /* a new configuration leaves it out */
+};
+
 /*
  * Interface i went: what was attached there is let go, and its kernel
  * slot freed, its last counters kept in its targets (their outputs still
  * answer for it, and the summary counts it). Following, the entry is free
  * for one to come.
  */
-static void iface_gone(struct ps_capture *cap, int i, bool say)
+static void iface_gone(struct ps_capture *cap, int i, enum gone_why why)
 {
 	struct ps_cap_iface *f = &cap->ifs[i];
 	struct ps_counters final[PS_HOOK_MAX] = { 0 };
 	int left = 0;
 
 	f->gone = true;
-	ps_detach_iface(&cap->att, f->ifindex, true);
+	ps_detach_iface(&cap->att, f->ifindex, why == GONE_VANISHED);
 	if (cap->file)
 		ps_capfile_mark_gone(cap->file, f->ifindex);
 	ps_loader_remove_iface(&cap->loader, (uint32_t)f->ifindex, final);
@@ -1069,10 +1077,12 @@ static void iface_gone(struct ps_capture *cap, int i, bool say)
 			cap->targets[t].final = final[cap->targets[t].hook];
 			cap->targets[t].gone = true;
 		}
-	if (say && cap->follow)
+	if (why == GONE_VANISHED && cap->follow)
 		pr_warn("interface %s disappeared\n", f->name);
-	else if (say)
+	else if (why == GONE_VANISHED)
 		pr_err("interface %s disappeared\n", f->name);
+	else if (why == GONE_UNWANTED)
+		pr_warn("no longer capturing on %s: the configuration leaves it out\n", f->name);
 	ps_loader_close(&f->dev_loader);
 	ps_loader_close(&f->trace_loader);
 	ps_xdp_target_close(&f->xdp_target);
@@ -1226,7 +1236,7 @@ static void iface_new(struct ps_capture *cap, const struct ps_link_event *ev)
 	if (err) {
 		/* Said where it failed; and once: its next news are not retried. */
 		cap->refused[cap->n_refused++ % PS_REFUSED_KEPT] = f->ifindex;
-		iface_gone(cap, i, false);
+		iface_gone(cap, i, GONE_QUIETLY);
 		return;
 	}
 	f->down = !ev->up;
@@ -1252,7 +1262,7 @@ static void link_changed(struct ps_capture *cap, const struct ps_link_event *ev)
 	name = cap->ifs[i].name;
 	/* A deletion first takes the interface down: say only that it went. */
 	if (ev->gone || (!ev->up && ps_link_state(ev->ifindex) == -ENODEV)) {
-		iface_gone(cap, i, true);
+		iface_gone(cap, i, GONE_VANISHED);
 		return;
 	}
 	if (ev->up == !cap->ifs[i].down)
@@ -1388,14 +1398,18 @@ static void print_stats(struct ps_capture *cap, uint64_t written, uint64_t prev_
 
 int ps_capture_loop(struct ps_capture *cap)
 {
-	/* Monotonic: a wall-clock step must not stretch or cut the capture. */
-	uint64_t deadline = cap->cfg.duration_ms ?
-				    read_ns(CLOCK_MONOTONIC) + cap->cfg.duration_ms * 1000000ull :
-				    0;
-	uint64_t period = cap->cfg.stats_ms * 1000000ull, last = read_ns(CLOCK_MONOTONIC), now;
-	uint64_t prev_written = 0;
+	uint64_t period = cap->cfg.stats_ms * 1000000ull, now;
 	int err = 0;
 
+	/* Monotonic: a wall-clock step must not stretch or cut the capture.
+	 * Once: a reload comes back here, the clocks running on. */
+	if (!cap->loop_started) {
+		now = read_ns(CLOCK_MONOTONIC);
+		cap->loop_started = true;
+		cap->deadline_ns = cap->cfg.duration_ms ? now + cap->cfg.duration_ms * 1000000ull :
+							  0;
+		cap->stats_at_ns = now;
+	}
 	while (!cap->stop->requested && !cap->in->done) {
 		struct epoll_event ev[4];
 		int wait = ps_ingest_wait_ms(cap->in, POLL_MS), n, due;
@@ -1430,19 +1444,139 @@ int ps_capture_loop(struct ps_capture *cap)
 			return 0; /* -G -W: the last file is complete */
 		if (err)
 			break;
-		if (period && now - last >= period) {
+		if (period && now - cap->stats_at_ns >= period) {
 			uint64_t written = written_total(cap, -1);
 
-			print_stats(cap, written, prev_written, now - last);
-			prev_written = written;
-			last = now;
+			print_stats(cap, written, cap->stats_written, now - cap->stats_at_ns);
+			cap->stats_written = written;
+			cap->stats_at_ns = now;
 		}
 		if (cap->metrics.fd >= 0 && now - cap->metrics_at_ns >= 1000000000ull)
 			publish_metrics(cap, now);
-		if (deadline && now >= deadline)
+		if (cap->deadline_ns && now >= cap->deadline_ns)
 			break;
+		if (cap->stop->reload) {
+			cap->stop->reload = 0;
+			return PS_CAPTURE_RELOAD;
+		}
 	}
 	return err;
+}
+
+/* Two strings the same, NULL as "". */
+static bool same_str(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* The first setting of b that the running capture cannot take from a
+ * without new programs, maps or files; NULL if there is none. */
+static const char *needs_restart(const struct ps_capture_cfg *a, const struct ps_capture_cfg *b)
+{
+	const struct ps_sampling *x = &a->smp, *y = &b->smp;
+
+	if (a->hooks_given != b->hooks_given || (a->hooks_given && a->hooks != b->hooks))
+		return "hook (or -Q)";
+	if (a->xdp_mode != b->xdp_mode || a->xdp_attach != b->xdp_attach)
+		return "xdp-mode or xdp-attach";
+	if (a->tc_mode != b->tc_mode || a->tc_position != b->tc_position)
+		return "tc-mode or tc-position";
+	if (a->transport != b->transport || a->buffer_kib != b->buffer_kib ||
+	    a->threads != b->threads)
+		return "transport, buffer-size or threads";
+	if (a->snaplen != b->snaplen)
+		return "snapshot-length";
+	if (a->max_ifaces != b->max_ifaces)
+		return "max-ifaces";
+	if (x->mode != y->mode || x->n != y->n || x->interval_ns != y->interval_ns ||
+	    x->max_rate != y->max_rate)
+		return "the sampling (sample, sample-mode, sample-flows, sample-interval, max-rate)";
+	if (a->count != b->count || a->duration_ms != b->duration_ms)
+		return "count or duration";
+	if (!same_str(a->file.output, b->file.output) || a->file.file_size != b->file.file_size ||
+	    a->file.rotate_ns != b->file.rotate_ns || a->file.file_count != b->file.file_count ||
+	    !same_str(a->file.postrotate_cmd, b->file.postrotate_cmd) ||
+	    a->file.epb_verdict != b->file.epb_verdict)
+		return "the file (write, file-size, rotate-seconds, file-count, ...)";
+	if (a->print != b->print || a->line_buffered != b->line_buffered ||
+	    memcmp(&a->print_opts, &b->print_opts, sizeof(a->print_opts)))
+		return "what is printed";
+	if ((a->sflow.n_collectors > 0) != (b->sflow.n_collectors > 0) ||
+	    a->sflow.rate != b->sflow.rate)
+		return "sflow on or off";
+	if (a->context.enabled != b->context.enabled || a->context.pid != b->context.pid ||
+	    !same_str(a->context.comm, b->context.comm) ||
+	    !same_str(a->context.cgroup, b->context.cgroup) ||
+	    !same_str(a->context.container, b->context.container))
+		return "context, pid, comm, cgroup or container";
+	if (a->no_promisc != b->no_promisc)
+		return "no-promiscuous-mode";
+	return NULL;
+}
+
+int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
+		      const char *filter_expr)
+{
+	const char *what = needs_restart(&cap->cfg, cfg), *follow = NULL;
+	int err = 0;
+
+	if (!what && !same_str(cap->filter ? cap->filter->expr : NULL, filter_expr))
+		what = "the filter";
+	if (what) {
+		pr_err("the new configuration changes %s, which needs a restart; keeping the "
+		       "running one\n",
+		       what);
+		return -EBUSY;
+	}
+	if (cap->sflow)
+		err = ps_sflowexp_reconfigure(cap->sflow, &cfg->sflow);
+	if (!err &&
+	    (cfg->metrics != cap->cfg.metrics ||
+	     memcmp(&cfg->metrics_addr, &cap->cfg.metrics_addr, sizeof(cfg->metrics_addr)))) {
+		struct ps_metrics m = { .fd = -1 };
+
+		err = cfg->metrics ? ps_metrics_open(&m, &cfg->metrics_addr) : 0;
+		if (!err) {
+			ps_metrics_close(&cap->metrics);
+			cap->metrics = m;
+			cap->metrics_at_ns = 0; /* served anew at once */
+		}
+	}
+	if (err)
+		return err;
+	/* From here on, nothing fails: the new configuration is the one. */
+	cap->cfg.ifaces = cfg->ifaces;
+	cap->cfg.n_ifaces = cfg->n_ifaces;
+	cap->cfg.sflow = cfg->sflow;
+	cap->cfg.stats_ms = cfg->stats_ms;
+	cap->cfg.metrics = cfg->metrics;
+	cap->cfg.metrics_addr = cfg->metrics_addr;
+	cap->cfg.context = cfg->context; /* the same, with strings that live on */
+	cap->cfg.file.output = cfg->file.output;
+	cap->cfg.file.postrotate_cmd = cfg->file.postrotate_cmd;
+	for (int i = 0; i < cfg->n_ifaces && !follow; i++)
+		if (!strcmp(cfg->ifaces[i], "any") || is_pattern(cfg->ifaces[i]))
+			follow = cfg->ifaces[i];
+	cap->follow = follow;
+	/* Those left out go; those now in come (rescan: as if each had just
+	 * told us), and those refused before are asked about again. */
+	for (int i = 0; i < cap->n_ifaces; i++) {
+		const struct ps_cap_iface *f = &cap->ifs[i];
+
+		if (f->ifindex && !f->gone &&
+		    !wanted(cap, f->name, !f->down, f->dev.flags & IFF_LOOPBACK))
+			iface_gone(cap, i, GONE_UNWANTED);
+	}
+	memset(cap->refused, 0, sizeof(cap->refused));
+	rescan(cap);
+	for (int i = 0; i < cfg->n_ifaces; i++)
+		if (!strcmp(cfg->ifaces[i], "any") || is_pattern(cfg->ifaces[i]) ||
+		    slot_of(cap, (int)if_nametoindex(cfg->ifaces[i])) >= 0)
+			continue;
+		else
+			pr_warn("unknown interface '%s'; capturing on the others\n",
+				cfg->ifaces[i]);
+	return 0;
 }
 
 static void report_clock(const struct ps_capture *cap)

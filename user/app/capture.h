@@ -38,6 +38,7 @@ struct ps_capture_cfg {
 	const char *const *ifaces; /* -i's; "any" among them: every one up */
 	int n_ifaces;
 	int max_ifaces;	    /* room for so many at once; 0: those at start */
+	bool reloadable;    /* --config: a reload may bring more interfaces */
 	unsigned int hooks; /* PS_HOOK_BIT() set, if hooks_given */
 	bool hooks_given;   /* --hook or -Q; else each device's default */
 	enum ps_xdp_mode xdp_mode;
@@ -69,6 +70,7 @@ struct ps_capture_cfg {
 struct ps_stop {
 	volatile sig_atomic_t requested;
 	volatile sig_atomic_t abort;
+	volatile sig_atomic_t reload; /* --config's SIGHUP: read it again */
 };
 
 /* One interface of the capture. */
@@ -113,6 +115,9 @@ struct ps_capture {
 	 * their next news). */
 	int refused[PS_REFUSED_KEPT];
 	unsigned int n_refused;
+	/* The loop's clocks: they run on across a reload. */
+	bool loop_started;
+	uint64_t deadline_ns, stats_at_ns, stats_written;
 	bool room_short;	   /* one was refused for want of room ... */
 	bool rescan_due;	   /* ... and one has gone since: look again */
 	int promisc_fd;		   /* AF_PACKET memberships (-p: none); -1 */
@@ -162,8 +167,25 @@ int ps_capture_open_output(struct ps_capture *cap);
 /* Everything up to the first packet; cap->out must be open. 0 or -errno,
  * logged; -EINTR if a stop was requested meanwhile. */
 int ps_capture_setup(struct ps_capture *cap);
-/* Until a stop, -c, --duration or an error; prints --stats lines. */
+/* Until a stop, -c, --duration or an error; prints --stats lines.
+ * PS_CAPTURE_RELOAD when a reload was asked (stop->reload): the caller
+ * reads its configuration, calls ps_capture_reload, and the loop again. */
+#define PS_CAPTURE_RELOAD 1
 int ps_capture_loop(struct ps_capture *cap);
+/*
+ * A new configuration while capturing (SIGHUP with --config): what can
+ * change without new programs is applied — interfaces and patterns (ones
+ * left out are let go, new ones attached), sFlow's collectors, agent,
+ * header, counters interval and burst, --stats, --metrics, -v — and the
+ * samples, counters, files and sFlow sequences go on. cfg's strings must
+ * outlive the capture (or the next reload). filter_expr: the new filter
+ * expression (NULL or "": none). 0, or -EBUSY (logged, one line naming
+ * the setting) when it changes what the loaded programs or the file were
+ * made for (filter, sampling, hooks, snaplen, output, ...), or -errno
+ * (logged): then the running configuration stays as it was.
+ */
+int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
+		      const char *filter_expr);
 /* Detach, drain, write the ISBs, print the summary. loop_err: the loop's
  * result; returns the first error of the two, or -ENODEV if every
  * interface disappeared, or a failed detach's error. */

@@ -96,10 +96,11 @@ struct cli_opt {
 	const char *arg;
 	const char *help;
 	int (*set)(struct ps_opts *o, const char *arg, char *err, size_t errlen);
-	size_t field; /* SET_FLAG: a bool, SET_COUNT: an unsigned int, SET_STR: a
+	size_t field;	/* SET_FLAG: a bool, SET_COUNT: an unsigned int, SET_STR: a
 		       * const char * in struct ps_opts */
-	bool live;    /* only a live capture takes it, not -r */
-	bool hidden;  /* not in --help: Wireshark's extcap options */
+	bool live;	/* only a live capture takes it, not -r */
+	bool hidden;	/* not in --help: Wireshark's extcap options */
+	bool no_config; /* not a setting of a configuration file (config.h) */
 	enum { SET_BY_FN, SET_FLAG, SET_COUNT, SET_STR } kind; /* SET_BY_FN: set() */
 };
 /* A switch: sets a bool. A counted switch (-t, -x, ...): each use adds one. */
@@ -111,6 +112,8 @@ struct cli_opt {
 #define LIVE .live = true
 /* Marks a row --help does not list. */
 #define HIDDEN .hidden = true
+/* Marks a row a configuration file cannot have: what is no capture's. */
+#define NOCONF .no_config = true
 
 static int set_iface(struct ps_opts *o, const char *a, char *err, size_t len)
 {
@@ -632,7 +635,9 @@ enum {
 	KEY_SFLOW_COUNTERS,
 	KEY_SFLOW_BURST,
 	KEY_METRICS,
-	KEY_MAX_IFACES
+	KEY_MAX_IFACES,
+	KEY_CONFIG,
+	KEY_FILTER
 };
 
 static const struct cli_opt cli_opts[] = {
@@ -640,6 +645,13 @@ static const struct cli_opt cli_opts[] = {
 	  "capture on IFACE (repeat for more; any: every interface that is up, lo only if named, "
 	  "and those that come; a pattern such as 'veth*': those that match, now and later)",
 	  set_iface, LIVE },
+	{ "config", KEY_CONFIG, required_argument, "FILE",
+	  "the settings of FILE first, one a line (a long option's name and value; man pktsample), "
+	  "then the command line's; SIGHUP reads it again",
+	  STR(config), LIVE, NOCONF },
+	{ "filter", KEY_FILTER, required_argument, "EXPR",
+	  "the filter expression as one argument, instead of the words after the options",
+	  STR(filter_expr) },
 	{ "max-ifaces", KEY_MAX_IFACES, required_argument, "N",
 	  "room for N interfaces at once (default: those at start; following, 1024 or twice those)",
 	  set_max_ifaces, LIVE },
@@ -647,7 +659,7 @@ static const struct cli_opt cli_opts[] = {
 	  "write pcapng to FILE ('-' for stdout); without -w, print the packets", set_write },
 	{ "read-file", 'r', required_argument, "FILE",
 	  "print a pcap or pcapng FILE ('-' for stdin) instead of capturing; with -w, copy it",
-	  set_read },
+	  set_read, NOCONF },
 	{ "print", KEY_PRINT, no_argument, NULL,
 	  "print the packets on stdout also while writing them with -w", FLAG(print) },
 	{ "link-header", 'e', no_argument, NULL,
@@ -694,7 +706,7 @@ static const struct cli_opt cli_opts[] = {
 	  "do not put the interfaces into promiscuous mode", FLAG(no_promisc), LIVE },
 	{ "list-interfaces", 'D', no_argument, NULL,
 	  "list the interfaces: state, driver, link type, default ingress hook and why, attach modes",
-	  FLAG(list_interfaces) },
+	  FLAG(list_interfaces), NOCONF },
 	{ "snaplen", 's', required_argument, "BYTES",
 	  "bytes kept per packet (default and max 262144, as tcpdump's; 0 = max)", set_snaplen,
 	  LIVE },
@@ -724,7 +736,7 @@ static const struct cli_opt cli_opts[] = {
 	{ "filter-file", 'F', required_argument, "FILE",
 	  "read the filter expression from FILE ('#' starts a comment)", set_filter_file },
 	{ "dump-filter", 'd', no_argument, NULL,
-	  "print the filter's cBPF and the eBPF it becomes, then exit", FLAG(dump_filter) },
+	  "print the filter's cBPF and the eBPF it becomes, then exit", FLAG(dump_filter), NOCONF },
 	{ "sample", KEY_SAMPLE, required_argument, "N",
 	  "keep 1 in N matching packets (random, per CPU)", set_sample, LIVE },
 	{ "sample-mode", KEY_SAMPLE_MODE, required_argument, "MODE",
@@ -773,8 +785,8 @@ static const struct cli_opt cli_opts[] = {
 	  FLAG(epb_verdict), LIVE },
 	{ "verbose", 'v', no_argument, NULL,
 	  "more messages, and printed packets annotated (-vv: libbpf/libxdp debug)", set_verbose },
-	{ "version", KEY_VERSION, no_argument, NULL, "print the version", FLAG(version) },
-	{ "help", 'h', no_argument, NULL, "show this help", FLAG(help) },
+	{ "version", KEY_VERSION, no_argument, NULL, "print the version", FLAG(version), NOCONF },
+	{ "help", 'h', no_argument, NULL, "show this help", FLAG(help), NOCONF },
 	/* Wireshark's extcap protocol (user/app/extcap.h), documented in the man page. */
 	{ "extcap-interfaces", KEY_EXTCAP_INTERFACES, no_argument, NULL, NULL,
 	  COUNT(extcap.interfaces), HIDDEN },
@@ -944,7 +956,22 @@ static int long_option_error(const char *arg, char *err, size_t errlen)
 	return ps_fail(err, errlen, "unknown option '--%.*s'", (int)n, arg);
 }
 
+int ps_cli_setting(const char *name)
+{
+	for (size_t i = 0; i < N_OPTS; i++)
+		if (!strcmp(cli_opts[i].name, name))
+			return cli_opts[i].hidden || cli_opts[i].no_config ?
+				       -EPERM :
+				       cli_opts[i].has_arg == required_argument;
+	return -ENOENT;
+}
+
 int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err, size_t errlen)
+{
+	return ps_cli_parse_at(argc, argv, o, err, errlen, NULL);
+}
+
+int ps_cli_parse_at(int argc, char **argv, struct ps_opts *o, char *err, size_t errlen, int *bad)
 {
 	struct option longopts[N_OPTS + 1];
 	char shortopts[2 * N_OPTS + 2];
@@ -974,6 +1001,9 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err, size_t err
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		const struct cli_opt *opt = NULL;
 
+		/* The argument being looked at, should it be the wrong one. */
+		if (bad)
+			*bad = optind - 1;
 		if (c == '?') {
 			const char *arg = argv[optind - 1];
 
@@ -996,6 +1026,8 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err, size_t err
 		if (ret)
 			return ret;
 	}
+	if (bad)
+		*bad = -1;
 	if (optind < argc) {
 		o->filter_words = &argv[optind];
 		o->n_filter_words = argc - optind;
@@ -1024,6 +1056,14 @@ int ps_cli_check(struct ps_opts *o, char *err, size_t errlen)
 		return ps_fail(err, errlen,
 			       "give the filter either as arguments or with -F, not both ('%s')",
 			       o->filter_words[0]);
+	if (o->filter_expr && (o->filter_file || o->n_filter_words))
+		return ps_fail(err, errlen,
+			       "give the filter once: --filter, -F or the words after the options");
+	if (o->filter_expr) {
+		/* One word: the expression as given. */
+		o->filter_words = &o->filter_expr;
+		o->n_filter_words = 1;
+	}
 	if (o->dump_filter) {
 		if (!o->filter_file && !o->n_filter_words)
 			return ps_fail(err, errlen, "-d needs a filter expression");

@@ -79,11 +79,14 @@ struct ps_opts {
 	int verbosity;
 	bool help;
 	bool version;
-	/* Filter: the expression words (tcpdump style) or a file, not both. */
+	/* Filter: the expression words (tcpdump style), --filter's one (a
+	 * configuration file's way), or a file: one of them. */
 	char *const *filter_words;
 	int n_filter_words;
+	char *filter_expr; /* --filter (argv's or the file's string) */
 	const char *filter_file;
-	bool dump_filter; /* -d: print the translation and exit */
+	const char *config; /* --config FILE */
+	bool dump_filter;   /* -d: print the translation and exit */
 	/* Sampling, after the filter: at most one of the three modes. */
 	unsigned int sample_mode;    /* the user's choice: enum ps_sample_mode */
 	uint64_t sample_n;	     /* random, count, flow: 1 in N */
@@ -121,6 +124,13 @@ struct ps_opts {
  * one-line reason in err.
  */
 int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err, size_t errlen);
+/* ps_cli_parse, and on failure, *bad: the index in argv of the argument
+ * that was wrong (-1: none in particular). */
+int ps_cli_parse_at(int argc, char **argv, struct ps_opts *o, char *err, size_t errlen, int *bad);
+/* A long option as a configuration file's setting (config.h): 1 it takes
+ * a value, 0 it takes none, -ENOENT no such option, -EPERM not one for a
+ * file (--read-file, --help, ...). */
+int ps_cli_setting(const char *name);
 /* How the options go together: the rules across options, for a capture
  * or -r. 0, or -EINVAL with a one-line reason in err. */
 int ps_cli_check(struct ps_opts *o, char *err, size_t errlen);

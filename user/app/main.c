@@ -21,18 +21,26 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "config.h"
 #include "extcap.h"
 #include "filter.h"
 #include "guardian.h"
 #include "iflist.h"
 #include "log.h"
 #include "netns.h"
+#include "notify.h"
 #include "printer.h"
 #include "privdrop.h"
 #include "readfile.h"
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
+
+/* Two optional strings the same, NULL as "". */
+static bool same_str(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
 
 static struct ps_stop stop;
 /* The output, when a write to it can block (a pipe, a FIFO, a socket). */
@@ -57,13 +65,22 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
-static int install_signals(void)
+/* With --config, SIGHUP reads it again (as hsflowd's, sshd's, ...). */
+static void on_reload(int sig)
+{
+	(void)sig;
+	stop.reload = 1;
+}
+
+static int install_signals(bool reload)
 {
 	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART */
+	struct sigaction hup = { .sa_handler = reload ? on_reload : on_signal };
 
 	sigemptyset(&sa.sa_mask);
+	sigemptyset(&hup.sa_mask);
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
-	    sigaction(SIGHUP, &sa, NULL)) {
+	    sigaction(SIGHUP, &hup, NULL)) {
 		int err = -errno;
 
 		pr_err("cannot install signal handlers: %s\n", strerror(-err));
@@ -97,6 +114,7 @@ static void capture_cfg(const struct ps_opts *o, struct ps_capture_cfg *c)
 {
 	*c = (struct ps_capture_cfg){
 		.ifaces = o->ifaces, .n_ifaces = o->n_ifaces, .max_ifaces = (int)o->max_ifaces,
+		.reloadable = o->config != NULL,
 		.hooks = o->hooks, .hooks_given = o->hooks_given,
 		.xdp_mode = o->xdp_mode, .xdp_attach = o->xdp_attach,
 		.tc_mode = o->tc_mode, .tc_position = o->tc_position,
@@ -124,6 +142,124 @@ static void capture_cfg(const struct ps_opts *o, struct ps_capture_cfg *c)
 	};
 	ps_cli_sampling(o, &c->smp);
 	ps_cli_print_opts(o, &c->print_opts);
+}
+
+/*
+ * --config FILE: its settings, then the command line's, parsed as one
+ * command line (user/app/config.h). The arguments made live as long as
+ * the options that point into them: *args, freed with free_args.
+ */
+struct cfg_args {
+	struct ps_config file;
+	char **argv;
+};
+
+static void free_args(struct cfg_args *a)
+{
+	ps_config_free(&a->file);
+	free(a->argv);
+	a->argv = NULL;
+}
+
+/* 0, or -EINVAL with the one line said ("FILE:LINE: why" for a setting). */
+static int parse_with_config(int argc, char **argv, const char *path, struct ps_opts *o,
+			     struct cfg_args *a, const char *after)
+{
+	char err[512];
+	int n, bad = -1;
+
+	memset(a, 0, sizeof(*a));
+	if (ps_config_read(path, &a->file, err, sizeof(err))) {
+		pr_err("%s%s\n", err, after);
+		return -EINVAL;
+	}
+	n = a->file.n;
+	a->argv = calloc((size_t)(argc + n + 1), sizeof(*a->argv));
+	if (!a->argv) {
+		pr_err("cannot read %s: %s\n", path, strerror(ENOMEM));
+		free_args(a);
+		return -ENOMEM;
+	}
+	a->argv[0] = argv[0];
+	memcpy(a->argv + 1, a->file.args, (size_t)n * sizeof(*a->argv));
+	memcpy(a->argv + 1 + n, argv + 1, (size_t)(argc - 1) * sizeof(*a->argv));
+	if (ps_cli_parse_at(argc + n, a->argv, o, err, sizeof(err), &bad) ||
+	    ps_cli_check(o, err, sizeof(err))) {
+		if (bad >= 1 && bad <= n)
+			pr_err("%s:%d: %s%s\n", path, a->file.lines[bad - 1], err, after);
+		else
+			pr_err("%s: %s%s\n", path, err, after);
+		free_args(a);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* What the running capture has of --config; a reload swaps it. */
+static struct {
+	int argc;
+	char **argv; /* the command line */
+	struct ps_opts *opts;
+	struct cfg_args args;
+} configured;
+
+/* The filter expression from the arguments or -F. */
+static int filter_expr(const struct ps_opts *o, char **expr);
+
+static void notify_ready(const struct ps_capture *cap)
+{
+	char text[128];
+	int n = 0;
+
+	for (int i = 0; i < cap->n_ifaces; i++)
+		n += cap->ifs[i].ifindex && !cap->ifs[i].gone;
+	snprintf(text, sizeof(text), "READY=1\nSTATUS=capturing on %d interface%s", n,
+		 n == 1 ? "" : "s");
+	ps_notify(text);
+}
+
+/*
+ * SIGHUP with --config: the file again. A file that does not parse, or
+ * asks for what only a restart can do, is one line, and the capture goes
+ * on as it was.
+ */
+static void reload(struct ps_capture *cap)
+{
+	static const char keep[] = "; keeping the running configuration";
+	struct ps_opts *o = calloc(1, sizeof(*o)), *old = configured.opts;
+	struct ps_capture_cfg cfg;
+	struct cfg_args args;
+	char *expr = NULL;
+
+	ps_notify_reloading();
+	if (!o ||
+	    parse_with_config(configured.argc, configured.argv, old->config, o, &args, keep)) {
+		free(o);
+		notify_ready(cap);
+		return;
+	}
+	if (!(o->filter_file || o->n_filter_words) || !filter_expr(o, &expr)) {
+		capture_cfg(o, &cfg);
+		if (!same_str(o->netns, old->netns) || !same_str(o->user, old->user))
+			pr_err("the new configuration changes netns or relinquish-privileges, "
+			       "which needs a restart%s\n",
+			       keep);
+		else if (!ps_capture_reload(cap, &cfg, expr)) {
+			ps_log_set_verbosity(o->verbosity);
+			pr_warn("%s: configuration read again\n", o->config);
+			free_args(&configured.args);
+			free(old);
+			configured.opts = o;
+			configured.args = args;
+			o = NULL;
+		}
+	}
+	free(expr);
+	if (o) {
+		free_args(&args);
+		free(o);
+	}
+	notify_ready(cap);
 }
 
 /*
@@ -171,13 +307,17 @@ static int run(const struct ps_opts *o, struct ps_filter *filter)
 	else if (cfg.print && !fstat(STDOUT_FILENO, &st) &&
 		 (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
 		blocking_out_fd = STDOUT_FILENO; /* the printed lines */
-	err = install_signals();
+	err = install_signals(o->config != NULL);
 	if (!err)
 		err = ps_capture_setup(&cap);
 	if (!err) {
-		int drop_err = o->user ? drop_privileges(&cap, &user) : 0;
+		int drop_err = o->user ? drop_privileges(&cap, &user) : 0, loop_err = drop_err;
 
-		err = ps_capture_finish(&cap, drop_err ? drop_err : ps_capture_loop(&cap));
+		notify_ready(&cap);
+		while (!drop_err && (loop_err = ps_capture_loop(&cap)) == PS_CAPTURE_RELOAD)
+			reload(&cap);
+		ps_notify("STOPPING=1");
+		err = ps_capture_finish(&cap, loop_err);
 	}
 	ps_capture_teardown(&cap);
 	return err ? EXIT_RUNTIME : 0;
@@ -358,6 +498,7 @@ int main(int argc, char **argv)
 				   (size_t)(argv[argc - 1] - argv[0]) + strlen(argv[argc - 1]) + 1);
 	enum ps_extcap_request req = PS_EXTCAP_NONE;
 
+	ps_log_detect_journal();
 	if (ps_cli_parse(argc, argv, &o, err, sizeof(err))) {
 		pr_err("%s (see --help)\n", err);
 		return EXIT_USAGE;
@@ -379,6 +520,22 @@ int main(int argc, char **argv)
 		printf("pktsample %s (libbpf %s, libxdp)\n", PKTSAMPLE_VERSION,
 		       libbpf_version_string());
 		return 0;
+	}
+	if (o.config) {
+		/* The file's settings, then the command line's, parsed and
+		 * checked once more: the service's way. */
+		struct ps_opts *c = calloc(1, sizeof(*c));
+
+		if (!c || parse_with_config(argc, argv, o.config, c, &configured.args, "")) {
+			free(c);
+			return EXIT_USAGE;
+		}
+		configured.argc = argc;
+		configured.argv = argv;
+		configured.opts = c;
+		ps_log_set_verbosity(c->verbosity);
+		ps_log_hook_libs();
+		return c->filter_file || c->n_filter_words ? run_filtered(c) : run(c, NULL);
 	}
 	/* Parse, then Wireshark's options into the command line's, then
 	 * whether they go together. */

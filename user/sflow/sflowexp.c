@@ -36,11 +36,73 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Sockets to cfg's collectors into fd[], and the agent address: 0, or
+ * -errno logged (fd[] closed again). */
+static int connect_all(const struct ps_sflow_config *cfg, int *fd, struct ps_sflow_agent *agent)
+{
+	char name[INET6_ADDRSTRLEN + 8];
+	int err = 0;
+
+	for (int i = 0; i < PS_SFLOW_MAX_COLLECTORS; i++)
+		fd[i] = -1;
+	for (int i = 0; i < cfg->n_collectors && !err; i++) {
+		struct sockaddr_storage ss;
+		socklen_t len = ps_addr_sockaddr(&cfg->collectors[i], &ss);
+
+		ps_addr_format(&cfg->collectors[i], name, sizeof(name));
+		fd[i] = socket(cfg->collectors[i].family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd[i] < 0 || connect(fd[i], (struct sockaddr *)&ss, len)) {
+			err = -errno;
+			pr_err("cannot send sFlow to %s: %s\n", name, strerror(-err));
+			break;
+		}
+		/* Never wait for a collector: a full socket buffer is a failed send. */
+		fcntl(fd[i], F_SETFL, fcntl(fd[i], F_GETFL) | O_NONBLOCK);
+	}
+	if (!err && cfg->has_agent) {
+		agent->family = cfg->agent.family;
+		memcpy(agent->addr, cfg->agent.addr, 16);
+	} else if (!err) {
+		/* The address the kernel would send from towards the first collector. */
+		struct sockaddr_storage local;
+		socklen_t len = sizeof(local);
+
+		if (getsockname(fd[0], (struct sockaddr *)&local, &len)) {
+			err = -errno;
+			pr_err("cannot find the sFlow agent address: %s (use --sflow-agent)\n",
+			       strerror(-err));
+		} else {
+			agent->family = local.ss_family;
+			if (local.ss_family == AF_INET6)
+				memcpy(agent->addr, &((struct sockaddr_in6 *)&local)->sin6_addr,
+				       16);
+			else
+				memcpy(agent->addr, &((struct sockaddr_in *)&local)->sin_addr, 4);
+		}
+	}
+	for (int i = 0; err && i < PS_SFLOW_MAX_COLLECTORS; i++)
+		if (fd[i] >= 0) {
+			close(fd[i]);
+			fd[i] = -1;
+		}
+	return err;
+}
+
+/* The line that says where the samples go. */
+static void say_where(const struct ps_sflow_exp *x)
+{
+	char name[INET6_ADDRSTRLEN + 8], agent[INET6_ADDRSTRLEN] = "?";
+
+	inet_ntop(x->agent.family, x->agent.addr, agent, sizeof(agent));
+	ps_addr_format(&x->cfg.collectors[0], name, sizeof(name));
+	pr_warn("sFlow: 1 in %u to %s%s, agent %s, counters every %us\n", x->cfg.rate, name,
+		x->cfg.n_collectors > 1 ? " and more" : "", agent, x->cfg.counters_s);
+}
+
 int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
 		     const struct ps_target *targets, int n_targets,
 		     const struct ps_counter_src *counters)
 {
-	char name[INET6_ADDRSTRLEN + 8];
 	int err;
 
 	memset(x, 0, sizeof(*x));
@@ -59,40 +121,9 @@ int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
 		pr_err("cannot set up sFlow: %s\n", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	for (int i = 0; i < cfg->n_collectors; i++) {
-		struct sockaddr_storage ss;
-		socklen_t len = ps_addr_sockaddr(&cfg->collectors[i], &ss);
-
-		ps_addr_format(&cfg->collectors[i], name, sizeof(name));
-		x->fd[i] = socket(cfg->collectors[i].family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-		if (x->fd[i] < 0 || connect(x->fd[i], (struct sockaddr *)&ss, len)) {
-			err = -errno;
-			pr_err("cannot send sFlow to %s: %s\n", name, strerror(-err));
-			return err;
-		}
-		/* Never wait for a ingest: a full socket buffer is a failed send. */
-		fcntl(x->fd[i], F_SETFL, fcntl(x->fd[i], F_GETFL) | O_NONBLOCK);
-	}
-	if (cfg->has_agent) {
-		x->agent.family = cfg->agent.family;
-		memcpy(x->agent.addr, cfg->agent.addr, 16);
-	} else {
-		/* The address the kernel would send from towards the first collector. */
-		struct sockaddr_storage local;
-		socklen_t len = sizeof(local);
-
-		if (getsockname(x->fd[0], (struct sockaddr *)&local, &len)) {
-			err = -errno;
-			pr_err("cannot find the sFlow agent address: %s (use --sflow-agent)\n",
-			       strerror(-err));
-			return err;
-		}
-		x->agent.family = local.ss_family;
-		if (local.ss_family == AF_INET6)
-			memcpy(x->agent.addr, &((struct sockaddr_in6 *)&local)->sin6_addr, 16);
-		else
-			memcpy(x->agent.addr, &((struct sockaddr_in *)&local)->sin_addr, 4);
-	}
+	err = connect_all(cfg, x->fd, &x->agent);
+	if (err)
+		return err;
 	x->nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (x->nl_fd < 0) {
 		err = -errno;
@@ -101,14 +132,36 @@ int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
 	}
 	x->start_ns = mono_ns();
 	x->next_counters_ns = x->start_ns; /* the first round sends them */
-	{
-		char agent[INET6_ADDRSTRLEN] = "?";
+	say_where(x);
+	return 0;
+}
 
-		inet_ntop(x->agent.family, x->agent.addr, agent, sizeof(agent));
-		ps_addr_format(&cfg->collectors[0], name, sizeof(name));
-		pr_warn("sFlow: 1 in %u to %s%s, agent %s, counters every %us\n", cfg->rate, name,
-			cfg->n_collectors > 1 ? " and more" : "", agent, cfg->counters_s);
+int ps_sflowexp_reconfigure(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg)
+{
+	struct ps_sflow_agent agent = x->agent;
+	int fd[PS_SFLOW_MAX_COLLECTORS], err;
+
+	if (!memcmp(cfg->collectors, x->cfg.collectors, sizeof(cfg->collectors)) &&
+	    cfg->n_collectors == x->cfg.n_collectors && cfg->has_agent == x->cfg.has_agent &&
+	    !memcmp(&cfg->agent, &x->cfg.agent, sizeof(cfg->agent)) &&
+	    cfg->header_bytes == x->cfg.header_bytes && cfg->counters_s == x->cfg.counters_s &&
+	    cfg->burst == x->cfg.burst)
+		return 0;
+	err = connect_all(cfg, fd, &agent);
+	if (err)
+		return err;
+	/* What was made for the old ones goes to the new: datagrams carry
+	 * the agent they were begun with. */
+	for (int i = 0; i < PS_SFLOW_MAX_COLLECTORS; i++) {
+		if (x->fd[i] >= 0)
+			close(x->fd[i]);
+		x->fd[i] = fd[i];
 	}
+	x->agent = agent;
+	if (cfg->counters_s != x->cfg.counters_s)
+		x->next_counters_ns = mono_ns();
+	x->cfg = *cfg;
+	say_where(x);
 	return 0;
 }
 

@@ -97,6 +97,14 @@ struct ps_sflow_exp {
 int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
 		     const struct ps_target *targets, int n_targets,
 		     const struct ps_counter_src *counters);
+/*
+ * A new configuration (SIGHUP): the collectors, agent address, header
+ * bytes, counter interval and burst of cfg, the rate the same. Samplers,
+ * sequence numbers and uptime go on as they were: a collector sees the
+ * same agent continue. 0 (nothing to do, or done), or -errno logged, with
+ * the old configuration still in place.
+ */
+int ps_sflowexp_reconfigure(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg);
 /* The capture follows interfaces. end: target t's interface is gone and
  * another takes it over: its last sample goes out. add: target t is a new
  * interface's, and there are n_targets: its sampler starts afresh (its

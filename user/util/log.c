@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "log.h"
@@ -11,6 +13,20 @@
 static int max_level = PS_LOG_WARN;
 static bool errors_only;
 static FILE *side_log;
+static bool journal; /* stderr is the journal's: each line gets its priority */
+
+/* syslog's priority of each level, as journald reads it (sd-daemon(3)). */
+static const char *const journal_prefix[] = { "<3>", "<4>", "<6>", "<7>" };
+
+void ps_log_detect_journal(void)
+{
+	const char *env = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	journal = env && sscanf(env, "%llu:%llu", &dev, &ino) == 2 && !fstat(STDERR_FILENO, &st) &&
+		  (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
 
 void ps_log_set_verbosity(int verbosity)
 {
@@ -46,8 +62,20 @@ static void put_line(FILE *f, const char *prefix, const char *msg)
 		else
 			fputc(c, f);
 	}
-	if (nl)
-		fputc('\n', f);
+	if (nl || (f == stderr && journal))
+		fputc('\n', f); /* a journal line ends: the next has its priority */
+}
+
+/* Text of several lines to stderr, each with prefix (the journal's). */
+static void put_lines(const char *prefix, const char *text)
+{
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		size_t n = nl ? (size_t)(nl - text) : strlen(text);
+
+		fprintf(stderr, "%s%.*s\n", prefix, (int)n, text);
+		text += n + (nl != NULL);
+	}
 }
 
 /* raw: libbpf's and libxdp's text (a verifier log spans lines). */
@@ -76,7 +104,11 @@ static void vlog(enum ps_log_level level, const char *prefix, bool raw, const ch
 		fflush(side_log);
 	}
 	if (!errors_only || level == PS_LOG_ERROR) {
-		if (raw)
+		if (journal && raw)
+			put_lines(journal_prefix[level], msg);
+		else if (journal)
+			put_line(stderr, journal_prefix[level], msg);
+		else if (raw)
 			fprintf(stderr, "%s%s", prefix, msg);
 		else
 			put_line(stderr, prefix, msg);
@@ -90,7 +122,9 @@ void ps_log_text(const char *text)
 		fputs(text, side_log);
 		fflush(side_log);
 	}
-	if (!errors_only)
+	if (!errors_only && journal)
+		put_lines(journal_prefix[PS_LOG_INFO], text);
+	else if (!errors_only)
 		fputs(text, stderr);
 }
 

@@ -27,6 +27,11 @@ enum ps_log_level {
 };
 
 void ps_log_set_verbosity(int verbosity); /* number of -v */
+/* Under systemd, stderr may be the journal ($JOURNAL_STREAM names it):
+ * then each line starts with its syslog priority (<3> error, <4> warning,
+ * <6> info, <7> debug) instead of "pktsample: ", which journald keeps as
+ * the entry's PRIORITY. */
+void ps_log_detect_journal(void);
 /*
  * As a Wireshark extcap, stderr is for errors only (Wireshark shows
  * anything there as an error): warnings, notes and the summary go to log
