@@ -8,11 +8,12 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
-job= mods=
+job= mods= init=sh
 for w in $(cat /proc/cmdline); do
 	case $w in
 	ps_job=*) job=${w#ps_job=} ;;
 	ps_modules=*) mods=${w#ps_modules=} ;;
+	ps_init=*) init=${w#ps_init=} ;;
 	esac
 done
 fail() { echo "kernel-vm guest: $*"; echo "PS-VM-EXIT=125"; poweroff -f; }
@@ -45,6 +46,37 @@ ln -sf /proc/self/fd $r/dev/fd
 rm -f $r/usr/sbin/modprobe
 ln -s /bin/busybox $r/usr/sbin/modprobe
 echo /usr/sbin/modprobe >/proc/sys/kernel/modprobe
+# ps_init=systemd: the host's systemd as init, booting to a target of
+# one unit, the job's, which prints its status and powers off.
+if [ "$init" = systemd ]; then
+	u=$r/etc/systemd/system
+	mkdir -p $u
+	cat >$u/ps-vm.target <<EOF
+[Unit]
+Description=kernel-vm: the job
+Requires=ps-vm-job.service
+After=ps-vm-job.service
+EOF
+	cat >$u/ps-vm-job.service <<EOF
+[Unit]
+Description=kernel-vm: the job
+Wants=systemd-journald.socket
+After=systemd-journald.socket
+[Service]
+Type=oneshot
+TimeoutStartSec=infinity
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/ttyS0
+ExecStart=/bin/sh -c '/usr/sbin/ip link set lo up; echo PS-VM-START; /bin/bash $job/cmd </dev/null; echo "PS-VM-EXIT=\$\$?"; sync; /bin/busybox poweroff -f'
+EOF
+	ln -sf ps-vm.target $u/default.target
+	# /tmp stays the overlay's here too: no tmpfs over it (where the host
+	# enables tmp.mount), and no emptying it at boot (tmpfiles' "D /tmp").
+	ln -sf /dev/null $u/tmp.mount
+	ln -sf /dev/null $u/systemd-tmpfiles-setup.service
+	exec switch_root $r /lib/systemd/systemd
+fi
 # switch_root, not chroot: the kernel runs modprobe in init's root.
 exec switch_root $r /bin/busybox sh -c '
 	/usr/sbin/ip link set lo up

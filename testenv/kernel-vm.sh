@@ -25,7 +25,9 @@
 # PS_VM_TIMEOUT (seconds, default 3600), PS_VM_KEEP=1 keeps the job's
 # directory (the console) under the cache, PS_TIME_SCALE (default 20 under
 # TCG, 2 with KVM) is what the tests' "promptly" limits are multiplied by
-# inside the guest.
+# inside the guest. PS_VM_INIT=systemd boots the host's systemd as the
+# guest's init, the command then run by a unit of its own (its output on
+# the console), so that it can start, reload and stop services.
 set -euo pipefail
 
 die() { echo "kernel-vm: $*" >&2; exit 2; }
@@ -158,7 +160,7 @@ run() {
 		-object memory-backend-memfd,id=mem,size="${mem}M",share=on -numa node,memdev=mem \
 		-chardev socket,id=c0,path="$sock" -device vhost-user-fs-pci,chardev=c0,tag=hostroot \
 		-kernel "$dir/root/boot/vmlinuz-$rel" -initrd "$dir/initramfs.gz" \
-		-append "console=ttyS0 panic=-1 quiet ps_job=$job ps_modules=$dir/root/lib/modules" \
+		-append "console=ttyS0 panic=-1 quiet ps_job=$job ps_modules=$dir/root/lib/modules ps_init=${PS_VM_INIT:-sh}" \
 		</dev/null | tee "$out" | sed -u -n 's/\r$//; /PS-VM-START/,/PS-VM-EXIT=/{/PS-VM-/!p}' || true
 	kill "$vfs" 2>/dev/null || true
 	wait "$vfs" 2>/dev/null || true
@@ -173,5 +175,5 @@ case $cmd in
 fetch) [ $# -eq 1 ] || die "usage: fetch KERNEL"; fetch "$1" ;;
 run) [ $# -ge 1 ] || die "usage: run KERNEL -- CMD..."; run "$@" ;;
 list) ls "$cache" 2>/dev/null || true ;;
-*) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
+*) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
 esac

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The fleet recipe of the README, end to end with Debian's packages: two
 # hosts (the testenv's two namespaces) each run a pktsample agent sampling
-# 1 in 10 and exporting sFlow to one sfacctd, which renormalises and writes
+# 1 in 10 (its settings in a configuration file) and exporting sFlow to
+# one sfacctd, which renormalises and writes
 # per agent and protocol into an SQLite database (pmacct's sqlite3 plugin).
 # 20,000 frames cross from one host to the other: the database holds, for
 # each agent, the frames it saw, within 5 sigma.
@@ -42,11 +43,16 @@ sql_history_roundoff: h
 CONF
 start_sfacctd "$WORK/sfacctd.conf"
 
-# The agents: the receiving host at its ingress, the sending one at its
-# egress, both to the collector's address.
-start_capture -i "$CAPIF" --hook tc-ingress --sample "$RATE" --sflow 192.0.2.1 'udp port 9'
-"$TESTENV" exec "$ENV" peer -- "$PKTSAMPLE" -i "$PEERIF" --hook tc-egress --sample "$RATE" \
-	--sflow 192.0.2.1 'udp port 9' 2>"$WORK/peer.err" &
+# The agents, each from a configuration file as the README writes it: the
+# receiving host at its ingress, the sending one at its egress, both to
+# the collector's address.
+agent_conf() { # IFACE HOOK
+	printf '%s\n' "iface $1" "hook $2" "sample $RATE" "sflow 192.0.2.1" "filter udp port 9"
+}
+agent_conf "$CAPIF" tc-ingress >"$WORK/cap.conf"
+agent_conf "$PEERIF" tc-egress >"$WORK/peer.conf"
+start_capture --config "$WORK/cap.conf"
+"$TESTENV" exec "$ENV" peer -- "$PKTSAMPLE" --config "$WORK/peer.conf" 2>"$WORK/peer.err" &
 PEER=$!
 PIDS+=("$PEER")
 for _ in $(seq $((100 * PS_TIME_SCALE))); do started "$WORK/peer.err" && break; sleep 0.1; done
@@ -57,7 +63,7 @@ in_peer "$PSGEN" -i "$PEERIF" --src 192.0.2.2 --dst 192.0.2.1 --dst-mac "$MAC" -
 sleep 1
 stop_capture INT
 assert_eq 0 "$PS_RC" "the first agent exits 0"
-kill -INT "$(capture_pid "pktsample -i $PEERIF")"
+kill -INT "$(capture_pid "pktsample --config $WORK/peer.conf")"
 rc=0
 wait "$PEER" || rc=$?
 assert_eq 0 "$rc" "the second agent exits 0"

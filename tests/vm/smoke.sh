@@ -3,8 +3,8 @@
 # The smoke set for Debian 12's own kernel: smoke.sh [BUILD_DIR] boots it
 # (testenv/kernel-vm.sh run ${PS_VM_KERNEL:-6.1}) and runs itself inside
 # with --guest (ctest's vm_smoke, label vm). Scripts chosen so that under
-# emulation (10-30x slower than natively) the set stays within CI's time
-# (about 28 min): capture at every hook (it_capture), SIGKILL at every hook
+# emulation (10-30x slower than natively) the set stays within CI's time:
+# capture at every hook (it_capture), SIGKILL at every hook
 # and mode with the clsact guardian, and capabilities only at Debian's
 # perf_event_paranoid 3, where the ring buffer carries the samples
 # (it_detach), a filter and the TC position beside a foreign program
@@ -15,6 +15,9 @@
 # whom packets belong to, where 6.1's helpers and verifier differ
 # (it_context), and packets the kernel drops, whose reasons and places
 # differ by version (it_drops).
+# The set runs in PS_VM_PARALLEL guests at once (default 2, one per host
+# core: a guest under TCG keeps about one core busy), the scripts split
+# between them by how long each took; their lines are printed together.
 # A line per script with its result and time; the log of one that failed;
 # exit 1 if any failed; a script that runs past PS_VM_SCRIPT_TIMEOUT
 # (default 1800 s) is stopped, counted failed, and its log shown. PS_VM_SET=all runs every netns script instead (the
@@ -22,6 +25,14 @@
 # PS_VM_KERNEL=6.12 boots the newest 6.12 instead of 6.1.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+
+# Each smoke script's minutes under TCG on this project's CI machine (it
+# decides the split) and the variable it runs with, if any.
+declare -A MINUTES=([it_capture]=6 [it_detach]=7 [it_position]=6 [it_sample]=4
+	[it_devices]=20 [it_xdp_around]=6 [it_context]=9 [it_drops]=8)
+declare -A VARS=([it_devices]="KINDS=vlan bond gre ipip wireguard"
+	[it_xdp_around]="PS_EXPECT_FENTRY=1")
+SMOKE="it_capture it_detach it_position it_sample it_devices it_xdp_around it_context it_drops"
 
 if [ "${1:-}" != --guest ]; then
 	build=$(cd "${1:-$top/build}" && pwd)
@@ -35,8 +46,38 @@ if [ "${1:-}" != --guest ]; then
 		exit 77
 	done
 	[ "$(id -u)" = 0 ] || { echo "skipped: vm smoke: needs root" >&2; exit 77; }
-	exec "$top/testenv/kernel-vm.sh" run "${PS_VM_KERNEL:-6.1}" -- "$0" --guest "$build" \
-		"${PS_VM_SET:-smoke}" "${PS_VM_SCRIPT_TIMEOUT:-1800}"
+	vm=("$top/testenv/kernel-vm.sh" run "${PS_VM_KERNEL:-6.1}" --)
+	set_=${PS_VM_SET:-smoke}
+	n=${PS_VM_PARALLEL:-2}
+	if [ "$set_" != smoke ] || [ "$n" -le 1 ]; then
+		exec "${vm[@]}" "$0" --guest "$build" "$set_" "${PS_VM_SCRIPT_TIMEOUT:-1800}"
+	fi
+	# One boot first: it fetches the kernel and makes the initramfs, which
+	# the guests then share.
+	"${vm[@]}" true || { echo "FAIL: the guest does not boot" >&2; exit 1; }
+	# Longest first, each to the guest with the least so far.
+	declare -a part load
+	for ((g = 0; g < n; g++)); do part[g]=""; load[g]=0; done
+	for name in $(for s in $SMOKE; do echo "${MINUTES[$s]} $s"; done | sort -rn | cut -d' ' -f2); do
+		least=0
+		for ((g = 1; g < n; g++)); do [ "${load[g]}" -lt "${load[least]}" ] && least=$g; done
+		part[least]="${part[least]} $name"
+		load[least]=$((load[least] + MINUTES[$name]))
+	done
+	logs=$(mktemp -d)
+	trap 'rm -rf "$logs"' EXIT
+	pids=()
+	for ((g = 0; g < n; g++)); do
+		"${vm[@]}" "$0" --guest "$build" "${part[g]# }" "${PS_VM_SCRIPT_TIMEOUT:-1800}" \
+			>"$logs/$g" 2>&1 &
+		pids+=($!)
+	done
+	rc=0
+	for ((g = 0; g < n; g++)); do
+		wait "${pids[g]}" || rc=1
+		cat "$logs/$g"
+	done
+	exit $rc
 fi
 build=$2
 export PKTSAMPLE=$build/pktsample PSGEN=$build/psgen PCAPCHECK=$build/tests/pcapcheck
@@ -44,22 +85,11 @@ export TESTENV=$top/testenv/testenv.sh VLAN_PUSH_OBJ=$build/bpf/tc_vlan_push.bpf
 export DROP_PORT_OBJ=$build/bpf/tc_drop_port.bpf.o TCX_HOLD=$build/tests/tcx_hold
 export BARE_XDP_OBJ=$build/bpf/bare_xdp.bpf.o XDP_DROP_OBJ=$build/bpf/xdp_drop_port.bpf.o
 
-# SCRIPT[|VAR=VALUE]: the scripts, one with a variable of its own.
-SET=(
-	"it_capture"
-	"it_detach"
-	"it_position"
-	"it_sample"
-	"it_devices|KINDS=vlan bond gre ipip wireguard"
-	"it_xdp_around|PS_EXPECT_FENTRY=1"
-	"it_context"
-	"it_drops"
-)
 # PS_VM_SET=all: every netns script (the bench's aside), each with as long
 # as it takes: ctest's per-test limits are for native speed. Or a list of
 # script names ("it_order it_filter"): the whole suite in parts.
 case ${3:-smoke} in
-smoke) ;;
+smoke) read -r -a SET <<<"$SMOKE" ;;
 all) SET=()
 	for script in "$top"/tests/integration/it_*.sh; do
 		name=$(basename "$script" .sh)
@@ -67,14 +97,10 @@ all) SET=()
 	done ;;
 *) read -r -a SET <<<"$3" ;;
 esac
-for i in "${!SET[@]}"; do # told that this kernel must allow fentry
-	[ "${SET[$i]}" != it_xdp_around ] || SET[$i]="it_xdp_around|PS_EXPECT_FENTRY=1"
-done
-
 echo "# kernel $(uname -r), perf_event_paranoid $(sysctl -n kernel.perf_event_paranoid)"
 failed=()
-for entry in "${SET[@]}"; do
-	IFS='|' read -r name var <<<"$entry"
+for name in "${SET[@]}"; do
+	var=${VARS[$name]:-}
 	t0=$(date +%s)
 	# A script that hangs still shows its log: each has at most
 	# PS_VM_SCRIPT_TIMEOUT seconds (timeout's 124 is its exit then).
