@@ -72,7 +72,7 @@ daemonize: false
 sfacctd_ip: 127.0.0.1
 sfacctd_port: 6344
 plugins: print
-aggregate: proto
+aggregate: proto, dst_host
 print_output: csv
 print_output_file: $WORK/sfacctd.csv
 print_output_file_append: true
@@ -87,11 +87,14 @@ PIDS+=($!)
 for _ in $(seq 50); do grep -q listening "$WORK/tcpdump.err" && break; sleep 0.1; done
 
 conf=$WORK/ps.conf
+mkdir -m 777 "$WORK/out"
 cat >"$conf" <<CONF
 # the service's settings
 iface $CAPIF
 sflow 127.0.0.1:6343
 sflow-counters 1
+write $WORK/out/svc.pcapng
+filter udp port 9
 CONF
 chmod 644 "$conf"
 notified() { # TEXT [N]: until the Nth message with TEXT came
@@ -111,7 +114,7 @@ notified READY=1
 started "$WORK/ps.err" || fail "READY=1 before everything was attached: $(cat "$WORK/ps.err")"
 assert_match "^READY=1 STATUS=capturing on 1 interface$" "$(head -1 "$WORK/notify.log")" \
 	"READY=1 once attached, and a status"
-in_peer "$PSGEN" -i "$PEERIF" -n 300 --rate 2000 >/dev/null
+in_peer "$PSGEN" -i "$PEERIF" --dst 192.0.2.1 -n 300 --rate 2000 >/dev/null
 sleep 1.5
 
 # A new pattern and another collector: read again on SIGHUP.
@@ -132,24 +135,38 @@ for _ in $(seq $((50 * PS_TIME_SCALE))); do
 	sleep 0.1
 done
 assert_match "capturing on ${ENV}nb \(" "$(cat "$WORK/ps.err")" "the new pattern's interfaces are captured"
-in_peer "$PSGEN" -i "$PEERIF" -n 300 --rate 2000 >/dev/null
+in_peer "$PSGEN" -i "$PEERIF" --dst 192.0.2.1 -n 300 --rate 2000 >/dev/null
 sleep 1.5
+
+# A new filter: new programs in place of the running ones on every hook
+# at once, during a flood: every frame captured exactly once, under the
+# old filter's interfaces or the new's.
+sed -i 's/^filter .*/filter udp/' "$conf"
+in_peer "$PSGEN" -i "$PEERIF" --dst 192.0.2.77 -n 20000 --rate 10000 --write "$WORK/sent.pcap" \
+	>/dev/null &
+FLOOD=$!
+sleep 0.5
+kill -HUP "$pid"
+notified READY=1 3
+wait "$FLOOD"
+sleep 1
+assert_match "$conf: configuration read again" "$(tail -1 "$WORK/ps.err")" "a new filter: read again"
 
 # A bad line, then a change only a restart can make: one line each, and
 # the capture goes on as it was.
 echo "bogus 1" >>"$conf"
 kill -HUP "$pid"
-notified READY=1 3
-assert_match "pktsample: $conf:6: unknown setting 'bogus'; keeping the running configuration" \
+notified READY=1 4
+assert_match "pktsample: $conf:8: unknown setting 'bogus'; keeping the running configuration" \
 	"$(cat "$WORK/ps.err")" "a bad line at reload: FILE:LINE, and the running configuration stays"
 sed -i '$d' "$conf"
-echo "filter udp" >>"$conf"
+echo "snaplen 128" >>"$conf"
 kill -HUP "$pid"
-notified READY=1 4
-assert_match "changes the filter, which needs a restart; keeping the running one" \
+notified READY=1 5
+assert_match "changes snaplen, which needs a restart; keeping the running one" \
 	"$(cat "$WORK/ps.err")" "a change that needs a restart: said, and the running configuration stays"
 kill -0 "$pid" 2>/dev/null || fail "pktsample ended on a reload"
-in_peer "$PSGEN" -i "$PEERIF" -n 300 --rate 2000 >/dev/null
+in_peer "$PSGEN" -i "$PEERIF" --dst 192.0.2.1 -n 300 --rate 2000 >/dev/null
 sleep 1.5
 kill -TERM "$pid"
 wait_capture
@@ -184,8 +201,18 @@ EOF
 ok "sFlow: A's datagrams, then B's, every sub-agent's sequence going on without a gap"
 [ -s "$WORK/sfacctd.csv" ] || fail "sfacctd wrote nothing: $(cat "$WORK/sfacctd.log")"
 got=$(awk -F, '/PACKETS/ { for (i = 1; i <= NF; i++) if ($i == "PACKETS") p = i; next }
-	tolower($0) ~ /udp/ { s += $p } END { print s + 0 }' "$WORK/sfacctd.csv")
-assert_eq 600 "$got" "collector B (sfacctd) counted the 600 frames sent after the reload"
+	tolower($0) ~ /udp/ && /192\.0\.2\.1,/ { s += $p } END { print s + 0 }' "$WORK/sfacctd.csv")
+assert_eq 600 "$got" "collector B (sfacctd) counted the 600 frames sent to 192.0.2.1 after the reload"
+# The file: the flood's frames, each once, under one filter's interfaces
+# or the other's; the interfaces described anew after the swap.
+extract "$WORK/out/svc.pcapng" 'frame.interface_description == "tc ingress" && ip.dst == 192.0.2.77' \
+	"$WORK/flood.pcap"
+assert_eq "20000 frames identical" "$("$PCAPCHECK" same "$WORK/sent.pcap" "$WORK/flood.pcap")" \
+	"new programs during a flood: every frame exactly once"
+assert_eq "udp port 9 udp " "$(capinfos -I "$WORK/out/svc.pcapng" | sed -n 's/^ *Filter string = //p' |
+	uniq | tr '\n' ' ')" "the file's interfaces: the old filter's, then the new one's"
+lost=$(sed -n 's/^\([0-9]*\) packets\? lost in .* buffer$/\1/p' "$WORK/ps.err")
+assert_eq 0 "$lost" "nothing lost in the buffer"
 
 # Bad lines at the start: each one line naming file and line, exit 2,
 # nothing attached; and to the journal, with its priority.

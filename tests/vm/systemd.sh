@@ -13,6 +13,8 @@
 #  - systemctl reload with a changed file (another interface, another
 #    collector): the journal says so, the new interface is captured, the
 #    new collector gets datagrams, the service stays the same process;
+#  - a reload with a new filter: new programs in place of the running
+#    ones (clsact filters replaced), the same process, samples going on;
 #  - a reload with a bad line: one journal entry at priority err naming
 #    file and line, and the service goes on;
 #  - systemctl stop: inactive, nothing attached, no process left.
@@ -128,14 +130,28 @@ until_ok 30 sh -c '[ "$(systemctl show -p StatusText --value pktsample)" = "capt
 	fail "status after the reload: $(systemctl show -p StatusText --value pktsample)"
 ok "its status: capturing on 3 interfaces (sva, svb, swa)"
 
+# A new filter: new programs in place (6.1: each clsact filter replaced,
+# the guardian told), one filter per hook still, and sampling goes on.
+echo "filter not udp port 53" >>/etc/pktsample/pktsample.conf
+systemctl reload pktsample
+until_ok 60 sh -c '[ "$(journalctl -u pktsample -o cat --no-pager | grep -c "configuration read again")" -ge 2 ]' ||
+	fail "the new filter was not taken"
+[ "$(systemctl show -p MainPID --value pktsample)" = "$pid" ] || fail "the new filter restarted it"
+n=$(tc filter show dev swa ingress | grep -c pktsample)
+[ "$n" = 1 ] || fail "$n of our filters on swa's ingress after the swap"
+before=$(cat /run/collector-6344)
+python3 -c 'import socket; s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW); s.bind(("swa", 0)); [s.send(b"\xff" * 6 + b"\x02" + bytes(5) + b"\x08\x00" + bytes(46)) for _ in range(50)]'
+until_ok 60 sh -c "[ \$(cat /run/collector-6344) -gt $before ]" || fail "no samples after the new filter"
+ok "systemctl reload with a new filter: the same process, one filter per hook, samples go on"
+
 # A bad line: an error entry naming file and line; the service goes on.
 echo "bogus 1" >>/etc/pktsample/pktsample.conf
 systemctl reload pktsample
-until_ok 60 sh -c 'journalctl -u pktsample -p err -o cat --no-pager | grep -q "pktsample.conf:5: unknown setting"' ||
+until_ok 60 sh -c 'journalctl -u pktsample -p err -o cat --no-pager | grep -q "pktsample.conf:6: unknown setting"' ||
 	fail "no error entry for the bad line"
 [ "$(systemctl is-active pktsample)" = active ] || fail "a bad line stopped it"
 [ "$(systemctl show -p MainPID --value pktsample)" = "$pid" ] || fail "a bad line restarted it"
-ok "a bad line at reload: one entry at priority err, /etc/pktsample/pktsample.conf:5, and it goes on"
+ok "a bad line at reload: one entry at priority err, /etc/pktsample/pktsample.conf:6, and it goes on"
 
 # Stop: nothing attached, no process of its left (the guardian neither).
 systemctl stop pktsample

@@ -500,6 +500,7 @@ static int load_programs(struct ps_capture *cap)
 	/* Loaded here, not inside libxdp's attach, so a filter the verifier
 	 * refuses is reported as such before anything is attached. */
 	err = ps_loader_load(&cap->loader, &lo);
+	cap->progs = &cap->loader;
 	for (int i = 0; !err && i < cap->n_ifaces; i++)
 		err = load_trace_programs(cap, &lo, i);
 	if (err || !(cap->hooks & PS_HOOK_BIT(PS_HOOK_XDP)))
@@ -1476,7 +1477,7 @@ static const char *needs_restart(const struct ps_capture_cfg *a, const struct ps
 	const struct ps_sampling *x = &a->smp, *y = &b->smp;
 
 	if (a->hooks_given != b->hooks_given || (a->hooks_given && a->hooks != b->hooks))
-		return "hook (or -Q)";
+		return "hook (or direction)";
 	if (a->xdp_mode != b->xdp_mode || a->xdp_attach != b->xdp_attach)
 		return "xdp-mode or xdp-attach";
 	if (a->tc_mode != b->tc_mode || a->tc_position != b->tc_position)
@@ -1485,25 +1486,25 @@ static const char *needs_restart(const struct ps_capture_cfg *a, const struct ps
 	    a->threads != b->threads)
 		return "transport, buffer-size or threads";
 	if (a->snaplen != b->snaplen)
-		return "snapshot-length";
+		return "snaplen";
 	if (a->max_ifaces != b->max_ifaces)
 		return "max-ifaces";
-	if (x->mode != y->mode || x->n != y->n || x->interval_ns != y->interval_ns ||
-	    x->max_rate != y->max_rate)
-		return "the sampling (sample, sample-mode, sample-flows, sample-interval, max-rate)";
+	/* The clock's ticker is the programs' too: no swap for it. */
+	if ((x->mode == PS_SAMPLE_CLOCK || y->mode == PS_SAMPLE_CLOCK) &&
+	    (x->mode != y->mode || x->interval_ns != y->interval_ns))
+		return "sample-interval";
 	if (a->count != b->count || a->duration_ms != b->duration_ms)
 		return "count or duration";
 	if (!same_str(a->file.output, b->file.output) || a->file.file_size != b->file.file_size ||
 	    a->file.rotate_ns != b->file.rotate_ns || a->file.file_count != b->file.file_count ||
 	    !same_str(a->file.postrotate_cmd, b->file.postrotate_cmd) ||
 	    a->file.epb_verdict != b->file.epb_verdict)
-		return "the file (write, file-size, rotate-seconds, file-count, ...)";
+		return "the file (write, file-size, rotate-seconds, file-count, postrotate-command, epb-verdict)";
 	if (a->print != b->print || a->line_buffered != b->line_buffered ||
 	    memcmp(&a->print_opts, &b->print_opts, sizeof(a->print_opts)))
-		return "what is printed";
-	if ((a->sflow.n_collectors > 0) != (b->sflow.n_collectors > 0) ||
-	    a->sflow.rate != b->sflow.rate)
-		return "sflow on or off";
+		return "what is printed (print and its flags)";
+	if ((a->sflow.n_collectors > 0) != (b->sflow.n_collectors > 0))
+		return "whether there is sflow";
 	if (a->context.enabled != b->context.enabled || a->context.pid != b->context.pid ||
 	    !same_str(a->context.comm, b->context.comm) ||
 	    !same_str(a->context.cgroup, b->context.cgroup) ||
@@ -1514,19 +1515,125 @@ static const char *needs_restart(const struct ps_capture_cfg *a, const struct ps
 	return NULL;
 }
 
+/* Do a and b sample the same way (the seed aside, the capture's own)? */
+static bool same_sampling(const struct ps_sampling *a, const struct ps_sampling *b)
+{
+	return a->mode == b->mode && a->n == b->n && a->interval_ns == b->interval_ns &&
+	       a->max_rate == b->max_rate;
+}
+
+/*
+ * A reload's new filter or sampling: the programs built anew with them,
+ * on the same maps (buffers, counters, pools, interfaces, owners), and put
+ * in place of the running ones on every hook at once (link updates,
+ * clsact filters replaced), so that no packet goes uncounted and no sample
+ * is lost in between. 0, or -errno logged (the running ones stay).
+ */
+static int swap_programs(struct ps_capture *cap, struct ps_filter *filter,
+			 const struct ps_sampling *smp)
+{
+	const struct ps_capture_cfg *o = &cap->cfg;
+	struct ps_sampling s = *smp;
+	struct ps_load_opts lo = {
+		.hooks = cap->hooks,
+		.snaplen = o->snaplen,
+		.max_ifaces = (uint32_t)cap->max_ifaces,
+		.sampling = &s,
+		.filter = filter,
+		.transport = cap->transport,
+		.sflow_pool = o->sflow.n_collectors > 0,
+		.ctx = &cap->ctx.knobs,
+		.xdp_native = cap->xdp_loaded[0],
+		.xdp_skb = cap->xdp_loaded[1],
+		.maps_from = &cap->loader,
+	};
+	int new_fd[PS_REPLACE_SLOTS], old_fd[PS_REPLACE_SLOTS], err;
+	struct ps_loader next;
+	bool raw = cap->follow != NULL;
+	char msg[512];
+
+	if (!ps_attach_can_replace(&cap->att) ||
+	    (cap->hooks & (PS_HOOKS_DROP | PS_HOOKS_XDP_TRACE))) {
+		pr_err("the new configuration changes the filter or the sampling, and what is "
+		       "attached here (the drop hook, xdp-entry/exit, libxdp, XDP bound to a "
+		       "device) cannot take new programs in place: that needs a restart; keeping "
+		       "the running one\n");
+		return -EBUSY;
+	}
+	if (cap->transport == PS_TRANSPORT_RINGBUF)
+		lo.ring_bytes = cap->bufs.ring_kib * 1024;
+	s.seed = cap->smp.seed; /* which flows are chosen stays the same */
+	for (int i = 0; i < cap->n_ifaces; i++)
+		raw |= cap->ifs[i].ifindex && !cap->ifs[i].gone &&
+		       cap->ifs[i].linktype == PS_LINKTYPE_RAW;
+	if (filter && raw && ps_filter_build_raw(filter, msg, sizeof(msg)) && !cap->follow) {
+		pr_err("the new filter does not apply where there is no link-layer header: %s; "
+		       "keeping the running configuration\n",
+		       msg);
+		return -EINVAL;
+	}
+	err = ps_loader_load(&next, &lo);
+	if (err)
+		return err; /* said; the running programs stay */
+	for (unsigned int h = 0; h < PS_HOOK_MAX; h++) {
+		new_fd[h] = ps_loader_prog_fd(&next, h);
+		old_fd[h] = ps_loader_prog_fd(cap->progs, h);
+	}
+	new_fd[PS_REPLACE_XDP] = ps_loader_prog_fd(&next, PS_PROG_XDP);
+	old_fd[PS_REPLACE_XDP] = ps_loader_prog_fd(cap->progs, PS_PROG_XDP);
+	new_fd[PS_REPLACE_XDP_SKB] = ps_loader_prog_fd(&next, PS_PROG_XDP_SKB);
+	old_fd[PS_REPLACE_XDP_SKB] = ps_loader_prog_fd(cap->progs, PS_PROG_XDP_SKB);
+	err = ps_attach_replace(&cap->att, new_fd, old_fd);
+	if (err) {
+		ps_loader_close(&next);
+		return err;
+	}
+	/* The main loader keeps the maps (its programs stay loaded, idle);
+	 * the programs of a reload before go. */
+	if (cap->progs != &cap->loader)
+		ps_loader_close(cap->progs);
+	cap->next_progs = next;
+	cap->progs = &cap->next_progs;
+	if (cap->own_filter && cap->own_filter != filter) {
+		ps_filter_free(cap->own_filter);
+		free(cap->own_filter);
+	}
+	cap->own_filter = filter;
+	cap->filter = filter;
+	cap->smp = s;
+	/* What the outputs say of the sampling and the filter, from here on:
+	 * the file's interfaces anew, after the last statistics of the old. */
+	cap->sampling[0] = '\0';
+	if (ps_sampling_active(&cap->smp))
+		ps_sampling_describe(&cap->smp, cap->sampling, sizeof(cap->sampling));
+	ps_sampling_tag(&cap->smp, cap->tag, sizeof(cap->tag));
+	describe_targets(cap);
+	if (cap->file)
+		err = ps_capfile_renew(cap->file, filter ? filter->expr : NULL,
+				       filter || ps_sampling_active(&cap->smp));
+	return err;
+}
+
 int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
-		      const char *filter_expr)
+		      struct ps_filter *filter)
 {
 	const char *what = needs_restart(&cap->cfg, cfg), *follow = NULL;
+	bool swap = !same_str(cap->filter ? cap->filter->expr : NULL, filter ? filter->expr : NULL) ||
+		    !same_sampling(&cap->cfg.smp, &cfg->smp);
 	int err = 0;
 
-	if (!what && !same_str(cap->filter ? cap->filter->expr : NULL, filter_expr))
-		what = "the filter";
 	if (what) {
 		pr_err("the new configuration changes %s, which needs a restart; keeping the "
 		       "running one\n",
 		       what);
 		return -EBUSY;
+	}
+	/* New programs first: what fails there leaves everything as it was. */
+	if (swap) {
+		err = swap_programs(cap, filter, &cfg->smp);
+		if (err)
+			return err;
+		cap->cfg.smp = cfg->smp;
 	}
 	if (cap->sflow)
 		err = ps_sflowexp_reconfigure(cap->sflow, &cfg->sflow);
@@ -1725,7 +1832,15 @@ void ps_capture_teardown(struct ps_capture *cap)
 		ps_loader_close(&cap->ifs[i].trace_loader);
 		ps_xdp_target_close(&cap->ifs[i].xdp_target);
 	}
+	if (cap->progs && cap->progs != &cap->loader)
+		ps_loader_close(cap->progs);
+	cap->progs = NULL;
 	ps_loader_close(&cap->loader);
+	if (cap->own_filter) {
+		ps_filter_free(cap->own_filter);
+		free(cap->own_filter);
+		cap->own_filter = NULL;
+	}
 	ps_dropnames_free(&cap->drops);
 	ps_metrics_close(&cap->metrics);
 	if (cap->link_fd >= 0)

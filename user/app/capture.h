@@ -123,7 +123,10 @@ struct ps_capture {
 	int promisc_fd;		   /* AF_PACKET memberships (-p: none); -1 */
 	struct ps_target *targets; /* room for max_ifaces * PS_HOOK_MAX */
 	int n_targets;
-	struct ps_loader loader;
+	struct ps_loader loader;	/* the programs at the start, and the maps */
+	struct ps_loader *progs;	/* the programs attached: loader's, or ... */
+	struct ps_loader next_progs; /* ... a reload's (on loader's maps) */
+	struct ps_filter *own_filter; /* a reload's filter, freed at teardown */
 	struct ps_context ctx; /* whom packets belong to (user/context/context.h) */
 	struct ps_attachments att;
 	struct ps_dropnames drops;  /* --hook drop: the reasons' and places' names */
@@ -178,14 +181,17 @@ int ps_capture_loop(struct ps_capture *cap);
  * left out are let go, new ones attached), sFlow's collectors, agent,
  * header, counters interval and burst, --stats, --metrics, -v — and the
  * samples, counters, files and sFlow sequences go on. cfg's strings must
- * outlive the capture (or the next reload). filter_expr: the new filter
- * expression (NULL or "": none). 0, or -EBUSY (logged, one line naming
- * the setting) when it changes what the loaded programs or the file were
- * made for (filter, sampling, hooks, snaplen, output, ...), or -errno
+ * outlive the capture (or the next reload). A new filter or sampling
+ * (filter: the new filter, built; NULL: none) gets new programs, put in
+ * place of the running ones at once on every hook (where the attachments
+ * allow it), and new IDBs in the file; on success the capture owns filter
+ * if it took it (cap->filter is it), else the caller frees it. 0, or
+ * -EBUSY (logged, one line naming the setting) when it changes what only
+ * a restart can (hooks, snaplen, output, sFlow on or off, ...), or -errno
  * (logged): then the running configuration stays as it was.
  */
 int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
-		      const char *filter_expr);
+		      struct ps_filter *filter);
 /* Detach, drain, write the ISBs, print the summary. loop_err: the loop's
  * result; returns the first error of the two, or -ENODEV if every
  * interface disappeared, or a failed detach's error. */

@@ -195,12 +195,18 @@ static int parse_with_config(int argc, char **argv, const char *path, struct ps_
 	return 0;
 }
 
-/* What the running capture has of --config; a reload swaps it. */
+/*
+ * What the running capture has of --config; a reload swaps it. The first
+ * file's arguments stay as long as the capture: what cannot change without
+ * a restart (the output's name, the rotation's command) was set up with
+ * their strings, and the outputs keep them.
+ */
 static struct {
 	int argc;
 	char **argv; /* the command line */
 	struct ps_opts *opts;
 	struct cfg_args args;
+	bool reloaded; /* args are a reload's, not the first file's */
 } configured;
 
 /* The filter expression from the arguments or -F. */
@@ -227,32 +233,56 @@ static void reload(struct ps_capture *cap)
 {
 	static const char keep[] = "; keeping the running configuration";
 	struct ps_opts *o = calloc(1, sizeof(*o)), *old = configured.opts;
+	struct ps_filter *filter = NULL;
 	struct ps_capture_cfg cfg;
 	struct cfg_args args;
-	char *expr = NULL;
+	char why[512], *expr = NULL;
 
 	ps_notify_reloading();
-	if (!o ||
-	    parse_with_config(configured.argc, configured.argv, old->config, o, &args, keep)) {
+	if (!o || parse_with_config(configured.argc, configured.argv, old->config, o, &args, keep)) {
 		free(o);
 		notify_ready(cap);
 		return;
 	}
-	if (!(o->filter_file || o->n_filter_words) || !filter_expr(o, &expr)) {
-		capture_cfg(o, &cfg);
-		if (!same_str(o->netns, old->netns) || !same_str(o->user, old->user))
-			pr_err("the new configuration changes netns or relinquish-privileges, "
-			       "which needs a restart%s\n",
-			       keep);
-		else if (!ps_capture_reload(cap, &cfg, expr)) {
-			ps_log_set_verbosity(o->verbosity);
-			pr_warn("%s: configuration read again\n", o->config);
-			free_args(&configured.args);
-			free(old);
-			configured.opts = o;
-			configured.args = args;
-			o = NULL;
+	/* The filter, compiled: one that does not is the file's mistake. */
+	if ((o->filter_file || o->n_filter_words) && !filter_expr(o, &expr)) {
+		filter = calloc(1, sizeof(*filter));
+		if (!filter) {
+			pr_err("%s: %s%s\n", o->config, strerror(ENOMEM), keep);
+			goto out;
 		}
+		/* The filter owns expr from here on, built or not. */
+		if (ps_filter_build(filter, expr, o->snaplen, why, sizeof(why))) {
+			expr = NULL;
+			pr_err("%s: %s%s\n", o->config, why, keep);
+			goto out;
+		}
+		expr = NULL;
+	} else if (o->filter_file || o->n_filter_words) {
+		goto out; /* said */
+	}
+	capture_cfg(o, &cfg);
+	if (!same_str(o->netns, old->netns) || !same_str(o->user, old->user)) {
+		pr_err("the new configuration changes netns or relinquish-privileges, which needs a "
+		       "restart%s\n",
+		       keep);
+	} else if (!ps_capture_reload(cap, &cfg, filter)) {
+		if (cap->filter == filter)
+			filter = NULL; /* the capture's now */
+		ps_log_set_verbosity(o->verbosity);
+		pr_warn("%s: configuration read again\n", o->config);
+		if (configured.reloaded)
+			free_args(&configured.args);
+		configured.reloaded = true;
+		free(old);
+		configured.opts = o;
+		configured.args = args;
+		o = NULL;
+	}
+out:
+	if (filter) {
+		ps_filter_free(filter);
+		free(filter);
 	}
 	free(expr);
 	if (o) {

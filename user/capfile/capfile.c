@@ -451,6 +451,31 @@ void ps_capfile_mark_gone(struct ps_capfile *f, int ifindex)
 			f->gone[t] = true;
 }
 
+int ps_capfile_renew(struct ps_capfile *f, const char *filter, bool counts_filter)
+{
+	uint64_t now = wall_ns();
+	int err = 0;
+
+	if (f->error || !f->w)
+		return f->error;
+	/* The old interfaces' statistics up to now, then the new ones. */
+	for (int t = 0; t < f->n_targets && !err; t++)
+		err = write_isb(f, t, now);
+	f->cfg.filter = filter;
+	f->cfg.counts_filter = counts_filter;
+	/* The packets' comments carry the sampling's tag: encoded anew. */
+	for (int c = 0; f->cpus && c < f->ncpus; c++)
+		f->cpus[c].valid = false;
+	for (int t = 0; t < f->n_targets && !err; t++) {
+		f->closed_written[t] += pcapng_writer_packets(f->w, (int)f->if_id[t]);
+		err = write_idb(f, t);
+	}
+	f->file_start_ns = now;
+	if (err)
+		pr_err("cannot write %s: %s\n", f->out.path, pcapng_strerror(err));
+	return f->error = err;
+}
+
 void ps_capfile_end_target(struct ps_capfile *f, int t)
 {
 	if (f->error || t >= f->n_targets || !f->w)

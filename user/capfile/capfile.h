@@ -119,6 +119,13 @@ int ps_capfile_tick(struct ps_capfile *f, uint64_t now_ns);
 /* The interface ifindex disappeared: its ISBs say so. */
 void ps_capfile_mark_gone(struct ps_capfile *f, int ifindex);
 /*
+ * A reload changed the filter or the sampling: every interface's ISB up to
+ * now, then its IDB anew (filter: the expression its if_filter says; the
+ * comments are the capture's file_ifaces, described again), which the
+ * packets from now on are written under. 0 or -errno, logged; sticky.
+ */
+int ps_capfile_renew(struct ps_capfile *f, const char *filter, bool counts_filter);
+/*
  * The capture follows interfaces. end: target t's interface is gone and
  * another takes the entry over: its last ISB, now; its packets still
  * count in ps_capfile_written's total. add: target t (and ifaces[t]) is a

@@ -512,6 +512,89 @@ int ps_detach_all(struct ps_attachments *a)
 	return err;
 }
 
+bool ps_attach_can_replace(const struct ps_attachments *a)
+{
+	for (int i = 0; i < a->n; i++) {
+		const struct ps_attachment *att = &a->list[i];
+
+		if (att->gone)
+			continue;
+		if (att->kind != PS_ATT_TCX && att->kind != PS_ATT_CLSACT &&
+		    (att->kind != PS_ATT_XDP_LINK || att->vlan_meta))
+			return false;
+	}
+	return true;
+}
+
+/* One attachment's program swapped for prog_fd: 0 or -errno. */
+static int replace_one(struct ps_attachments *a, struct ps_attachment *att, int prog_fd)
+{
+	struct bpf_tc_hook hook;
+	int err;
+
+	switch (att->kind) {
+	case PS_ATT_TCX:
+	case PS_ATT_XDP_LINK:
+		return bpf_link_update(att->link_fd, prog_fd, NULL) ? -errno : 0;
+	case PS_ATT_CLSACT: {
+		DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .prog_fd = prog_fd, .flags = BPF_TC_F_REPLACE,
+				    .handle = att->clsact.handle, .priority = att->clsact.priority);
+
+		hook = (struct bpf_tc_hook){ .sz = sizeof(hook),
+					     .ifindex = att->clsact.ifindex,
+					     .attach_point = att->clsact.ingress ? BPF_TC_INGRESS :
+										   BPF_TC_EGRESS };
+		err = bpf_tc_attach(&hook, &opts);
+		if (err)
+			return err;
+		/* The guardian knows the filter by its program. */
+		ps_guardian_tell(a->guard_fd, &att->clsact, false);
+		att->clsact.prog_id = opts.prog_id;
+		ps_guardian_tell(a->guard_fd, &att->clsact, true);
+		return 0;
+	}
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+int ps_attach_replace(struct ps_attachments *a, const int *new_fd, const int *old_fd)
+{
+	int err = 0, i;
+
+	for (i = 0; i < a->n && !err; i++) {
+		struct ps_attachment *att = &a->list[i];
+		unsigned int k = att->kind == PS_ATT_XDP_LINK ?
+					 (att->xdp_mode == XDP_MODE_SKB ? PS_REPLACE_XDP_SKB :
+									   PS_REPLACE_XDP) :
+					 att->hook;
+
+		if (att->gone)
+			continue;
+		err = replace_one(a, att, new_fd[k]);
+		if (err)
+			pr_err("cannot put the new programs in place on %s %s: %s\n", att->ifname,
+			       ps_hook_name(att->hook), strerror(-err));
+	}
+	/* All or nothing: those done get the old ones back. */
+	for (int j = 0; err && j < i - 1; j++) {
+		struct ps_attachment *att = &a->list[j];
+		unsigned int k = att->kind == PS_ATT_XDP_LINK ?
+					 (att->xdp_mode == XDP_MODE_SKB ? PS_REPLACE_XDP_SKB :
+									   PS_REPLACE_XDP) :
+					 att->hook;
+
+		if (!att->gone)
+			replace_one(a, att, old_fd[k]);
+	}
+	if (!err) {
+		/* Interfaces to come get the new ones too. */
+		a->xdp_prog_fd[0] = new_fd[PS_REPLACE_XDP];
+		a->xdp_prog_fd[1] = new_fd[PS_REPLACE_XDP_SKB];
+	}
+	return err;
+}
+
 bool ps_attach_has_tcx(const struct ps_attachments *a)
 {
 	for (int i = 0; i < a->n; i++)

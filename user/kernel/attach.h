@@ -112,6 +112,21 @@ void ps_attach_release(struct ps_attachments *a);
 const char *ps_attach_kind_name(const struct ps_attachment *att);
 /* Is anything attached through clsact (a filter to remove at exit)? */
 bool ps_attach_has_clsact(const struct ps_attachments *a);
+/*
+ * A reload with new programs: can every attachment take another program in
+ * place, atomically (tcx and XDP links: link update; clsact: the filter
+ * replaced)? Not libxdp's, the device-bound XDP, traces, the drop hook.
+ */
+bool ps_attach_can_replace(const struct ps_attachments *a);
+/*
+ * Every attachment's program swapped for the one of new_fd, indexed by
+ * hook (TC) or PS_REPLACE_XDP / PS_REPLACE_XDP_SKB (XDP by mode), all or
+ * none: on a failure (logged), those done get old_fd's back. 0 or -errno.
+ */
+#define PS_REPLACE_XDP PS_HOOK_XDP
+#define PS_REPLACE_XDP_SKB PS_HOOK_MAX
+#define PS_REPLACE_SLOTS (PS_HOOK_MAX + 1)
+int ps_attach_replace(struct ps_attachments *a, const int *new_fd, const int *old_fd);
 /* Is anything attached through tcx (so the kernel has it)? */
 bool ps_attach_has_tcx(const struct ps_attachments *a);
 

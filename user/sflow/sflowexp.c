@@ -145,7 +145,7 @@ int ps_sflowexp_reconfigure(struct ps_sflow_exp *x, const struct ps_sflow_config
 	    cfg->n_collectors == x->cfg.n_collectors && cfg->has_agent == x->cfg.has_agent &&
 	    !memcmp(&cfg->agent, &x->cfg.agent, sizeof(cfg->agent)) &&
 	    cfg->header_bytes == x->cfg.header_bytes && cfg->counters_s == x->cfg.counters_s &&
-	    cfg->burst == x->cfg.burst)
+	    cfg->burst == x->cfg.burst && cfg->rate == x->cfg.rate)
 		return 0;
 	err = connect_all(cfg, fd, &agent);
 	if (err)

@@ -99,7 +99,7 @@ int ps_sflowexp_open(struct ps_sflow_exp *x, const struct ps_sflow_config *cfg,
 		     const struct ps_counter_src *counters);
 /*
  * A new configuration (SIGHUP): the collectors, agent address, header
- * bytes, counter interval and burst of cfg, the rate the same. Samplers,
+ * bytes, counter interval, burst and rate (the sampling's N) of cfg. Samplers,
  * sequence numbers and uptime go on as they were: a collector sees the
  * same agent continue. 0 (nothing to do, or done), or -errno logged, with
  * the old configuration still in place.
