@@ -1618,7 +1618,8 @@ int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 		      struct ps_filter *filter)
 {
 	const char *what = needs_restart(&cap->cfg, cfg), *follow = NULL;
-	bool swap = !same_str(cap->filter ? cap->filter->expr : NULL, filter ? filter->expr : NULL) ||
+	bool swap = !same_str(cap->filter ? cap->filter->expr : NULL,
+			      filter ? filter->expr : NULL) ||
 		    !same_sampling(&cap->cfg.smp, &cfg->smp);
 	int err = 0;
 

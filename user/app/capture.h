@@ -123,11 +123,11 @@ struct ps_capture {
 	int promisc_fd;		   /* AF_PACKET memberships (-p: none); -1 */
 	struct ps_target *targets; /* room for max_ifaces * PS_HOOK_MAX */
 	int n_targets;
-	struct ps_loader loader;	/* the programs at the start, and the maps */
-	struct ps_loader *progs;	/* the programs attached: loader's, or ... */
-	struct ps_loader next_progs; /* ... a reload's (on loader's maps) */
+	struct ps_loader loader;      /* the programs at the start, and the maps */
+	struct ps_loader *progs;      /* the programs attached: loader's, or ... */
+	struct ps_loader next_progs;  /* ... a reload's (on loader's maps) */
 	struct ps_filter *own_filter; /* a reload's filter, freed at teardown */
-	struct ps_context ctx; /* whom packets belong to (user/context/context.h) */
+	struct ps_context ctx;	      /* whom packets belong to (user/context/context.h) */
 	struct ps_attachments att;
 	struct ps_dropnames drops;  /* --hook drop: the reasons' and places' names */
 	struct ps_buffer_plan bufs; /* -B over the online CPUs */

@@ -239,7 +239,8 @@ static void reload(struct ps_capture *cap)
 	char why[512], *expr = NULL;
 
 	ps_notify_reloading();
-	if (!o || parse_with_config(configured.argc, configured.argv, old->config, o, &args, keep)) {
+	if (!o ||
+	    parse_with_config(configured.argc, configured.argv, old->config, o, &args, keep)) {
 		free(o);
 		notify_ready(cap);
 		return;

@@ -537,8 +537,9 @@ static int replace_one(struct ps_attachments *a, struct ps_attachment *att, int 
 	case PS_ATT_XDP_LINK:
 		return bpf_link_update(att->link_fd, prog_fd, NULL) ? -errno : 0;
 	case PS_ATT_CLSACT: {
-		DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .prog_fd = prog_fd, .flags = BPF_TC_F_REPLACE,
-				    .handle = att->clsact.handle, .priority = att->clsact.priority);
+		DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .prog_fd = prog_fd,
+				    .flags = BPF_TC_F_REPLACE, .handle = att->clsact.handle,
+				    .priority = att->clsact.priority);
 
 		hook = (struct bpf_tc_hook){ .sz = sizeof(hook),
 					     .ifindex = att->clsact.ifindex,
@@ -566,7 +567,7 @@ int ps_attach_replace(struct ps_attachments *a, const int *new_fd, const int *ol
 		struct ps_attachment *att = &a->list[i];
 		unsigned int k = att->kind == PS_ATT_XDP_LINK ?
 					 (att->xdp_mode == XDP_MODE_SKB ? PS_REPLACE_XDP_SKB :
-									   PS_REPLACE_XDP) :
+									  PS_REPLACE_XDP) :
 					 att->hook;
 
 		if (att->gone)
@@ -581,7 +582,7 @@ int ps_attach_replace(struct ps_attachments *a, const int *new_fd, const int *ol
 		struct ps_attachment *att = &a->list[j];
 		unsigned int k = att->kind == PS_ATT_XDP_LINK ?
 					 (att->xdp_mode == XDP_MODE_SKB ? PS_REPLACE_XDP_SKB :
-									   PS_REPLACE_XDP) :
+									  PS_REPLACE_XDP) :
 					 att->hook;
 
 		if (!att->gone)
