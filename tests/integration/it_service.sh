@@ -120,6 +120,7 @@ sleep 1.5
 # A new pattern and another collector: read again on SIGHUP.
 pid=$(capture_pid -- "--config $conf")
 sed -i "s/^sflow .*/sflow 127.0.0.1:6344/" "$conf"
+sed -i "s/^sflow-counters 1$/sflow-counters 1\nmetrics 127.0.0.1:9651/" "$conf"
 echo "iface ${ENV}n*" >>"$conf"
 kill -HUP "$pid"
 notified RELOADING=1
@@ -135,6 +136,9 @@ for _ in $(seq $((50 * PS_TIME_SCALE))); do
 	sleep 0.1
 done
 assert_match "capturing on ${ENV}nb \(" "$(cat "$WORK/ps.err")" "the new pattern's interfaces are captured"
+for _ in $(seq $((50 * PS_TIME_SCALE))); do listening tcp 9651 && break; sleep 0.1; done
+assert_match "pktsample_packets_seen_total\{interface=\"$CAPIF\",hook=\"tc-ingress\"\} [0-9]+" \
+	"$(in_cap curl -s http://127.0.0.1:9651/metrics)" "a metrics address added: served"
 in_peer "$PSGEN" -i "$PEERIF" --dst 192.0.2.1 -n 300 --rate 2000 >/dev/null
 sleep 1.5
 
@@ -157,7 +161,7 @@ assert_match "$conf: configuration read again" "$(tail -1 "$WORK/ps.err")" "a ne
 echo "bogus 1" >>"$conf"
 kill -HUP "$pid"
 notified READY=1 4
-assert_match "pktsample: $conf:8: unknown setting 'bogus'; keeping the running configuration" \
+assert_match "pktsample: $conf:9: unknown setting 'bogus'; keeping the running configuration" \
 	"$(cat "$WORK/ps.err")" "a bad line at reload: FILE:LINE, and the running configuration stays"
 sed -i '$d' "$conf"
 echo "snaplen 128" >>"$conf"

@@ -49,7 +49,8 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 	cap->stop = stop;
 	cap->smp = cfg->smp;
 	cap->drops.consumed = UINT32_MAX; /* no names yet, and no reason to skip */
-	cap->metrics.fd = -1;
+	cap->metrics_slot[0].fd = cap->metrics_slot[1].fd = -1;
+	cap->metrics = &cap->metrics_slot[0];
 	/* A fresh seed per run: which flows are chosen varies between runs. */
 	if (getrandom(&cap->smp.seed, sizeof(cap->smp.seed), 0) != sizeof(cap->smp.seed))
 		cap->smp.seed = (uint32_t)read_ns(CLOCK_MONOTONIC);
@@ -965,7 +966,7 @@ static void publish_metrics(struct ps_capture *cap, uint64_t now_ns)
 	body = malloc(len + 1);
 	if (body) {
 		ps_metrics_format(body, len + 1, &v);
-		ps_metrics_publish(&cap->metrics, body, len);
+		ps_metrics_publish(cap->metrics, body, len);
 	}
 	free(t);
 }
@@ -1004,7 +1005,7 @@ int ps_capture_setup(struct ps_capture *cap)
 		err = open_loop(cap);
 	/* Before anything is attached: a port that is taken is one line. */
 	if (!err && cap->cfg.metrics)
-		err = ps_metrics_open(&cap->metrics, &cap->cfg.metrics_addr);
+		err = ps_metrics_open(cap->metrics, &cap->cfg.metrics_addr);
 	if (!err)
 		err = attach_all(cap);
 	if (!err)
@@ -1023,7 +1024,7 @@ int ps_capture_setup(struct ps_capture *cap)
 		pr_err("interrupted during setup\n");
 	if (!err) {
 		cap->start_time_s = (double)read_ns(CLOCK_REALTIME) / 1e9;
-		if (cap->metrics.fd >= 0)
+		if (cap->metrics->fd >= 0)
 			publish_metrics(cap, read_ns(CLOCK_MONOTONIC));
 		ps_report_start(cap->att.xdp_single_prog, cap->sampling);
 		for (int i = 0; i < cap->n_ifaces; i++)
@@ -1452,7 +1453,7 @@ int ps_capture_loop(struct ps_capture *cap)
 			cap->stats_written = written;
 			cap->stats_at_ns = now;
 		}
-		if (cap->metrics.fd >= 0 && now - cap->metrics_at_ns >= 1000000000ull)
+		if (cap->metrics->fd >= 0 && now - cap->metrics_at_ns >= 1000000000ull)
 			publish_metrics(cap, now);
 		if (cap->deadline_ns && now >= cap->deadline_ns)
 			break;
@@ -1629,33 +1630,42 @@ int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 		       what);
 		return -EBUSY;
 	}
-	/* New programs first: what fails there leaves everything as it was. */
-	if (swap) {
-		err = swap_programs(cap, filter, &cfg->smp);
+	/* The other metrics slot: its server thread knows it by address. */
+	struct ps_metrics *m = &cap->metrics_slot[cap->metrics == &cap->metrics_slot[0]];
+	bool new_metrics = cfg->metrics != cap->cfg.metrics ||
+			   memcmp(&cfg->metrics_addr, &cap->cfg.metrics_addr,
+				  sizeof(cfg->metrics_addr));
+
+	/* What can fail comes first, and leaves everything as it was: the
+	 * metrics' new socket (opened, not yet used), then new programs. */
+	m->fd = -1;
+	if (new_metrics && cfg->metrics) {
+		err = ps_metrics_open(m, &cfg->metrics_addr);
 		if (err)
 			return err;
+	}
+	if (swap) {
+		err = swap_programs(cap, filter, &cfg->smp);
+		if (err) {
+			ps_metrics_close(m);
+			return err;
+		}
 		cap->cfg.smp = cfg->smp;
 	}
-	if (cap->sflow)
-		err = ps_sflowexp_reconfigure(cap->sflow, &cfg->sflow);
-	if (!err &&
-	    (cfg->metrics != cap->cfg.metrics ||
-	     memcmp(&cfg->metrics_addr, &cap->cfg.metrics_addr, sizeof(cfg->metrics_addr)))) {
-		struct ps_metrics m = { .fd = -1 };
-
-		err = cfg->metrics ? ps_metrics_open(&m, &cfg->metrics_addr) : 0;
-		if (!err) {
-			ps_metrics_close(&cap->metrics);
-			cap->metrics = m;
-			cap->metrics_at_ns = 0; /* served anew at once */
-		}
+	if (new_metrics) {
+		ps_metrics_close(cap->metrics);
+		cap->metrics = m;
+		cap->metrics_at_ns = 0; /* served anew at once */
 	}
-	if (err)
-		return err;
+	/* sFlow's new sockets: a collector that cannot be reached is said,
+	 * and sFlow goes on to the ones it had, the rest applied. */
+	if (cap->sflow && ps_sflowexp_reconfigure(cap->sflow, &cfg->sflow))
+		pr_warn("sFlow keeps its collectors of before\n");
 	/* From here on, nothing fails: the new configuration is the one. */
 	cap->cfg.ifaces = cfg->ifaces;
 	cap->cfg.n_ifaces = cfg->n_ifaces;
-	cap->cfg.sflow = cfg->sflow;
+	if (cap->sflow)
+		cap->cfg.sflow = cap->sflow->cfg;
 	cap->cfg.stats_ms = cfg->stats_ms;
 	cap->cfg.metrics = cfg->metrics;
 	cap->cfg.metrics_addr = cfg->metrics_addr;
@@ -1843,7 +1853,8 @@ void ps_capture_teardown(struct ps_capture *cap)
 		cap->own_filter = NULL;
 	}
 	ps_dropnames_free(&cap->drops);
-	ps_metrics_close(&cap->metrics);
+	ps_metrics_close(&cap->metrics_slot[0]);
+	ps_metrics_close(&cap->metrics_slot[1]);
 	if (cap->link_fd >= 0)
 		close(cap->link_fd);
 	if (cap->loop_fd >= 0)

@@ -138,10 +138,13 @@ struct ps_capture {
 	struct ps_capfile_iface *file_ifaces; /* one per target */
 	struct ps_printer *printer;	      /* the live view: without -w, or --print */
 	struct ps_sflow_exp *sflow;	      /* --sflow */
-	struct ps_metrics metrics;	      /* --metrics; fd -1 without */
-	uint64_t metrics_at_ns;		      /* when the text was last made */
-	double start_time_s;		      /* the capture's start, Unix time */
-	struct ps_ingest *in;		      /* reads the buffers, merges, hands to the sinks */
+	/* --metrics: the server (fd -1 without); a reload's new address gets
+	 * the other slot, its thread being given the slot's address. */
+	struct ps_metrics metrics_slot[2];
+	struct ps_metrics *metrics;
+	uint64_t metrics_at_ns; /* when the text was last made */
+	double start_time_s;	/* the capture's start, Unix time */
+	struct ps_ingest *in;	/* reads the buffers, merges, hands to the sinks */
 	struct ps_sampling smp;
 	struct ps_ticker ticker; /* clock-driven sampling */
 	char sampling[200];	 /* the sampling note of every IDB */
