@@ -9,7 +9,7 @@ _pktsample()
 	-i | --iface)
 		COMPREPLY=($(compgen -W "any $(ls /sys/class/net 2>/dev/null)" -- "$cur"))
 		return ;;
-	-w | --write | -r | --read-file | -F | --filter-file)
+	-w | --write | -r | --read-file | -F | --filter-file | --config)
 		_filedir
 		return ;;
 	--hook)
@@ -35,7 +35,7 @@ _pktsample()
 	-s | --snaplen | -c | --count | --duration | -B | --buffer-size | -j | --threads | --sample | \
 	--sample-flows | --sample-interval | --max-rate | --stats | -C | --file-size | \
 	-G | --rotate-seconds | -W | --file-count | --sflow | --sflow-agent | --sflow-header | \
-	--sflow-counters | --sflow-burst | --container | --metrics)
+	--sflow-counters | --sflow-burst | --container | --metrics | --max-ifaces | --filter)
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then

@@ -45,10 +45,11 @@ fi
 # cmake --install, where Debian puts things.
 DESTDIR=$WORK/root cmake --install "$BUILD_DIR" --prefix /usr >/dev/null
 for f in usr/sbin/pktsample usr/share/man/man8/pktsample.8.gz \
-	usr/share/bash-completion/completions/pktsample usr/share/doc/pktsample/copyright; do
+	usr/share/bash-completion/completions/pktsample usr/share/doc/pktsample/copyright \
+	usr/lib/systemd/system/pktsample.service usr/share/doc/pktsample/examples/pktsample.conf; do
 	[ -f "$WORK/root/$f" ] || fail "cmake --install did not install /$f"
 done
-ok "cmake --install: binary, man page, completion and copyright in Debian's places"
+ok "cmake --install: binary, man page, completion, copyright, the service's unit and example in Debian's places"
 help=$("$WORK/root/usr/sbin/pktsample" --extcap-interfaces | sed -n 's/^extcap .*{help=file:\/\/\([^}#]*\)[^}]*}.*/\1/p')
 assert_eq "$WORK/root/usr/share/doc/pktsample/guide.md" "$help" \
 	"the extcap's help link is the guide installed beside the binary"
@@ -66,10 +67,11 @@ assert_eq "libbpf1, libxdp1, libpcap0.8, libelf1, zlib1g, libc6" "$(dpkg-deb -f 
 	"the .deb depends on the libraries pktsample links"
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for f in ./usr/sbin/pktsample ./usr/share/man/man8/pktsample.8.gz \
-	./usr/share/bash-completion/completions/pktsample ./usr/share/doc/pktsample/guide.md; do
+	./usr/share/bash-completion/completions/pktsample ./usr/share/doc/pktsample/guide.md \
+	./usr/lib/systemd/system/pktsample.service ./usr/share/doc/pktsample/examples/pktsample.conf; do
 	grep -qx -- "$f" <<<"$contents" || fail "the .deb lacks $f"
 done
-ok "the .deb carries the binary, the man page, the completion and the guide"
+ok "the .deb carries the binary, the man page, the completion, the guide and the service"
 assert_match "^l.* \./usr/lib/x86_64-linux-gnu/wireshark/extcap/pktsample -> \.\./\.\./\.\./\.\./sbin/pktsample$" \
 	"$(dpkg-deb -c "$deb" | grep extcap/pktsample | awk '{print $1, $6, $7, $8}')" \
 	"the .deb links pktsample into Wireshark's extcap directory"
