@@ -156,7 +156,7 @@ ok "a bad line at reload: one entry at priority err, /etc/pktsample/pktsample.co
 # Stop: nothing attached, no process of its left (the guardian neither).
 systemctl stop pktsample
 [ "$(systemctl is-active pktsample)" = inactive ] || fail "not inactive after stop: $(systemctl is-active pktsample)"
-until_ok 30 sh -c '! pgrep -f pktsample' || fail "left running: $(pgrep -af pktsample)"
+until_ok 30 sh -c '! pgrep -x pktsample && ! pgrep -x pktsample-guard' || fail "left running: $(pgrep -a 'pktsample')"
 for d in sva svb swa swb; do
 	[ -z "$(tc filter show dev "$d" ingress 2>/dev/null; tc filter show dev "$d" egress 2>/dev/null)" ] ||
 		fail "filters left on $d: $(tc filter show dev "$d" ingress)"
