@@ -231,8 +231,9 @@ start_sfacctd() {
 	wait_listening udp 6343 || fail "sfacctd is not listening: $(cat "$WORK/sfacctd.log")"
 }
 
-# start_sfacctd_csv: sfacctd on 127.0.0.1, renormalising by the sampling
-# rate, counting per protocol into $WORK/sfacctd.csv every second.
+# start_sfacctd_csv [AGGREGATE]: sfacctd on 127.0.0.1, renormalising by the
+# sampling rate, counting per AGGREGATE (default: proto) into
+# $WORK/sfacctd.csv every second.
 start_sfacctd_csv() {
 	cat >"$WORK/sfacctd.conf" <<CONF
 daemonize: false
@@ -240,7 +241,7 @@ sfacctd_ip: 127.0.0.1
 sfacctd_port: 6343
 sfacctd_renormalize: true
 plugins: print
-aggregate: proto
+aggregate: ${1:-proto}
 print_output: csv
 print_output_file: $WORK/sfacctd.csv
 print_output_file_append: true

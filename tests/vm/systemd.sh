@@ -54,6 +54,13 @@ until_ok() {
 	return 1
 }
 journal() { journalctl -u pktsample --no-pager -o cat "$@"; }
+# frames IFACE: 150 broadcast IPv4 frames out of IFACE, in three bursts.
+frames() {
+	for _ in 1 2 3; do
+		python3 -c 'import socket, sys; s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW); s.bind((sys.argv[1], 0)); [s.send(b"\xff" * 6 + b"\x02" + bytes(5) + b"\x08\x00" + bytes(46)) for _ in range(50)]' "$1"
+		sleep 0.5
+	done
+}
 echo "# $(systemctl --version | head -1), kernel $(uname -r)"
 [ "$(cat /proc/1/comm)" = systemd ] || fail "PID 1 is $(cat /proc/1/comm), not systemd"
 
@@ -102,10 +109,7 @@ journalctl -u pktsample -o json --no-pager | grep -q '"PRIORITY":"4".*capturing 
 	fail "the journal's entries have no priority of their own"
 ok "its lines in the journal, at their priority (warning)"
 
-for _ in 1 2 3; do
-	python3 -c 'import socket; s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW); s.bind(("sva", 0)); [s.send(b"\xff" * 6 + b"\x02" + bytes(5) + b"\x08\x00" + bytes(46)) for _ in range(50)]'
-	sleep 0.5
-done
+frames sva
 until_ok 60 test -s /run/collector-6343 || fail "collector A got nothing"
 ok "sFlow to collector A"
 
@@ -120,10 +124,7 @@ until_ok 60 sh -c 'journalctl -u pktsample -o cat --no-pager | grep -q "capturin
 [ "$(systemctl is-active pktsample)" = active ] || fail "not active after the reload"
 journal | grep -q "capturing on svb" || fail "the new pattern's svb was not captured"
 ok "systemctl reload: the same process takes the new interfaces (svb, swa)"
-for _ in 1 2 3; do
-	python3 -c 'import socket; s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW); s.bind(("swa", 0)); [s.send(b"\xff" * 6 + b"\x02" + bytes(5) + b"\x08\x00" + bytes(46)) for _ in range(50)]'
-	sleep 0.5
-done
+frames swa
 until_ok 60 test -s /run/collector-6344 || fail "collector B got nothing after the reload"
 ok "sFlow to collector B after the reload"
 until_ok 30 sh -c '[ "$(systemctl show -p StatusText --value pktsample)" = "capturing on 3 interfaces" ]' ||
@@ -140,7 +141,7 @@ until_ok 60 sh -c '[ "$(journalctl -u pktsample -o cat --no-pager | grep -c "con
 n=$(tc filter show dev swa ingress | grep -c pktsample)
 [ "$n" = 1 ] || fail "$n of our filters on swa's ingress after the swap"
 before=$(cat /run/collector-6344)
-python3 -c 'import socket; s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW); s.bind(("swa", 0)); [s.send(b"\xff" * 6 + b"\x02" + bytes(5) + b"\x08\x00" + bytes(46)) for _ in range(50)]'
+frames swa
 until_ok 60 sh -c "[ \$(cat /run/collector-6344) -gt $before ]" || fail "no samples after the new filter"
 ok "systemctl reload with a new filter: the same process, one filter per hook, samples go on"
 

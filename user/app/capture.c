@@ -56,22 +56,28 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 		cap->smp.seed = (uint32_t)read_ns(CLOCK_MONOTONIC);
 }
 
+/* Room for room interfaces: 0 or -ENOMEM (logged). */
+static int resize_ifaces(struct ps_capture *cap, int room)
+{
+	struct ps_cap_iface *ifs = realloc(cap->ifs, (size_t)room * sizeof(*ifs));
+
+	if (!ifs) {
+		pr_err("cannot keep %d interfaces: %s\n", room, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	cap->ifs = ifs;
+	cap->max_ifaces = room;
+	return 0;
+}
+
 /* One more interface, by name: 0 or -ENOMEM (logged). */
 static int add_iface(struct ps_capture *cap, const char *name)
 {
-	struct ps_cap_iface *ifs = cap->ifs, *f;
+	struct ps_cap_iface *f;
 
-	if (cap->n_ifaces == cap->max_ifaces) {
-		int room = cap->max_ifaces ? 2 * cap->max_ifaces : 8;
-
-		ifs = realloc(cap->ifs, (size_t)room * sizeof(*ifs));
-		if (!ifs) {
-			pr_err("cannot keep %d interfaces: %s\n", room, strerror(ENOMEM));
-			return -ENOMEM;
-		}
-		cap->ifs = ifs;
-		cap->max_ifaces = room;
-	}
+	if (cap->n_ifaces == cap->max_ifaces &&
+	    resize_ifaces(cap, cap->max_ifaces ? 2 * cap->max_ifaces : 8))
+		return -ENOMEM;
 	f = &cap->ifs[cap->n_ifaces++];
 	memset(f, 0, sizeof(*f));
 	snprintf(f->name, sizeof(f->name), "%s", name);
@@ -266,7 +272,6 @@ int ps_capture_resolve(struct ps_capture *cap)
 {
 	struct ps_netdev_nl nl;
 	const char *follow = NULL; /* -i any or a pattern: the first */
-	struct ps_cap_iface *ifs;
 	int err = 0, room;
 
 	cap->n_ifaces = 0;
@@ -314,13 +319,8 @@ int ps_capture_resolve(struct ps_capture *cap)
 		room = cap->n_ifaces;
 	if (room < 1)
 		room = 1;
-	ifs = realloc(cap->ifs, (size_t)room * sizeof(*ifs));
-	if (!ifs) {
-		pr_err("cannot keep %d interfaces: %s\n", room, strerror(ENOMEM));
+	if (resize_ifaces(cap, room))
 		return -ENOMEM;
-	}
-	cap->ifs = ifs;
-	cap->max_ifaces = room;
 	ps_netdev_nl_open(&nl);
 	for (int i = 0; i < cap->n_ifaces && !err; i++)
 		err = resolve_one(cap, i, &nl, false);

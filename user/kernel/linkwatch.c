@@ -96,7 +96,7 @@ int ps_link_parse_xdp(const void *buf, size_t len, int ifindex, uint32_t *id)
 	return -ENODEV;
 }
 
-int ps_link_xdp_prog_id(int ifindex, uint32_t *id)
+int ps_link_ask(int fd, int ifindex, uint32_t seq)
 {
 	struct {
 		struct nlmsghdr nh;
@@ -104,9 +104,16 @@ int ps_link_xdp_prog_id(int ifindex, uint32_t *id)
 	} req = {
 		.nh = { .nlmsg_len = sizeof(req),
 			.nlmsg_type = RTM_GETLINK,
-			.nlmsg_flags = NLM_F_REQUEST },
+			.nlmsg_flags = NLM_F_REQUEST,
+			.nlmsg_seq = seq },
 		.ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex },
 	};
+
+	return send(fd, &req, sizeof(req), 0) < 0 ? -errno : 0;
+}
+
+int ps_link_xdp_prog_id(int ifindex, uint32_t *id)
+{
 	char buf[32768] __attribute__((aligned(NLMSG_ALIGNTO)));
 	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE), err;
 	ssize_t len;
@@ -114,11 +121,10 @@ int ps_link_xdp_prog_id(int ifindex, uint32_t *id)
 	*id = 0;
 	if (fd < 0)
 		return -errno;
-	if (send(fd, &req, sizeof(req), 0) < 0)
+	err = ps_link_ask(fd, ifindex, 0);
+	if (!err && (len = recv(fd, buf, sizeof(buf), 0)) < 0)
 		err = -errno;
-	else if ((len = recv(fd, buf, sizeof(buf), 0)) < 0)
-		err = -errno;
-	else
+	else if (!err)
 		err = ps_link_parse_xdp(buf, (size_t)len, ifindex, id);
 	close(fd);
 	return err;

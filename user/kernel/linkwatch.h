@@ -43,6 +43,9 @@ int ps_link_state(int ifindex);
  * kernel's -errno, or -ENODEV if it has no such link.
  */
 int ps_link_xdp_prog_id(int ifindex, uint32_t *id);
+/* Ask rtnetlink socket fd about ifindex alone (RTM_GETLINK, sequence seq):
+ * 0 or -errno. The answer is the caller's to read. */
+int ps_link_ask(int fd, int ifindex, uint32_t seq);
 int ps_link_parse_xdp(const void *buf, size_t len, int ifindex, uint32_t *id);
 
 #endif

@@ -19,6 +19,7 @@
 #include "hooks.h"
 #include "log.h"
 #include "decode.h"
+#include "linkwatch.h"
 #include "sflowexp.h"
 
 /* A partly filled datagram leaves at the latest this long after it began. */
@@ -354,16 +355,6 @@ static void sflowexp_discard(struct ps_sflow_exp *x, const struct ps_sink_pkt *p
 static int link_counters(struct ps_sflow_exp *x, uint32_t ifindex, const char *name,
 			 struct ps_sflow_ifcounters *c)
 {
-	struct {
-		struct nlmsghdr nh;
-		struct ifinfomsg ifi;
-	} req = {
-		.nh = { .nlmsg_len = sizeof(req),
-			.nlmsg_type = RTM_GETLINK,
-			.nlmsg_flags = NLM_F_REQUEST,
-			.nlmsg_seq = ++x->nl_seq },
-		.ifi = { .ifi_family = AF_UNSPEC, .ifi_index = (int)ifindex },
-	};
 	static uint8_t buf[32768];
 	struct rtnl_link_stats64 st;
 	struct ifinfomsg *ifi;
@@ -373,8 +364,10 @@ static int link_counters(struct ps_sflow_exp *x, uint32_t ifindex, const char *n
 	ssize_t n;
 	FILE *f;
 
-	if (send(x->nl_fd, &req, sizeof(req), 0) < 0)
-		return -errno;
+	int err = ps_link_ask(x->nl_fd, (int)ifindex, ++x->nl_seq);
+
+	if (err)
+		return err;
 	do {
 		n = recv(x->nl_fd, buf, sizeof(buf), 0);
 		if (n < 0)
