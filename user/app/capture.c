@@ -91,6 +91,12 @@ static bool is_pattern(const char *name)
 	return strpbrk(name, "*?[") != NULL;
 }
 
+/* -i any or a pattern: what makes a capture follow interfaces. */
+static bool follows(const char *name)
+{
+	return !strcmp(name, "any") || is_pattern(name);
+}
+
 /* Does an interface, new or there at the start, belong to the capture? */
 static bool wanted(const struct ps_capture *cap, const char *name, bool up, bool loopback)
 {
@@ -278,7 +284,7 @@ int ps_capture_resolve(struct ps_capture *cap)
 	for (int i = 0; i < cap->cfg.n_ifaces && !err; i++) {
 		const char *name = cap->cfg.ifaces[i];
 
-		if (!strcmp(name, "any") || is_pattern(name))
+		if (follows(name))
 			follow = follow ? follow : name;
 		else if (strlen(name) >= IF_NAMESIZE) {
 			pr_err("unknown interface '%s'\n", name);
@@ -363,24 +369,62 @@ static void xdp_programs_needed(const struct ps_capture *cap, bool need[2])
 	}
 }
 
-/* Interface i's targets, one per hook, after those there are. */
-static void add_targets(struct ps_capture *cap, int i)
+/* A free target entry (a gone interface's, whose outputs are told), or a
+ * new one at the end; -1 if there is no room. */
+static int take_target(struct ps_capture *cap)
+{
+	int room = cap->max_ifaces * PS_HOOK_MAX;
+
+	if (cap->n_targets < room)
+		return cap->n_targets;
+	for (int t = 0; t < cap->n_targets; t++) {
+		struct ps_target *tg = &cap->targets[t];
+
+		if (!tg->gone)
+			continue;
+		if (cap->file)
+			ps_capfile_end_target(cap->file, t);
+		if (cap->sflow)
+			ps_sflowexp_end_target(cap->sflow, t);
+		ps_counters_add(&cap->retired, &tg->final);
+		if (!cap->file)
+			cap->retired_written += tg->written;
+		/* The ingest's readers match on ifindex: none while it changes. */
+		__atomic_store_n(&tg->ifindex, 0, __ATOMIC_RELEASE);
+		return t;
+	}
+	return -1;
+}
+
+/* Interface i's targets, taken (first, so that the ingest knows its
+ * packets from the moment it is attached); 0 or -E2BIG. */
+static int take_targets(struct ps_capture *cap, int i)
 {
 	const struct ps_cap_iface *f = &cap->ifs[i];
 
 	for (unsigned int h = 0; h < PS_HOOK_MAX; h++) {
-		struct ps_target *t = &cap->targets[cap->n_targets];
+		struct ps_target *tg;
+		int t;
 
 		if (!(f->hooks & PS_HOOK_BIT(h)))
 			continue;
-		memset(t, 0, sizeof(*t));
-		snprintf(t->ifname, sizeof(t->ifname), "%s", f->name);
-		t->ifindex = f->ifindex;
-		t->hook = h;
-		/* drop-ip's packets start at the IP header on every device. */
-		t->linktype = h == PS_HOOK_DROP_IP ? PS_LINKTYPE_RAW : f->linktype;
-		cap->n_targets++;
+		t = take_target(cap);
+		if (t < 0)
+			return -E2BIG;
+		tg = &cap->targets[t];
+		snprintf(tg->ifname, sizeof(tg->ifname), "%s", f->name);
+		tg->hook = h;
+		tg->linktype = h == PS_HOOK_DROP_IP ? PS_LINKTYPE_RAW : f->linktype;
+		tg->written = 0;
+		tg->gone = false;
+		tg->final = (struct ps_counters){ 0 };
+		__atomic_store_n(&tg->ifindex, f->ifindex, __ATOMIC_RELEASE);
+		if (t == cap->n_targets)
+			cap->n_targets++;
 	}
+	if (cap->in) /* none yet at the start */
+		ps_ingest_set_n_targets(cap->in, cap->n_targets);
+	return 0;
 }
 
 /* One target per (interface, hook), with room for max_ifaces. */
@@ -396,7 +440,7 @@ static int plan_targets(struct ps_capture *cap)
 		return -ENOMEM;
 	}
 	for (int i = 0; i < cap->n_ifaces; i++)
-		add_targets(cap, i);
+		take_targets(cap, i); /* room for them all: it cannot fail */
 	return 0;
 }
 
@@ -1096,63 +1140,6 @@ static void iface_gone(struct ps_capture *cap, int i, enum gone_why why)
 	cap->all_gone = !left && !cap->follow;
 }
 
-/* A free target entry (a gone interface's, whose outputs are told), or a
- * new one at the end; -1 if there is no room. */
-static int take_target(struct ps_capture *cap)
-{
-	int room = cap->max_ifaces * PS_HOOK_MAX;
-
-	if (cap->n_targets < room)
-		return cap->n_targets;
-	for (int t = 0; t < cap->n_targets; t++) {
-		struct ps_target *tg = &cap->targets[t];
-
-		if (!tg->gone)
-			continue;
-		if (cap->file)
-			ps_capfile_end_target(cap->file, t);
-		if (cap->sflow)
-			ps_sflowexp_end_target(cap->sflow, t);
-		ps_counters_add(&cap->retired, &tg->final);
-		if (!cap->file)
-			cap->retired_written += tg->written;
-		/* The ingest's readers match on ifindex: none while it changes. */
-		__atomic_store_n(&tg->ifindex, 0, __ATOMIC_RELEASE);
-		return t;
-	}
-	return -1;
-}
-
-/* Interface i's targets, taken (first, so that the ingest knows its
- * packets from the moment it is attached); 0 or -E2BIG. */
-static int take_targets(struct ps_capture *cap, int i)
-{
-	const struct ps_cap_iface *f = &cap->ifs[i];
-
-	for (unsigned int h = 0; h < PS_HOOK_MAX; h++) {
-		struct ps_target *tg;
-		int t;
-
-		if (!(f->hooks & PS_HOOK_BIT(h)))
-			continue;
-		t = take_target(cap);
-		if (t < 0)
-			return -E2BIG;
-		tg = &cap->targets[t];
-		snprintf(tg->ifname, sizeof(tg->ifname), "%s", f->name);
-		tg->hook = h;
-		tg->linktype = h == PS_HOOK_DROP_IP ? PS_LINKTYPE_RAW : f->linktype;
-		tg->written = 0;
-		tg->gone = false;
-		tg->final = (struct ps_counters){ 0 };
-		__atomic_store_n(&tg->ifindex, f->ifindex, __ATOMIC_RELEASE);
-		if (t == cap->n_targets)
-			cap->n_targets++;
-	}
-	ps_ingest_set_n_targets(cap->in, cap->n_targets);
-	return 0;
-}
-
 /* Interface i attached: its targets' IDBs, and sFlow samplers. */
 static int open_targets(struct ps_capture *cap, int i)
 {
@@ -1673,7 +1660,7 @@ int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 	cap->cfg.file.output = cfg->file.output;
 	cap->cfg.file.postrotate_cmd = cfg->file.postrotate_cmd;
 	for (int i = 0; i < cfg->n_ifaces && !follow; i++)
-		if (!strcmp(cfg->ifaces[i], "any") || is_pattern(cfg->ifaces[i]))
+		if (follows(cfg->ifaces[i]))
 			follow = cfg->ifaces[i];
 	cap->follow = follow;
 	/* Those left out go; those now in come (rescan: as if each had just
@@ -1688,7 +1675,7 @@ int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 	memset(cap->refused, 0, sizeof(cap->refused));
 	rescan(cap);
 	for (int i = 0; i < cfg->n_ifaces; i++)
-		if (!strcmp(cfg->ifaces[i], "any") || is_pattern(cfg->ifaces[i]) ||
+		if (follows(cfg->ifaces[i]) ||
 		    slot_of(cap, (int)if_nametoindex(cfg->ifaces[i])) >= 0)
 			continue;
 		else
