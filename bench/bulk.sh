@@ -17,9 +17,11 @@
 # interleaved ROUNDS times; prints a markdown table of medians.
 #
 # RATE=MB/s paces the sender (0: as fast as it goes). SEARCH="R1 R2 ..."
-# (ascending MB/s) finds instead, for each contender, the highest of those
-# rates it captures without loss in every one of ROUNDS runs: give the
-# contenders the same memory (tcpdump-B4096 pktsample-B4096 ...).
+# (ascending MB/s) runs every contender ROUNDS times at each of those rates
+# instead and tabulates, per rate, the runs without loss and the median
+# lost, and for each contender the highest rate lossless in every run (and
+# every rate below): give the contenders the same memory (tcpdump-B4096
+# pktsample-B4096 ...).
 #
 # Usage: bench/bulk.sh [BUILD_DIR]
 #   env: ROUNDS=3 WRITES=300 RATE=0 SEARCH= CONTENDERS="..." OUT=bench/out
@@ -139,31 +141,44 @@ run_one() {
 
 [ -n "${APPEND:-}" ] || echo "round,contender,rate,mbps,seen,captured,lost,cpu_s,peak_rss_kib,file_bytes" >"$csv"
 if [ -n "${SEARCH:-}" ]; then
-	for c in $CONTENDERS; do
-		for RATE in $SEARCH; do
-			clean=1
-			for round in $(seq "$ROUNDS"); do
+	# Rate by rate, every contender in every round, interleaved so that
+	# the machine's drift falls on all alike; the search ends after a
+	# rate at which every run lost.
+	for RATE in $SEARCH; do
+		clean=0
+		for round in $(seq "$ROUNDS"); do
+			for c in $CONTENDERS; do
 				run_one "$c" "$round"
-				[ "$(tail -1 "$csv" | cut -d, -f7)" = 0 ] || { clean=0; break; }
+				[ "$(tail -1 "$csv" | cut -d, -f7)" != 0 ] || clean=1
 			done
-			[ "$clean" = 1 ] || break
 		done
+		[ "$clean" = 1 ] || break
 	done
 	python3 - "$csv" <<'EOF'
-import csv, sys
+import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-print("| contender | highest rate cap without loss (MB/s) | its transfer rate (MB/s) | first rate cap with loss: lost |")
-print("|---|---|---|---|")
-for c in dict.fromkeys(r["contender"] for r in rows):
-    rs = [r for r in rows if r["contender"] == c]
-    rates = list(dict.fromkeys(r["rate"] for r in rs))
-    good = [x for x in rates if all(int(r["lost"] or 0) == 0 for r in rs if r["rate"] == x)]
-    bad = [x for x in rates if x not in good]
-    best = max(good, key=float) if good else None
-    got = max((float(r["mbps"]) for r in rs if r["rate"] == best), default=0)
-    first_bad = min(bad, key=float) if bad else None
-    lost = max((int(r["lost"] or 0) for r in rs if r["rate"] == first_bad), default=0)
-    print(f"| {c} | {best or 'none'} | {got:.0f} | {first_bad + ': ' + str(lost) if first_bad else 'none in the search'} |")
+cs = list(dict.fromkeys(r["contender"] for r in rows))
+rates = list(dict.fromkeys(r["rate"] for r in rows))
+print("| rate cap (MB/s) | " + " | ".join(cs) + " |")
+print("|---" * (len(cs) + 1) + "|")
+for x in rates:
+    cells = []
+    for c in cs:
+        lost = [int(r["lost"] or 0) for r in rows if r["contender"] == c and r["rate"] == x]
+        cells.append(f"{sum(l == 0 for l in lost)}/{len(lost)} lossless, median lost {statistics.median(lost):g}")
+    print(f"| {x} | " + " | ".join(cells) + " |")
+print()
+print("| contender | highest rate cap lossless in every run (MB/s) |")
+print("|---|---|")
+for c in cs:
+    good = [x for x in rates if all(int(r["lost"] or 0) == 0 for r in rows if r["contender"] == c and r["rate"] == x)]
+    # The highest rate below which every rate was lossless too.
+    best = None
+    for x in rates:
+        if x not in good:
+            break
+        best = x
+    print(f"| {c} | {best or 'none'} |")
 EOF
 	exit 0
 fi

@@ -542,13 +542,10 @@ void ps_perf_attr_init(struct perf_event_attr *attr, unsigned int pages, long pa
 		.config = PERF_COUNT_SW_BPF_OUTPUT,
 		.sample_type = PERF_SAMPLE_RAW,
 		.sample_period = 1,
-		/*
-		 * Wake the reader when a quarter of the buffer is full, not
-		 * per sample: per-sample wakeups cost the sender ~80% of its
-		 * rate on a veth flood. The idle drain picks up the tail.
-		 */
+		/* Per-sample wakeups cost the sender ~80% of its rate on a
+		 * veth flood; the idle drain picks up the tail. */
 		.watermark = 1,
-		.wakeup_watermark = (uint32_t)((uint64_t)pages * page_size / 4),
+		.wakeup_watermark = (uint32_t)ps_source_wake_bytes((uint64_t)pages * page_size),
 	};
 }
 
@@ -830,6 +827,12 @@ static bool consume(struct ps_reader *r, int i)
 	}
 	while (!is_done(r->c) && (n = ps_source_next(s, upto, &rec)) == PS_SOURCE_SAMPLE)
 		take_record(r, i, &rec);
+	/* The ring wakes the reader only as its waiting data cross the mark,
+	 * and they stayed above it while this round held them: what came
+	 * meanwhile, if it is a batch already, is read now, not after the
+	 * next timeout, as no wakeup will come for it. */
+	if (ps_source_head(s) - s->read >= ps_source_wake_bytes(s->mask + 1))
+		r->more = true;
 	return !is_done(r->c) && n == PS_SOURCE_END && s->read >= head;
 }
 

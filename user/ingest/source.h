@@ -76,6 +76,17 @@ int ps_source_open_memory(struct ps_source *s, int cpu, void *area, size_t data_
 int ps_source_open_ring(struct ps_source *s, int ring_fd, uint32_t ring_bytes);
 void ps_source_close(struct ps_source *s);
 
+/*
+ * The kernel wakes the reader when this much of a buffer of `size` bytes
+ * waits (a quarter: the perf buffers' wakeup watermark, the ring's
+ * programs' mark): a per-record wakeup would cost the sender most of its
+ * rate. What is waiting above the mark after a round wakes no one.
+ */
+static inline uint64_t ps_source_wake_bytes(uint64_t size)
+{
+	return size / 4;
+}
+
 /* Where the producer is now: a round reads up to it and no further. */
 uint64_t ps_source_head(const struct ps_source *s);
 /*

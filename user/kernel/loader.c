@@ -13,6 +13,7 @@
 #include "loader.h"
 #include "log.h"
 #include "sampling.h"
+#include "source.h"
 #include "splice.h"
 #include "pktsample.skel.h"
 #include "pktsample_nokfunc.skel.h"
@@ -114,8 +115,7 @@ static void set_knobs(struct pktsample *skel, const struct ps_load_opts *o)
 	skel->rodata->filter_enabled = o->filter != NULL;
 	skel->rodata->pool_enabled = o->sflow_pool;
 	skel->rodata->transport = o->transport;
-	/* As with the perf buffers: wake the reader at a quarter full. */
-	skel->rodata->ring_wakeup_bytes = o->ring_bytes / 4;
+	skel->rodata->ring_wakeup_bytes = (__u32)ps_source_wake_bytes(o->ring_bytes);
 	skel->rodata->drop_netns_ino = o->drop_netns_ino;
 	skel->rodata->drop_skip_reason = o->drop_skip_reason;
 	if (o->ctx && o->ctx->enabled) {
