@@ -48,14 +48,31 @@ TAILS = [
 
 
 def packets(out):
-    """A tool's output as one text per packet (continuation lines joined)."""
+    """A tool's output as (timestamp, text) per packet, continuation
+    lines joined."""
     pkts = []
     for line in out.split(b"\n"):
-        if TS.match(line):
-            pkts.append(line[TS.match(line).end():])
+        m = TS.match(line)
+        if m:
+            pkts.append([line[:m.end()], line[m.end():]])
         elif pkts and line:
-            pkts[-1] += b"\n" + line
-    return [p.decode("utf-8", "replace") for p in pkts]
+            pkts[-1][1] += b"\n" + line
+    return [(t, p.decode("utf-8", "replace")) for t, p in pkts]
+
+
+def pair(ours, theirs):
+    """Each of tcpdump's packets with ours of the same timestamp, in order
+    (tcpdump leaves out packets of a second link type in one file)."""
+    j = 0
+    for ts, text in theirs:
+        k = j
+        while k < len(ours) and ours[k][0] != ts:
+            k += 1
+        if k < len(ours):
+            j = k + 1
+            yield text, ours[k][1]
+        else:
+            yield text, None
 
 
 def classify(ours, theirs):
@@ -105,13 +122,13 @@ def main():
             hangs.append(path)
             ours = []
         count = collections.Counter()
-        for i, th in enumerate(theirs):
-            c = classify(ours[i], th) if i < len(ours) else "different"
+        for i, (th, our) in enumerate(pair(ours, theirs)):
+            c = classify(our, th) if our is not None else "different"
             count[c] += 1
-            if c == "different" and i < len(ours):
+            if c == "different" and our is not None:
                 first_words[f"{lt}: " + " ".join(th.split()[:1] + th.split(": ", 1)[-1].split()[:2])] += 1
                 if a.v:
-                    print(f"{os.path.basename(path)}#{i + 1} ({lt})\n  tcpdump:   {th}\n  pktsample: {ours[i]}")
+                    print(f"{os.path.basename(path)}#{i + 1} ({lt})\n  tcpdump:   {th}\n  pktsample: {our}")
         by_link[lt].update(count)
         by_link["all"].update(count)
         rows.append((path, lt, len(theirs), count["equal"], count["consistent"], count["different"]))

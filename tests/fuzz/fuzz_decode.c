@@ -8,6 +8,13 @@
 #include <string.h>
 #include "decode.h"
 
+/* Every link type the decoder knows, chosen by bits 2-4 of the first
+ * byte (Ethernet and raw IP where the seeds expect them). */
+static const int linktypes[8] = {
+	PS_LINKTYPE_ETHERNET,  PS_LINKTYPE_RAW,	    PS_LINKTYPE_NULL, PS_LINKTYPE_LOOP,
+	PS_LINKTYPE_LINUX_SLL, PS_LINKTYPE_RAW_DLT, PS_LINKTYPE_IPV4, PS_LINKTYPE_IPV6,
+};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct ps_decoder d[4];
@@ -31,8 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cap = (uint32_t)(size - 3);
 	frame = malloc(cap ? cap : 1);
 	memcpy(frame, data + 3, cap);
-	n = ps_decode(&d[data[0] & 3], data[0] & 4 ? PS_LINKTYPE_RAW : PS_LINKTYPE_ETHERNET, frame,
-		      cap, data[2] ? wire : cap, text, sizeof(text), &out);
+	n = ps_decode(&d[data[0] & 3], linktypes[(data[0] >> 2) & 7], frame, cap,
+		      data[2] ? wire : cap, text, sizeof(text), &out);
 	if (n >= sizeof(text) || text[n] || strlen(text) != n)
 		abort();
 	if (out.link_len > cap)

@@ -159,6 +159,9 @@ static int read_all(struct ps_capread *r, const struct ps_readfile_cfg *o, struc
 			continue;
 		if (pr) {
 			const struct ps_capread_if *i = rec.iface;
+			/* Which interface, hook and direction in our files;
+			 * another tool's file reads as tcpdump -r prints it. */
+			bool where = i->hook != NULL;
 			char verdict[48];
 
 			ret = ps_print_packet(pr,
@@ -168,9 +171,10 @@ static int read_all(struct ps_capread *r, const struct ps_readfile_cfg *o, struc
 						      .data = rec.data,
 						      .cap_len = rec.cap_len,
 						      .wire_len = rec.wire_len,
-						      .ifname = i->name[0] ? i->name : NULL,
+						      .ifname = where && i->name[0] ? i->name :
+										      NULL,
 						      .hook = i->hook,
-						      .direction = rec.direction,
+						      .direction = where ? rec.direction : 0,
 						      .verdict = verdict_of(rec.comment, verdict,
 									    sizeof(verdict)),
 						      .comment = rec.comment[0] ? rec.comment :

@@ -67,11 +67,17 @@ size_t ps_decode(struct ps_decoder *d, int linktype, const uint8_t *frame, uint3
 		link_len = ps_ether_print(&c, frame, wire_len, cap_len);
 		break;
 	case PS_LINKTYPE_RAW:
-		c.proto = "raw";
-		if (frame[0] >> 4 == 6)
-			ps_ip6_print(&c, frame, wire_len);
-		else
-			ps_ip_print(&c, frame, wire_len);
+	case PS_LINKTYPE_RAW_DLT:
+	case PS_LINKTYPE_IPV4:
+	case PS_LINKTYPE_IPV6:
+		ps_raw_print(&c, frame, wire_len);
+		break;
+	case PS_LINKTYPE_NULL:
+	case PS_LINKTYPE_LOOP:
+		link_len = ps_null_print(&c, frame, wire_len, cap_len);
+		break;
+	case PS_LINKTYPE_LINUX_SLL:
+		link_len = ps_sll_print(&c, frame, wire_len, cap_len);
 		break;
 	default:
 		ps_put(&c, "[link type %d not decoded], length %u", linktype, wire_len);

@@ -25,9 +25,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Link types we decode (pcap LINKTYPE_*). */
+/* Link types we decode (pcap LINKTYPE_*; 12 is DLT_RAW as Linux numbers
+ * it, which files from Linux hold). */
+#define PS_LINKTYPE_NULL 0
 #define PS_LINKTYPE_ETHERNET 1
+#define PS_LINKTYPE_RAW_DLT 12
 #define PS_LINKTYPE_RAW 101
+#define PS_LINKTYPE_LOOP 108
+#define PS_LINKTYPE_LINUX_SLL 113
+#define PS_LINKTYPE_IPV4 228
+#define PS_LINKTYPE_IPV6 229
 
 #define PS_TCP_CONV_BUCKETS 919 /* tcpdump's TSEQ_HASHSIZE */
 /* Conversations remembered before the table starts over (bounded memory in

@@ -73,6 +73,40 @@ const char *ps_ethertype_name(uint16_t t)
 	}
 }
 
+bool ps_ethertype_print(struct ps_print_ctx *c, uint16_t type, const uint8_t *p, uint32_t length)
+{
+	switch (type) {
+	case 0x0800:
+		ps_ip_print(c, p, length);
+		return true;
+	case 0x86dd:
+		ps_ip6_print(c, p, length);
+		return true;
+	case 0x0806:
+	case 0x8035:
+		ps_arp_print(c, p, length);
+		return true;
+	case 0x8863: /* PPPoE discovery and session, and their 3Com variants */
+	case 0x8864:
+	case 0x3c12:
+	case 0x3c13:
+		ps_pppoe_print(c, p, length);
+		return true;
+	case 0x880b:
+		if (length) {
+			ps_put(c, ": ");
+			ps_ppp_print(c, p, length);
+		}
+		return true;
+	case 0x8847:
+	case 0x8848:
+		ps_mpls_print(c, p, length);
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void ethertype_print(struct ps_print_ctx *c, uint16_t t)
 {
 	const char *name = ps_ethertype_name(t);
@@ -144,20 +178,8 @@ uint32_t ps_ether_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t lengt
 		else
 			ps_put(c, ", ");
 	}
-	switch (type) {
-	case 0x0800:
-		ps_ip_print(c, p, length);
+	if (type > 1500 && ps_ethertype_print(c, type, p, length))
 		return hdrlen;
-	case 0x86dd:
-		ps_ip6_print(c, p, length);
-		return hdrlen;
-	case 0x0806:
-	case 0x8035:
-		ps_arp_print(c, p, length);
-		return hdrlen;
-	default:
-		break;
-	}
 	/* Anything else: tcpdump's line for a type it does not know, then the
 	 * payload in hex. (An 802.3 length field: tcpdump decodes its LLC
 	 * payload, which we do not; the line says "802.3" and the length.) */

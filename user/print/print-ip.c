@@ -29,6 +29,9 @@ void ps_ip_demux(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, con
 	case 41:
 		ps_ip6_print(c, bp, length);
 		break;
+	case 47:
+		ps_gre_print(c, bp, length);
+		break;
 	case 59:
 		ps_put(c, "no next header");
 		break;

@@ -148,6 +148,28 @@ void ps_udp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, co
 		  bool fragmented);
 void ps_icmp_print(struct ps_print_ctx *c, const uint8_t *dp, uint32_t plen);
 void ps_icmp6_print(struct ps_print_ctx *c, const uint8_t *dp, uint32_t length);
+/* What follows an ethertype (tcpdump's ethertype_print): false for a type
+ * it has no printer for, which the caller then prints as unknown. */
+bool ps_ethertype_print(struct ps_print_ctx *c, uint16_t type, const uint8_t *p, uint32_t length);
+/* Link types other than Ethernet; each returns its header's length. */
+void ps_raw_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
+uint32_t ps_null_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint32_t caplen);
+uint32_t ps_sll_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint32_t caplen);
+/* Tunnels and what they carry. */
+void ps_gre_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
+void ps_vxlan_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
+void ps_vxlan_gpe_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
+void ps_geneve_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
+void ps_mpls_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
+void ps_pppoe_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
+/* A PPP frame from its address and control field (if there) on; the
+ * bytes of PPP header it had. */
+uint32_t ps_ppp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
+/* An Ethernet frame inside another packet: up to where it was captured. */
+static inline void ps_ether_inner(struct ps_print_ctx *c, const uint8_t *p, uint32_t length)
+{
+	ps_ether_print(c, p, length, avail(c, p));
+}
 /* The TCP conversations' relative sequence numbers, forgotten. */
 void ps_tcp_convs_free(struct ps_decoder *d);
 
