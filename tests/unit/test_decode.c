@@ -80,7 +80,10 @@ static const uint8_t IP6_V4MAPPED[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 9 
 
 static struct frame *new_frame(void)
 {
-	struct frame *f = &frames[n_frames++];
+	struct frame *f;
+
+	assert_true(n_frames < (int)(sizeof(frames) / sizeof(frames[0])));
+	f = &frames[n_frames++];
 
 	memset(f, 0, sizeof(*f));
 	return f;
@@ -262,6 +265,47 @@ static void outer_end(struct frame *f, size_t at, size_t udp_at)
 {
 	put16_at(f, udp_at + 4, (unsigned int)(f->n - udp_at));
 	ip4_end(f, at);
+}
+
+/* A TCP segment from sport to dport carrying text (no options). */
+static struct frame *v4_tcp_text(unsigned int sport, unsigned int dport, const char *text)
+{
+	size_t n = strlen(text);
+
+	v4_tcp(IP_A, IP_B, sport, dport, 1, 1, 0x18, NULL, 0, n);
+	memcpy(frames[n_frames - 1].b + 14 + 20 + 20, text, n);
+	return &frames[n_frames - 1];
+}
+
+/* Text protocols (tcpdump's txtproto_print: print-http.c, -rtsp.c, -sip.c,
+ * -ftp.c, -smtp.c, -whois.c): a request or response line, a payload that
+ * is none, text without a line end, a CR without LF, a cut capture. */
+static void text_protocols(void)
+{
+	struct frame *f;
+	size_t at, u;
+
+	v4_tcp_text(40000, 80, "GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n");
+	v4_tcp_text(8080, 40000, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+	v4_tcp_text(80, 40000, "\x17\x03\x03 binary body");
+	v4_tcp_text(40000, 80, "get /lower-case");
+	v4_tcp_text(40000, 80, "POST /x HTTP/1.1\rX");
+	v4_tcp_text(40000, 80, "NOTAVERB / HTTP/1.1\r\n");
+	v4_tcp_text(21, 40000, "220 FTP server ready\r\n");
+	v4_tcp_text(40000, 25, "EHLO client.example\r\n");
+	v4_tcp_text(40000, 43, "example.com\n");
+	v4_tcp_text(40000, 554, "OPTIONS rtsp://x/a RTSP/1.0\r\nCSeq: 1\r\n");
+	v4_tcp_text(443, 40000, "GET / HTTP/1.1\r\n"); /* no printer on 443 */
+	f = v4_tcp_text(40000, 80, "GET /a-long-path-cut-by-the-snap-length HTTP/1.1\r\n");
+	f->caplen = 14 + 20 + 20 + 10;
+	f = new_frame();
+	at = outer_udp(f, 5060, &u);
+	bytes(f, "INVITE sip:bob@example.com SIP/2.0\r\nVia: x\r\n", 44);
+	outer_end(f, at, u);
+	f = new_frame();
+	at = outer_udp(f, 5060, &u);
+	bytes(f, "SIP/2.0 180 Ringing\r\n", 21);
+	outer_end(f, at, u);
 }
 
 /* Encapsulations (tcpdump's print-vxlan.c, -vxlan-gpe.c, -geneve.c,
@@ -659,6 +703,7 @@ static void build_fixtures(void)
 	for (int i = 0; i < 46; i++)
 		u8(f, i % 3 ? 'a' + i % 26 : '\r');
 	tunnels();
+	text_protocols();
 
 	/* Truncated: Ethernet, VLAN, IP header, TCP header, TCP options,
 	 * TCP payload (the usual snap length case), UDP, ICMP, ARP, IPv6. */
@@ -972,6 +1017,8 @@ static int teardown(void **state)
 }
 
 /* Where tcpdump decodes an application payload, our line is its start. */
+/* A payload on a port tcpdump has no printer for ends the line at the
+ * transport, as tcpdump's. */
 static void application_payload_is_cut_at_the_transport(void **state)
 {
 	struct ps_decoder d;
@@ -981,14 +1028,14 @@ static void application_payload_is_cut_at_the_transport(void **state)
 	struct frame *f = &frames[saved];
 
 	(void)state;
-	v4_tcp(IP_A, IP_B, 80, 40000, 1, 0, 0x08, NULL, 0, 30);
+	v4_tcp(IP_A, IP_B, 443, 40000, 1, 0, 0x08, NULL, 0, 30);
 	n_frames = saved;
 	memcpy(f->b + 14 + 20 + 20, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 27);
 	ps_decoder_init(&d, false, false);
 	ps_decode(&d, PS_LINKTYPE_ETHERNET, f->b, (uint32_t)f->n, (uint32_t)f->n, text,
 		  sizeof(text), &out);
 	ps_decoder_free(&d);
-	assert_string_equal(text, "IP 10.0.0.1.80 > 10.0.0.2.40000: Flags [P], seq 1:31, win 501, "
+	assert_string_equal(text, "IP 10.0.0.1.443 > 10.0.0.2.40000: Flags [P], seq 1:31, win 501, "
 				  "length 30");
 }
 

@@ -337,6 +337,53 @@ trunc:
 	return false;
 }
 
+/*
+ * tcpdump's choice of a payload printer by port, in its order (print-tcp.c):
+ * the first entry that matches decides. Where tcpdump has a printer we do
+ * not (print == NULL), the line ends at the transport. `colon`: tcpdump
+ * puts ": " before that printer's words.
+ */
+static const struct tcp_port {
+	uint16_t a, b; /* either port is a or b */
+	bool colon;
+	void (*print)(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
+} tcp_ports[] = {
+	{ 23, 23, false, NULL },	 /* telnet */
+	{ 25, 25, true, ps_smtp_print }, /* SMTP */
+	{ 43, 43, true, ps_whois_print },
+	{ 179, 179, false, NULL },	    /* BGP */
+	{ 1723, 1723, false, NULL },	    /* PPTP */
+	{ 6379, 6379, false, NULL },	    /* Redis */
+	{ 22, 22, false, NULL },	    /* SSH */
+	{ 10288, 10288, false, NULL },	    /* BEEP */
+	{ 6633, 6653, false, NULL },	    /* OpenFlow */
+	{ 21, 21, true, ps_ftp_print },	    /* FTP */
+	{ 80, 8080, true, ps_http_print },  /* HTTP */
+	{ 554, 8554, true, ps_rtsp_print }, /* RTSP */
+	{ 53, 53, false, NULL },	    /* DNS */
+	{ 639, 639, false, NULL },	    /* MSDP */
+	{ 323, 323, false, NULL },	    /* RPKI-RTR */
+	{ 646, 646, false, NULL },	    /* LDP */
+	{ 2049, 2049, false, NULL },	    /* NFS */
+};
+
+static void payload_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint16_t sport,
+			  uint16_t dport)
+{
+	for (size_t i = 0; i < sizeof(tcp_ports) / sizeof(tcp_ports[0]); i++) {
+		const struct tcp_port *t = &tcp_ports[i];
+
+		if (sport != t->a && sport != t->b && dport != t->a && dport != t->b)
+			continue;
+		if (t->print) {
+			if (t->colon)
+				ps_put(c, ": ");
+			t->print(c, p, length);
+		}
+		return;
+	}
+}
+
 void ps_tcp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, const struct l3 *n)
 {
 	struct addr src = l3_src(n), dst = l3_dst(n);
@@ -403,6 +450,7 @@ void ps_tcp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, co
 	if (!have(c, bp, hlen)) {
 		ps_put(c, " [remaining caplen(%u) < header length(%u)]", avail(c, bp), hlen);
 		c->jumped = true;
+		return;
 	}
-	/* tcpdump would now decode the payload by port; the line ends here. */
+	payload_print(c, bp + hlen, length, sport, dport);
 }

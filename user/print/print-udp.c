@@ -72,9 +72,9 @@ static const struct udp_port {
 	{ 6343, 6343, EITHER, NULL },	/* sFlow */
 	{ 12223, 12223, EITHER, NULL }, /* LWAPP control */
 	{ 12222, 12222, EITHER, NULL }, /* LWAPP data */
-	{ 5060, 5060, EITHER, NULL },	/* SIP */
-	{ 514, 514, EITHER, NULL },	/* syslog */
-	{ 8472, 8472, EITHER, NULL },	/* OTV */
+	{ 5060, 5060, EITHER, ps_sip_print },
+	{ 514, 514, EITHER, NULL },   /* syslog */
+	{ 8472, 8472, EITHER, NULL }, /* OTV */
 	{ 4789, 4789, EITHER, ps_vxlan_print },
 	{ 6081, 6081, EITHER, ps_geneve_print },
 	{ 4342, 4342, EITHER, NULL }, /* LISP control */

@@ -151,6 +151,18 @@ void ps_icmp6_print(struct ps_print_ctx *c, const uint8_t *dp, uint32_t length);
 /* What follows an ethertype (tcpdump's ethertype_print): false for a type
  * it has no printer for, which the caller then prints as unknown. */
 bool ps_ethertype_print(struct ps_print_ctx *c, uint16_t type, const uint8_t *p, uint32_t length);
+/* Text protocols: the protocol's name (c->proto, in capitals) and, when
+ * the payload starts with a request or response line (one of cmds, or a
+ * three-digit code as the first or, resp_code_second, the second token;
+ * any line when cmds is NULL), ": " and that line. */
+void ps_txtproto_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len,
+		       const char *const *cmds, bool resp_code_second);
+void ps_http_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
+void ps_rtsp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
+void ps_sip_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
+void ps_ftp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
+void ps_smtp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
+void ps_whois_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
 /* Link types other than Ethernet; each returns its header's length. */
 void ps_raw_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
 uint32_t ps_null_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint32_t caplen);
