@@ -308,6 +308,216 @@ static void text_protocols(void)
 	outer_end(f, at, u);
 }
 
+/* One DNS message in UDP to dport (53, 5353) or, tcp, in a TCP segment
+ * with its length prefix. */
+static struct frame *dns_msg(unsigned int dport, bool tcp, const uint8_t *msg, size_t n)
+{
+	struct frame *f;
+	size_t at, u;
+
+	if (tcp) {
+		v4_tcp(IP_A, IP_B, 40000, dport, 1, 1, 0x18, NULL, 0, n + 2);
+		f = &frames[n_frames - 1];
+		put16_at(f, 14 + 20 + 20, (unsigned int)n);
+		memcpy(f->b + 14 + 20 + 20 + 2, msg, n);
+		return f;
+	}
+	f = new_frame();
+	at = outer_udp(f, dport, &u);
+	bytes(f, msg, n);
+	outer_end(f, at, u);
+	return f;
+}
+
+/* DNS and mDNS (tcpdump's print-domain.c): queries and responses with
+ * the record types it prints, compression, EDNS, the malformed. */
+static void dns(void)
+{
+	/* Query: id 0x1234, RD, one question example.com A. */
+	static const uint8_t q[] = { 0x12, 0x34, 0x01, 0x00, 0,	  1,   0,   0,	 0,   0,
+				     0,	   0,	 7,    'e',  'x', 'a', 'm', 'p', 'l', 'e',
+				     3,	   'c',	 'o',  'm',  0,	  0,   1,   0,	 1 };
+	/* Response: www.example.com CNAME example.com (compressed), A, AAAA,
+	 * MX, TXT, SRV; RA, AA. */
+	static const uint8_t r[] = {
+		0x12,
+		0x35,
+		0x85,
+		0x80,
+		0,
+		1,
+		0,
+		6,
+		0,
+		0,
+		0,
+		0,
+		3,
+		'w',
+		'w',
+		'w',
+		7,
+		'e',
+		'x',
+		'a',
+		'm',
+		'p',
+		'l',
+		'e',
+		3,
+		'c',
+		'o',
+		'm',
+		0,
+		0,
+		1,
+		0,
+		1,
+		/* CNAME -> example.com (pointer to offset 16) */
+		0xc0,
+		12,
+		0,
+		5,
+		0,
+		1,
+		0,
+		0,
+		0,
+		60,
+		0,
+		2,
+		0xc0,
+		16,
+		0xc0,
+		16,
+		0,
+		1,
+		0,
+		1,
+		0,
+		0,
+		0,
+		60,
+		0,
+		4,
+		93,
+		184,
+		216,
+		34,
+		0xc0,
+		16,
+		0,
+		28,
+		0,
+		1,
+		0,
+		0,
+		0,
+		60,
+		0,
+		16,
+		0x20,
+		0x01,
+		0x0d,
+		0xb8,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
+		1,
+		0xc0,
+		16,
+		0,
+		15,
+		0,
+		1,
+		0,
+		0,
+		0,
+		60,
+		0,
+		4,
+		0,
+		10,
+		0xc0,
+		16,
+		0xc0,
+		16,
+		0,
+		16,
+		0,
+		1,
+		0,
+		0,
+		0,
+		60,
+		0,
+		9,
+		3,
+		'a',
+		'b',
+		'c',
+		4,
+		'd',
+		'\t',
+		'f',
+		0x80,
+		0xc0,
+		16,
+		0,
+		33,
+		0,
+		1,
+		0,
+		0,
+		0,
+		60,
+		0,
+		8,
+		0,
+		1,
+		0,
+		2,
+		0x13,
+		0xc4,
+		0xc0,
+		16,
+	};
+	/* NXDomain with an OPT record whose extended rcode makes BADVERS. */
+	static const uint8_t nx[] = { 0, 9, 0x81, 0x83, 0, 1, 0,  0,	0, 0, 0, 1, 1, 'x', 0,
+				      0, 1, 0,	  1,	0, 0, 41, 0x10, 0, 1, 0, 0, 0, 0,   0 };
+	/* A query with every odd flag and counts; a pointer that points
+	 * forwards (tcpdump: <BAD PTR>); a message shorter than a header. */
+	static const uint8_t odd[] = { 0,   7, 0x11, 0x10, 0, 2, 0,    1,  0, 1, 0, 0, 1,
+				       'a', 0, 0,    255,  0, 3, 0xc0, 30, 0, 1, 0, 1 };
+	/* mDNS: a QU question; an answer with the cache-flush bit. */
+	static const uint8_t mq[] = { 0,   0,	0,   0, 0,   1,	  0,   0,   0,	 0, 0, 0, 4,	'h',
+				      'o', 's', 't', 5, 'l', 'o', 'c', 'a', 'l', 0, 0, 1, 0x80, 1 };
+	static const uint8_t mr[] = { 0,    0,	 0x84, 0,   0, 0,   0,	 1,   0,   0,	0, 0, 4,
+				      'h',  'o', 's',  't', 5, 'l', 'o', 'c', 'a', 'l', 0, 0, 1,
+				      0x80, 1,	 0,    0,   0, 120, 0,	 4,   10,  0,	0, 7 };
+	struct frame *f;
+
+	dns_msg(53, false, q, sizeof(q));
+	dns_msg(53, false, r, sizeof(r));
+	dns_msg(53, false, nx, sizeof(nx));
+	dns_msg(53, false, odd, sizeof(odd));
+	dns_msg(53, false, q, 8);
+	dns_msg(5353, false, mq, sizeof(mq));
+	dns_msg(5353, false, mr, sizeof(mr));
+	dns_msg(53, true, q, sizeof(q));
+	/* A response cut by the snap length inside its answers. */
+	f = dns_msg(53, false, r, sizeof(r));
+	f->caplen = (uint32_t)(14 + 20 + 8 + 60);
+}
+
 /* Encapsulations (tcpdump's print-vxlan.c, -vxlan-gpe.c, -geneve.c,
  * -gre.c, -mpls.c, -pppoe.c, -ppp.c), each with what it carries. */
 static void tunnels(void)
@@ -704,6 +914,7 @@ static void build_fixtures(void)
 		u8(f, i % 3 ? 'a' + i % 26 : '\r');
 	tunnels();
 	text_protocols();
+	dns();
 
 	/* Truncated: Ethernet, VLAN, IP header, TCP header, TCP options,
 	 * TCP payload (the usual snap length case), UDP, ICMP, ARP, IPv6. */

@@ -343,6 +343,11 @@ trunc:
  * not (print == NULL), the line ends at the transport. `colon`: tcpdump
  * puts ": " before that printer's words.
  */
+static void dns_tcp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length)
+{
+	ps_domain_print(c, bp, length, true, false);
+}
+
 static const struct tcp_port {
 	uint16_t a, b; /* either port is a or b */
 	bool colon;
@@ -360,11 +365,11 @@ static const struct tcp_port {
 	{ 21, 21, true, ps_ftp_print },	    /* FTP */
 	{ 80, 8080, true, ps_http_print },  /* HTTP */
 	{ 554, 8554, true, ps_rtsp_print }, /* RTSP */
-	{ 53, 53, false, NULL },	    /* DNS */
-	{ 639, 639, false, NULL },	    /* MSDP */
-	{ 323, 323, false, NULL },	    /* RPKI-RTR */
-	{ 646, 646, false, NULL },	    /* LDP */
-	{ 2049, 2049, false, NULL },	    /* NFS */
+	{ 53, 53, false, dns_tcp_print },
+	{ 639, 639, false, NULL },   /* MSDP */
+	{ 323, 323, false, NULL },   /* RPKI-RTR */
+	{ 646, 646, false, NULL },   /* LDP */
+	{ 2049, 2049, false, NULL }, /* NFS */
 };
 
 static void payload_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint16_t sport,

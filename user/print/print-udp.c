@@ -23,13 +23,23 @@ static void udp_addrs(struct ps_print_ctx *c, const struct l3 *n, int sport, int
  */
 enum port_side { EITHER, DST, SRC };
 
+static void dns_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length)
+{
+	ps_domain_print(c, bp, length, false, false);
+}
+
+static void mdns_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length)
+{
+	ps_domain_print(c, bp, length, false, true);
+}
+
 static const struct udp_port {
 	uint16_t lo, hi;
 	uint8_t side;
 	void (*print)(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
 } udp_ports[] = {
-	{ 53, 53, EITHER, NULL },	/* DNS */
-	{ 5353, 5353, EITHER, NULL },	/* mDNS */
+	{ 53, 53, EITHER, dns_print },
+	{ 5353, 5353, EITHER, mdns_print },
 	{ 525, 525, EITHER, NULL },	/* timed */
 	{ 69, 69, EITHER, NULL },	/* TFTP */
 	{ 67, 68, EITHER, NULL },	/* BOOTP/DHCP */

@@ -163,6 +163,9 @@ void ps_sip_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
 void ps_ftp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
 void ps_smtp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
 void ps_whois_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
+/* DNS (over_tcp: with its length prefix) and mDNS. */
+void ps_domain_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, bool over_tcp,
+		     bool mdns);
 /* Link types other than Ethernet; each returns its header's length. */
 void ps_raw_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
 uint32_t ps_null_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint32_t caplen);

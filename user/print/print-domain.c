@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * DNS and mDNS, as tcpdump 4.99's print-domain.c prints them without -v:
+ * a query's id, flags and questions; a response's id, rcode, flags,
+ * section counts and answers, then the message length. Names are read
+ * with compression pointers that must point backwards (tcpdump's rule,
+ * which also ends any loop).
+ */
+#include <string.h>
+#include "print.h"
+
+#define MAXCDNAME 255
+#define TYPE_MASK 0xc0
+#define TYPE_INDIR 0xc0
+#define TYPE_RESERVED 0x80
+#define TYPE_EDNS0 0x40
+#define EDNS0_ELT_BITLABEL 0x01
+#define T_OPT 41
+#define C_IN 1
+#define C_QU 0x8000    /* mDNS: unicast response wanted (queries) */
+#define C_FLUSH 0x8000 /* mDNS: cache flush (answers) */
+
+static const char *type_name(unsigned int t, char *buf, size_t n)
+{
+	static const char *const low[] = {
+		NULL,	    "A",     "NS",   "MD",     "MF",	"CNAME",    "SOA", "MB",   "MG",
+		"MR",	    "NULL",  "WKS",  "PTR",    "HINFO", "MINFO",    "MX",  "TXT",  "RP",
+		"AFSDB",    "X25",   "ISDN", "RT",     "NSAP",	"NSAP_PTR", "SIG", "KEY",  "PX",
+		"GPOS",	    "AAAA",  "LOC",  "NXT",    "EID",	"NIMLOC",   "SRV", "ATMA", "NAPTR",
+		"KX",	    "CERT",  "A6",   "DNAME",  "SINK",	"OPT",	    "APL", "DS",   "SSHFP",
+		"IPSECKEY", "RRSIG", "NSEC", "DNSKEY",
+	};
+	static const char *const high[] = {
+		"SPF", "UINFO", "UID", "GID", "UNSPEC", "UNSPECA", /* 99..104 */
+	};
+	static const char *const meta[] = {
+		"TKEY", "TSIG", "IXFR", "AXFR", "MAILB", "MAILA", "ANY", "URI", /* 249..256 */
+	};
+
+	if (t < sizeof(low) / sizeof(low[0]) && low[t])
+		return low[t];
+	if (t >= 99 && t <= 104)
+		return high[t - 99];
+	if (t >= 249 && t <= 256)
+		return meta[t - 249];
+	snprintf(buf, n, "Type%u", t);
+	return buf;
+}
+
+static const char *class_name(unsigned int cl, char *buf, size_t n)
+{
+	switch (cl) {
+	case 1:
+		return "IN";
+	case 3:
+		return "CHAOS";
+	case 4:
+		return "HS";
+	case 255:
+		return "ANY";
+	default:
+		snprintf(buf, n, "(Class %u)", cl);
+		return buf;
+	}
+}
+
+static const char *rcode_name(unsigned int rcode, char *buf, size_t n)
+{
+	static const char *const names[] = {
+		"",	     " FormErr", " ServFail", " NXDomain", " NotImp",  " Refused",
+		" YXDomain", " YXRRSet", " NXRRSet",  " NotAuth",  " NotZone", " Resp11",
+		" Resp12",   " Resp13",	 " Resp14",   " NoChange", " BadVers", "Resp17",
+		" Resp18",   " Resp19",	 " Resp20",   "Resp21",	   " Resp22",  " BadCookie",
+	};
+
+	if (rcode < sizeof(names) / sizeof(names[0]))
+		return names[rcode];
+	snprintf(buf, n, " Resp%u", rcode & 0xfff);
+	return buf;
+}
+
+static const char *const ops[] = {
+	"",	    " inv_q",	 " stat",     " op3",	  " notify",  " update",
+	" op6",	    " op7",	 " op8",      " updateA", " updateD", " updateDA",
+	" updateM", " updateMA", " zoneInit", " zoneRef",
+};
+
+/* tcpdump's fn_print_char(). */
+static void print_char(struct ps_print_ctx *c, uint8_t ch)
+{
+	if (ch >= 0x80) {
+		ch &= 0x7f;
+		ps_put(c, "M-");
+	}
+	if (ch < 0x20 || ch == 0x7f) {
+		ch ^= 0x40;
+		ps_put(c, "^");
+	}
+	ps_put(c, "%c", ch);
+}
+
+/* tcpdump's nd_printn(): true when it ran out of captured bytes. */
+static bool printn(struct ps_print_ctx *c, const uint8_t *s, uint32_t n)
+{
+	while (n > 0 && s < c->end) {
+		n--;
+		print_char(c, *s++);
+	}
+	return n != 0;
+}
+
+/* Past a name; NULL where it cannot be read. */
+static const uint8_t *nskip(const struct ps_print_ctx *c, const uint8_t *cp)
+{
+	uint8_t i;
+
+	if (!have(c, cp, 1))
+		return NULL;
+	i = *cp++;
+	while (i) {
+		switch (i & TYPE_MASK) {
+		case TYPE_INDIR:
+			return cp + 1;
+		case TYPE_EDNS0: {
+			unsigned int bitlen;
+
+			if ((i & ~TYPE_MASK) != EDNS0_ELT_BITLABEL || !have(c, cp, 1))
+				return NULL;
+			bitlen = *cp ? *cp : 256;
+			cp += 1 + (bitlen + 7) / 8;
+			break;
+		}
+		case TYPE_RESERVED:
+			return NULL;
+		default:
+			cp += i;
+			break;
+		}
+		if (!have(c, cp, 1))
+			return NULL;
+		i = *cp++;
+	}
+	return cp;
+}
+
+/* An EDNS0 bit-string label (RFC 2673) as \[x...\/bits]. */
+static const uint8_t *blabel_print(struct ps_print_ctx *c, const uint8_t *cp)
+{
+	unsigned int bitlen, b;
+	const uint8_t *bitp, *lim;
+
+	if (!have(c, cp, 1))
+		return NULL;
+	bitlen = *cp ? *cp : 256;
+	lim = cp + 1 + (bitlen + 3) / 4;
+	ps_put(c, "\\[x");
+	for (bitp = cp + 1, b = bitlen; bitp < lim && b > 7; b -= 8, bitp++) {
+		if (!need(c, bitp, 1))
+			return NULL;
+		ps_put(c, "%02x", *bitp);
+	}
+	if (b > 4) {
+		if (!need(c, bitp, 1))
+			return NULL;
+		ps_put(c, "%02x", *bitp & (0xff << (8 - b)) & 0xff);
+	} else if (b > 0) {
+		if (!need(c, bitp, 1))
+			return NULL;
+		ps_put(c, "%1x", ((*bitp >> 4) & 0x0f) & (0x0f << (4 - b)));
+	}
+	ps_put(c, "/%u]", bitlen);
+	return lim;
+}
+
+/* The length of the label at cp, or -1 (and tcpdump's words for why). */
+static int labellen(struct ps_print_ctx *c, const uint8_t *cp)
+{
+	uint8_t i;
+
+	if (!have(c, cp, 1))
+		return -1;
+	i = *cp;
+	switch (i & TYPE_MASK) {
+	case TYPE_EDNS0:
+		if ((i & ~TYPE_MASK) != EDNS0_ELT_BITLABEL) {
+			ps_put(c, "<ELT %d>", i & ~TYPE_MASK);
+			return -1;
+		}
+		if (!have(c, cp + 1, 1))
+			return -1;
+		return (int)(((cp[1] ? cp[1] : 256u) + 7) / 8 + 1);
+	case TYPE_INDIR:
+	case 0:
+		return i;
+	default:
+		ps_put(c, "<BAD LABEL TYPE>");
+		return -1;
+	}
+}
+
+/* tcpdump's fqdn_print(): the name at cp in a message starting at bp;
+ * where the name ends in the message, or NULL. */
+static const uint8_t *fqdn_print(struct ps_print_ctx *c, const uint8_t *cp, const uint8_t *bp)
+{
+	const uint8_t *rp = NULL;
+	unsigned int i, l, name_chars = 0, offset, max_offset;
+	bool compress = false;
+	int len;
+
+	if ((len = labellen(c, cp)) < 0 || !have(c, cp, 1))
+		return NULL;
+	l = (unsigned int)len;
+	max_offset = (unsigned int)(cp - bp);
+	i = *cp++;
+	if ((i & TYPE_MASK) != TYPE_INDIR)
+		rp = cp + l;
+	if (i == 0) {
+		ps_put(c, ".");
+		return rp;
+	}
+	while (i && cp < c->end) {
+		switch (i & TYPE_MASK) {
+		case TYPE_INDIR:
+			if (!compress) {
+				rp = cp + 1;
+				compress = true;
+			}
+			if (!have(c, cp, 1))
+				return NULL;
+			offset = ((i << 8) | *cp) & 0x3fff;
+			if (offset >= max_offset) {
+				ps_put(c, "<BAD PTR>");
+				return NULL;
+			}
+			max_offset = offset;
+			cp = bp + offset;
+			if (!have(c, cp, 1))
+				return NULL;
+			i = *cp;
+			if ((len = labellen(c, cp)) < 0)
+				return NULL;
+			l = (unsigned int)len;
+			cp++;
+			continue;
+		case TYPE_EDNS0:
+			if ((i & ~TYPE_MASK) != EDNS0_ELT_BITLABEL) {
+				ps_put(c, "<ELT %u>", i & ~TYPE_MASK);
+				return NULL;
+			}
+			if (!blabel_print(c, cp))
+				return NULL;
+			break;
+		case TYPE_RESERVED:
+			ps_put(c, "<BAD LABEL TYPE>");
+			return NULL;
+		default:
+			if (name_chars + l <= MAXCDNAME) {
+				if (printn(c, cp, l))
+					return NULL;
+			} else if (name_chars < MAXCDNAME) {
+				if (printn(c, cp, MAXCDNAME - name_chars))
+					return NULL;
+			}
+			name_chars += l;
+			break;
+		}
+		cp += l;
+		if (name_chars <= MAXCDNAME)
+			ps_put(c, ".");
+		name_chars++;
+		if (!have(c, cp, 1))
+			return NULL;
+		i = *cp;
+		if ((len = labellen(c, cp)) < 0)
+			return NULL;
+		l = (unsigned int)len;
+		cp++;
+		if (!compress)
+			rp += l + 1;
+	}
+	if (name_chars > MAXCDNAME)
+		ps_put(c, "<DOMAIN NAME TOO LONG>");
+	return rp;
+}
+
+/* A question: " TYPE? name". */
+static const uint8_t *qprint(struct ps_print_ctx *c, const uint8_t *cp, const uint8_t *bp,
+			     bool mdns)
+{
+	const uint8_t *np = cp;
+	unsigned int t, cl, raw;
+	char buf[24];
+
+	cp = nskip(c, cp);
+	if (!cp || !have(c, cp, 4))
+		return NULL;
+	t = be16(cp);
+	raw = be16(cp + 2);
+	cl = mdns ? raw & ~C_QU : raw;
+	ps_put(c, " %s", type_name(t, buf, sizeof(buf)));
+	if (cl != C_IN)
+		ps_put(c, " %s", class_name(cl, buf, sizeof(buf)));
+	if (mdns)
+		ps_put(c, raw & C_QU ? " (QU)" : " (QM)");
+	ps_put(c, "? ");
+	cp = fqdn_print(c, np, bp);
+	return cp ? cp + 4 : NULL;
+}
+
+/* A record's type and data (tcpdump's ns_rprint() without -v); the
+ * record's end, or NULL where it ran past the capture. */
+static const uint8_t *rprint(struct ps_print_ctx *c, const uint8_t *cp, const uint8_t *bp,
+			     bool mdns)
+{
+	unsigned int t, cl, raw, len;
+	bool dnssec_ok = false;
+	const uint8_t *rp;
+	char buf[24];
+
+	cp = nskip(c, cp);
+	if (!cp || !have(c, cp, 10))
+		return c->end;
+	t = be16(cp);
+	raw = be16(cp + 2);
+	cl = mdns ? raw & ~C_FLUSH : raw;
+	if (cl != C_IN && t != T_OPT)
+		ps_put(c, " %s", class_name(cl, buf, sizeof(buf)));
+	if (mdns && raw & C_FLUSH)
+		ps_put(c, " (Cache flush)");
+	if (t == T_OPT)
+		dnssec_ok = be16(cp + 6) & 0x8000;
+	len = be16(cp + 8);
+	cp += 10;
+	rp = cp + len;
+	ps_put(c, " %s", type_name(t, buf, sizeof(buf)));
+	if (rp > c->end)
+		return NULL;
+	switch (t) {
+	case 1: /* A */
+		if (!have(c, cp, 4))
+			return NULL;
+		ps_put(c, " %s", ip4_str(cp).s);
+		break;
+	case 2: /* NS, CNAME, PTR, DNAME */
+	case 5:
+	case 12:
+	case 39:
+		ps_put(c, " ");
+		if (!fqdn_print(c, cp, bp))
+			return NULL;
+		break;
+	case 15: /* MX */
+		ps_put(c, " ");
+		if (!have(c, cp, 2) || !fqdn_print(c, cp + 2, bp))
+			return NULL;
+		ps_put(c, " %u", be16(cp));
+		break;
+	case 16: /* TXT */
+		while (cp < rp) {
+			ps_put(c, " \"");
+			if (!have(c, cp, 1) || printn(c, cp + 1, cp[0]))
+				return NULL;
+			cp += 1 + cp[0];
+			ps_put(c, "\"");
+		}
+		break;
+	case 33: /* SRV */
+		ps_put(c, " ");
+		if (!have(c, cp, 6) || !fqdn_print(c, cp + 6, bp))
+			return NULL;
+		ps_put(c, ":%u %u %u", be16(cp + 4), be16(cp), be16(cp + 2));
+		break;
+	case 28: /* AAAA */
+		if (!have(c, cp, 16))
+			return NULL;
+		ps_put(c, " %s", ip6_str(cp).s);
+		break;
+	case 38: { /* A6 */
+		unsigned int pbit, pbyte;
+		uint8_t a[16] = { 0 };
+
+		if (!have(c, cp, 1))
+			return NULL;
+		pbit = cp[0];
+		pbyte = (pbit & ~7u) / 8;
+		if (pbit > 128) {
+			ps_put(c, " %u(bad plen)", pbit);
+			break;
+		}
+		if (pbit < 128) {
+			if (!need(c, cp + 1, 16 - pbyte))
+				return NULL;
+			memcpy(a + pbyte, cp + 1, 16 - pbyte);
+			ps_put(c, " %u %s", pbit, ip6_str(a).s);
+		}
+		if (pbit > 0) {
+			ps_put(c, " ");
+			if (!fqdn_print(c, cp + 1 + 16 - pbyte, bp))
+				return NULL;
+		}
+		break;
+	}
+	case 256: /* URI */
+		if (!have(c, cp, len) || !need(c, cp, 4))
+			return NULL;
+		ps_put(c, " %u %u ", be16(cp), be16(cp + 2));
+		if (printn(c, cp + 4, len - 4)) /* below 4, as tcpdump: to the end */
+			return NULL;
+		break;
+	case T_OPT:
+		ps_put(c, " UDPsize=%u", cl);
+		if (dnssec_ok)
+			ps_put(c, " DO");
+		/* tcpdump goes on with the options, " [NAME value,...]";
+		 * the line ends before them. */
+		break;
+	case 104: /* UNSPECA */
+		if (!have(c, cp, len) || printn(c, cp, len))
+			return NULL;
+		break;
+	default:
+		break;
+	}
+	return rp;
+}
+
+void ps_domain_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, bool over_tcp,
+		     bool mdns)
+{
+	const uint8_t *np, *cp;
+	unsigned int flags, rcode, qd, an, ns, ar;
+	char buf[24];
+
+	c->proto = "domain";
+	if (over_tcp) {
+		if (length < 2) {
+			ps_put(c, " [DNS over TCP: length %u < 2] (invalid)", length);
+			return;
+		}
+		length -= 2;
+		if (!need(c, bp, 2))
+			return;
+		if (be16(bp) != length) {
+			ps_put(c, " [prefix length(%u) != length(%u)] (invalid)", be16(bp), length);
+			return;
+		}
+		bp += 2;
+		ps_put(c, " ");
+	}
+	np = bp;
+	if (length < 12) {
+		ps_put(c, "domain [length %u < 12] (invalid)", length);
+		return;
+	}
+	if (!have(c, np, 12)) {
+		local_trunc(c);
+		return;
+	}
+	flags = be16(np + 2);
+	qd = be16(np + 4);
+	an = be16(np + 6);
+	ns = be16(np + 8);
+	ar = be16(np + 10);
+	rcode = flags & 0xf;
+	/* The extended rcode is in an OPT record among the additional ones. */
+	cp = np + 12;
+	for (unsigned int i = 0; i < qd; i++)
+		if (!(cp = nskip(c, cp)) || (cp += 4) >= c->end)
+			goto print;
+	for (unsigned int i = 0; i < an + ns; i++) {
+		if (!(cp = nskip(c, cp)) || (cp += 8) + 2 > c->end)
+			goto print;
+		cp += 2 + be16(cp);
+		if (cp >= c->end)
+			goto print;
+	}
+	for (unsigned int i = 0; i < ar; i++) {
+		unsigned int type;
+
+		if (!(cp = nskip(c, cp)) || cp + 2 > c->end)
+			goto print;
+		type = be16(cp);
+		cp += 4;
+		if (cp + 1 > c->end)
+			goto print;
+		if (type == T_OPT) {
+			rcode |= (unsigned int)cp[0] << 4;
+			goto print;
+		}
+		cp += 4;
+		if (cp + 2 > c->end)
+			goto print;
+		cp += 2 + be16(cp);
+		if (cp >= c->end)
+			goto print;
+	}
+print:
+	if (flags & 0x8000) {
+		ps_put(c, "%u%s%s%s%s%s%s", be16(np), ops[(flags >> 11) & 0xf],
+		       rcode_name(rcode, buf, sizeof(buf)), flags & 0x0400 ? "*" : "",
+		       flags & 0x0080 ? "" : "-", flags & 0x0200 ? "|" : "",
+		       flags & 0x0020 ? "$" : "");
+		if (qd != 1)
+			ps_put(c, " [%uq]", qd);
+		cp = np + 12;
+		for (unsigned int i = 0; i < qd; i++) {
+			if (i)
+				ps_put(c, ",");
+			if (!(cp = nskip(c, cp))) {
+				local_trunc(c);
+				return;
+			}
+			cp += 4;
+		}
+		ps_put(c, " %u/%u/%u", an, ns, ar);
+		if (an) {
+			if (!(cp = rprint(c, cp, np, mdns))) {
+				local_trunc(c);
+				return;
+			}
+			an--;
+			while (cp < c->end && an) {
+				ps_put(c, ",");
+				if (!(cp = rprint(c, cp, np, mdns))) {
+					local_trunc(c);
+					return;
+				}
+				an--;
+			}
+		}
+		if (an) {
+			local_trunc(c);
+			return;
+		}
+	} else {
+		unsigned int opcode = (flags >> 11) & 0xf;
+
+		ps_put(c, "%u%s%s%s", be16(np), ops[opcode], flags & 0x0100 ? "+" : "",
+		       flags & 0x0010 ? "%" : "");
+		if (flags & 0x6cf)
+			ps_put(c, " [b2&3=0x%x]", flags);
+		if (opcode == 1) { /* inverse query */
+			if (qd)
+				ps_put(c, " [%uq]", qd);
+			if (an != 1)
+				ps_put(c, " [%ua]", an);
+		} else {
+			if (an)
+				ps_put(c, " [%ua]", an);
+			if (qd != 1)
+				ps_put(c, " [%uq]", qd);
+		}
+		if (ns)
+			ps_put(c, " [%un]", ns);
+		if (ar)
+			ps_put(c, " [%uau]", ar);
+		cp = np + 12;
+		if (qd) {
+			if (!(cp = qprint(c, cp, np, mdns))) {
+				local_trunc(c);
+				return;
+			}
+			qd--;
+			while (cp < c->end && qd) {
+				if (!(cp = qprint(c, cp, np, mdns))) {
+					local_trunc(c);
+					return;
+				}
+				qd--;
+			}
+		}
+		if (qd) {
+			local_trunc(c);
+			return;
+		}
+	}
+	ps_put(c, " (%u)", length);
+}
