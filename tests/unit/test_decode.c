@@ -36,7 +36,7 @@ struct frame {
 	uint32_t caplen; /* 0: all of it */
 };
 
-static struct frame frames[192];
+static struct frame frames[256];
 static int n_frames;
 
 static void u8(struct frame *f, unsigned int v)
@@ -518,6 +518,79 @@ static void dns(void)
 	f->caplen = (uint32_t)(14 + 20 + 8 + 60);
 }
 
+/* An IPv4 packet of protocol proto with these bytes after its header. */
+static struct frame *v4_raw(unsigned int proto, unsigned int ttl, const void *p, size_t n)
+{
+	struct frame *f = new_frame();
+	size_t at;
+
+	eth(f, 0x0800);
+	at = ip4(f, proto, IP_A, IP_B, 0, NULL, 0);
+	f->b[at + 8] = (uint8_t)ttl;
+	bytes(f, p, n);
+	ip4_end(f, at);
+	return f;
+}
+
+/* IGMP, NTP, syslog, VRRP, IPsec (tcpdump's print-igmp.c, -ntp.c,
+ * -syslog.c, -vrrp.c, -ah.c, -esp.c). */
+static void infrastructure(void)
+{
+	static const uint8_t igmp[][16] = {
+		{ 0x11, 100, 0, 0, 0, 0, 0, 0 },			 /* v2 general query */
+		{ 0x11, 50, 0, 0, 239, 1, 2, 3 },			 /* v2 group query */
+		{ 0x11, 0, 0, 0, 0, 0, 0, 0 },				 /* v1 query */
+		{ 0x16, 0, 0, 0, 239, 1, 2, 3 },			 /* v2 report */
+		{ 0x17, 0, 0, 0, 239, 1, 2, 3 },			 /* leave */
+		{ 0x12, 0, 0, 0, 224, 0, 0, 9 },			 /* v1 report */
+		{ 0x99, 0, 0, 0, 0, 0, 0, 0 },				 /* unknown */
+		{ 0x22, 0, 0, 0, 0, 0, 0, 1, 4, 0, 0, 0, 239, 1, 2, 3 }, /* v3 report */
+	};
+	static const uint8_t q3[] = { 0x11, 0x8a, 0,  0, 239, 1, 2,  3, 2, 125,
+				      0,    2,	  10, 0, 0,   1, 10, 0, 0, 2 };
+	static const uint8_t q3_all[] = { 0x11, 100, 0, 0, 0, 0, 0, 0, 2, 125, 0, 0 };
+	static const uint8_t mtrace[] = { 0x1f, 0, 0, 0, 239, 1, 2, 3, 10, 0, 0, 1,
+					  10,	0, 0, 2, 224, 0, 1, 9, 64, 0, 0, 42 };
+	static const uint8_t vrrp2[] = { 0x21, 7,   100, 1, 0, 1, 0, 0, 10, 0,
+					 0,    254, 0,	 0, 0, 0, 0, 0, 0,  0 };
+	static const uint8_t vrrp3[] = { 0x31, 7, 200, 1, 0, 100, 0, 0, 10, 0, 0, 254 };
+	static const uint8_t esp[] = { 0, 0, 0x10, 0x01, 0, 0, 0, 5, 0xaa, 0xbb, 0xcc, 0xdd };
+	static const uint8_t ah[] = { 6, 4, 0, 0, 0, 0, 0x20, 0x02, 0, 0, 0, 9, 1, 2, 3, 4, 5, 6, 7,
+				      8, 9, 10, 11, 12,
+				      /* TCP after it */
+				      0x9c, 0x40, 0, 80, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x02, 1, 0,
+				      0, 0, 0, 0 };
+	struct frame *f;
+	size_t at, u;
+
+	for (size_t i = 0; i < sizeof(igmp) / sizeof(igmp[0]); i++)
+		v4_raw(2, 1, igmp[i], igmp[i][0] == 0x22 ? 16 : 8);
+	v4_raw(2, 1, q3, sizeof(q3));
+	v4_raw(2, 1, q3_all, sizeof(q3_all));
+	v4_raw(2, 1, mtrace, sizeof(mtrace));
+	v4_raw(112, 255, vrrp2, sizeof(vrrp2));
+	v4_raw(112, 64, vrrp3, sizeof(vrrp3));
+	v4_raw(50, 64, esp, sizeof(esp));
+	v4_raw(51, 64, ah, sizeof(ah));
+	/* NTP: a client request and a server reply (48 bytes each). */
+	for (int mode = 3; mode <= 4; mode++) {
+		f = new_frame();
+		at = outer_udp(f, 123, &u);
+		u8(f, (unsigned int)(0x20 | mode));
+		fill(f, 47, 0);
+		outer_end(f, at, u);
+	}
+	/* Syslog: local0.info; a priority without its '>'. */
+	f = new_frame();
+	at = outer_udp(f, 514, &u);
+	bytes(f, "<134>Nov 26 12:00:00 host app: hello", 36);
+	outer_end(f, at, u);
+	f = new_frame();
+	at = outer_udp(f, 514, &u);
+	bytes(f, "<1345 no end", 12);
+	outer_end(f, at, u);
+}
+
 /* Encapsulations (tcpdump's print-vxlan.c, -vxlan-gpe.c, -geneve.c,
  * -gre.c, -mpls.c, -pppoe.c, -ppp.c), each with what it carries. */
 static void tunnels(void)
@@ -915,6 +988,7 @@ static void build_fixtures(void)
 	tunnels();
 	text_protocols();
 	dns();
+	infrastructure();
 
 	/* Truncated: Ethernet, VLAN, IP header, TCP header, TCP options,
 	 * TCP payload (the usual snap length case), UDP, ICMP, ARP, IPv6. */

@@ -32,6 +32,35 @@ void ps_ip_demux(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, con
 	case 47:
 		ps_gre_print(c, bp, length);
 		break;
+	case 2:
+		if (n->ver == 4)
+			ps_igmp_print(c, bp, length);
+		else
+			ps_put(c, "[IGMP requires IPv4] (invalid)");
+		break;
+	case 112:
+		ps_vrrp_print(c, bp, length, n->ver == 6 ? n->hdr[7] : n->hdr[8]);
+		break;
+	case 50:
+		ps_esp_print(c, bp, length);
+		break;
+	case 51: { /* AH, then what it protects, its ports without addresses */
+		struct l3 inner = *n;
+		uint32_t advance;
+
+		if (!have(c, bp, 1)) {
+			c->proto = "ah";
+			local_trunc(c);
+			break;
+		}
+		nh = bp[0];
+		advance = ps_ah_print(c, bp);
+		if (!advance || c->jumped)
+			break;
+		inner.direct = false;
+		ps_ip_demux(c, bp + advance, length - advance, &inner, fragmented, nh);
+		break;
+	}
 	case 59:
 		ps_put(c, "no next header");
 		break;

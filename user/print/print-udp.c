@@ -40,17 +40,17 @@ static const struct udp_port {
 } udp_ports[] = {
 	{ 53, 53, EITHER, dns_print },
 	{ 5353, 5353, EITHER, mdns_print },
-	{ 525, 525, EITHER, NULL },	/* timed */
-	{ 69, 69, EITHER, NULL },	/* TFTP */
-	{ 67, 68, EITHER, NULL },	/* BOOTP/DHCP */
-	{ 520, 520, EITHER, NULL },	/* RIP */
-	{ 654, 654, EITHER, NULL },	/* AODV */
-	{ 500, 500, EITHER, NULL },	/* ISAKMP */
-	{ 4500, 4500, EITHER, NULL },	/* ISAKMP NAT-T */
-	{ 7500, 7500, EITHER, NULL },	/* ISAKMP, non-standard */
-	{ 8500, 8500, EITHER, NULL },	/* ISAKMP, non-standard */
-	{ 161, 162, EITHER, NULL },	/* SNMP, traps */
-	{ 123, 123, EITHER, NULL },	/* NTP */
+	{ 525, 525, EITHER, NULL },   /* timed */
+	{ 69, 69, EITHER, NULL },     /* TFTP */
+	{ 67, 68, EITHER, NULL },     /* BOOTP/DHCP */
+	{ 520, 520, EITHER, NULL },   /* RIP */
+	{ 654, 654, EITHER, NULL },   /* AODV */
+	{ 500, 500, EITHER, NULL },   /* ISAKMP */
+	{ 4500, 4500, EITHER, NULL }, /* ISAKMP NAT-T */
+	{ 7500, 7500, EITHER, NULL }, /* ISAKMP, non-standard */
+	{ 8500, 8500, EITHER, NULL }, /* ISAKMP, non-standard */
+	{ 161, 162, EITHER, NULL },   /* SNMP, traps */
+	{ 123, 123, EITHER, ps_ntp_print },
 	{ 88, 88, EITHER, NULL },	/* Kerberos */
 	{ 750, 750, EITHER, NULL },	/* Kerberos v4 */
 	{ 1701, 1701, EITHER, NULL },	/* L2TP */
@@ -83,7 +83,7 @@ static const struct udp_port {
 	{ 12223, 12223, EITHER, NULL }, /* LWAPP control */
 	{ 12222, 12222, EITHER, NULL }, /* LWAPP data */
 	{ 5060, 5060, EITHER, ps_sip_print },
-	{ 514, 514, EITHER, NULL },   /* syslog */
+	{ 514, 514, EITHER, ps_syslog_print },
 	{ 8472, 8472, EITHER, NULL }, /* OTV */
 	{ 4789, 4789, EITHER, ps_vxlan_print },
 	{ 6081, 6081, EITHER, ps_geneve_print },

@@ -163,6 +163,16 @@ void ps_sip_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
 void ps_ftp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
 void ps_smtp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
 void ps_whois_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
+/* tcpdump's unsigned_relts_print(): seconds as 1w2d3h4m5s. */
+void ps_relts_print(struct ps_print_ctx *c, uint32_t secs);
+void ps_igmp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t len);
+void ps_ntp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
+void ps_syslog_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
+/* ttl: the enclosing IP header's TTL or hop limit. */
+void ps_vrrp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t len, unsigned int ttl);
+/* AH: the header's length, 0 when it could not be read. */
+uint32_t ps_ah_print(struct ps_print_ctx *c, const uint8_t *bp);
+void ps_esp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
 /* DNS (over_tcp: with its length prefix) and mDNS. */
 void ps_domain_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, bool over_tcp,
 		     bool mdns);
