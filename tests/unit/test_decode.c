@@ -591,6 +591,71 @@ static void infrastructure(void)
 	outer_end(f, at, u);
 }
 
+/* An 802.3 frame (a length, not a type) to dst carrying an LLC frame. */
+static struct frame *dot3(const uint8_t *dst, const void *llc, size_t n)
+{
+	struct frame *f = new_frame();
+
+	bytes(f, dst, 6);
+	bytes(f, MAC_A, 6);
+	u16(f, (unsigned int)n);
+	bytes(f, llc, n);
+	if (n < 46)
+		fill(f, 46 - n, 0); /* padding past the length */
+	return f;
+}
+
+/* LLC, SNAP and L2 control (tcpdump's print-llc.c, -stp.c, -cdp.c,
+ * -lldp.c). */
+static void l2_control(void)
+{
+	static const uint8_t stp_mac[6] = { 0x01, 0x80, 0xc2, 0, 0, 0 };
+	static const uint8_t cdp_mac[6] = { 0x01, 0x00, 0x0c, 0xcc, 0xcc, 0xcc };
+	static const uint8_t stp[] = { 0x42, 0x42, 0x03, 0, 0, 0,    0,	   0x80, 0, 2,	  0, 0, 0,
+				       0,    0xaa, 0,	 0, 0, 4,    0x80, 0,	 2, 0,	  0, 0, 0,
+				       0xbb, 0x80, 0x01, 0, 0, 0x14, 0,	   2,	 0, 0x0f, 0 };
+	static const uint8_t rstp[] = { 0x42, 0x42, 0x03, 0, 0, 2,    2,    0x7c, 0x80, 0,
+					2,    0,    0,	  0, 0, 0xaa, 0,    0,	  0,	4,
+					0x80, 0,    2,	  0, 0, 0,    0,    0xbb, 0x80, 0x01,
+					0,    0,    0x14, 0, 2, 0,    0x0f, 0,	  0 };
+	static const uint8_t tcn[] = { 0x42, 0x42, 0x03, 0, 0, 0, 0x80 };
+	static const uint8_t cdp[] = { 0xaa, 0xaa, 0x03, 0, 0, 0x0c, 0x20, 0x00, 2,   180,
+				       0x12, 0x34, 0,	 1, 0, 10,   's',  'w',	 'i', 't',
+				       'c',  'h',  0,	 3, 0, 9,    'G',  'i',	 '0', '/',
+				       '1',  0,	   0x0a, 0, 6, 0,    1 };
+	static const uint8_t snap_ip[] = { 0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00 };
+	static const uint8_t snap_odd[] = { 0xaa, 0xaa, 0x03, 0x00, 0x80, 0xc2, 0x00, 0x0b, 1, 2 };
+	static const uint8_t xid[] = { 0xf0, 0xf1, 0xbf, 0x81, 0x01, 0x00 };
+	static const uint8_t info[] = { 0x04, 0x05, 0x0a, 0x03, 1, 2, 3 };
+	static const uint8_t rr[] = { 0x04, 0x05, 0x01, 0x05 };
+	static const uint8_t lldp[] = { 0x02, 0x07, 0x04, 2,   0,   0,	  0,	0, 1,
+					0x04, 0x03, 0x05, 'p', '1', 0x06, 0x02, 0, 120,
+					0x0a, 0x05, 'h',  'o', 's', 't',  '1',	0, 0 };
+	struct frame *f;
+
+	dot3(stp_mac, stp, sizeof(stp));
+	f = dot3(stp_mac, stp, sizeof(stp));
+	f->b[12 + 1] += 1; /* the same BPDU, one byte longer: whole */
+	f->b[14 + sizeof(stp)] = 0;
+	dot3(stp_mac, rstp, sizeof(rstp));
+	dot3(stp_mac, tcn, sizeof(tcn));
+	dot3(cdp_mac, cdp, sizeof(cdp));
+	dot3(MAC_B, xid, sizeof(xid));
+	dot3(MAC_B, info, sizeof(info));
+	dot3(MAC_B, rr, sizeof(rr));
+	dot3(MAC_B, snap_odd, sizeof(snap_odd));
+	f = new_frame();
+	bytes(f, MAC_B, 6);
+	bytes(f, MAC_A, 6);
+	u16(f, 0); /* patched below */
+	bytes(f, snap_ip, sizeof(snap_ip));
+	inner_ping(f);
+	put16_at(f, 12, (unsigned int)(f->n - 14));
+	f = new_frame();
+	eth(f, 0x88cc);
+	bytes(f, lldp, sizeof(lldp));
+}
+
 /* Encapsulations (tcpdump's print-vxlan.c, -vxlan-gpe.c, -geneve.c,
  * -gre.c, -mpls.c, -pppoe.c, -ppp.c), each with what it carries. */
 static void tunnels(void)
@@ -989,6 +1054,7 @@ static void build_fixtures(void)
 	text_protocols();
 	dns();
 	infrastructure();
+	l2_control();
 
 	/* Truncated: Ethernet, VLAN, IP header, TCP header, TCP options,
 	 * TCP payload (the usual snap length case), UDP, ICMP, ARP, IPv6. */

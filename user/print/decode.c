@@ -88,6 +88,6 @@ size_t ps_decode(struct ps_decoder *d, int linktype, const uint8_t *frame, uint3
 		link_len = 0;
 		out->unknown = NULL;
 	}
-	out->link_len = link_len;
+	out->link_len = link_len < cap_len ? link_len : cap_len;
 	return c.len;
 }

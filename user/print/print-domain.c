@@ -85,30 +85,6 @@ static const char *const ops[] = {
 	" updateM", " updateMA", " zoneInit", " zoneRef",
 };
 
-/* tcpdump's fn_print_char(). */
-static void print_char(struct ps_print_ctx *c, uint8_t ch)
-{
-	if (ch >= 0x80) {
-		ch &= 0x7f;
-		ps_put(c, "M-");
-	}
-	if (ch < 0x20 || ch == 0x7f) {
-		ch ^= 0x40;
-		ps_put(c, "^");
-	}
-	ps_put(c, "%c", ch);
-}
-
-/* tcpdump's nd_printn(): true when it ran out of captured bytes. */
-static bool printn(struct ps_print_ctx *c, const uint8_t *s, uint32_t n)
-{
-	while (n > 0 && s < c->end) {
-		n--;
-		print_char(c, *s++);
-	}
-	return n != 0;
-}
-
 /* Past a name; NULL where it cannot be read. */
 static const uint8_t *nskip(const struct ps_print_ctx *c, const uint8_t *cp)
 {
@@ -255,10 +231,10 @@ static const uint8_t *fqdn_print(struct ps_print_ctx *c, const uint8_t *cp, cons
 			return NULL;
 		default:
 			if (name_chars + l <= MAXCDNAME) {
-				if (printn(c, cp, l))
+				if (ps_printn(c, cp, l))
 					return NULL;
 			} else if (name_chars < MAXCDNAME) {
-				if (printn(c, cp, MAXCDNAME - name_chars))
+				if (ps_printn(c, cp, MAXCDNAME - name_chars))
 					return NULL;
 			}
 			name_chars += l;
@@ -358,7 +334,7 @@ static const uint8_t *rprint(struct ps_print_ctx *c, const uint8_t *cp, const ui
 	case 16: /* TXT */
 		while (cp < rp) {
 			ps_put(c, " \"");
-			if (!have(c, cp, 1) || printn(c, cp + 1, cp[0]))
+			if (!have(c, cp, 1) || ps_printn(c, cp + 1, cp[0]))
 				return NULL;
 			cp += 1 + cp[0];
 			ps_put(c, "\"");
@@ -404,7 +380,7 @@ static const uint8_t *rprint(struct ps_print_ctx *c, const uint8_t *cp, const ui
 		if (!have(c, cp, len) || !need(c, cp, 4))
 			return NULL;
 		ps_put(c, " %u %u ", be16(cp), be16(cp + 2));
-		if (printn(c, cp + 4, len - 4)) /* below 4, as tcpdump: to the end */
+		if (ps_printn(c, cp + 4, len - 4)) /* below 4, as tcpdump: to the end */
 			return NULL;
 		break;
 	case T_OPT:
@@ -415,7 +391,7 @@ static const uint8_t *rprint(struct ps_print_ctx *c, const uint8_t *cp, const ui
 		 * the line ends before them. */
 		break;
 	case 104: /* UNSPECA */
-		if (!have(c, cp, len) || printn(c, cp, len))
+		if (!have(c, cp, len) || ps_printn(c, cp, len))
 			return NULL;
 		break;
 	default:

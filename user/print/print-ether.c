@@ -102,6 +102,9 @@ bool ps_ethertype_print(struct ps_print_ctx *c, uint16_t type, const uint8_t *p,
 	case 0x8848:
 		ps_mpls_print(c, p, length);
 		return true;
+	case 0x88cc:
+		ps_lldp_print(c, p, length);
+		return true;
 	default:
 		return false;
 	}
@@ -180,16 +183,31 @@ uint32_t ps_ether_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t lengt
 	}
 	if (type > 1500 && ps_ethertype_print(c, type, p, length))
 		return hdrlen;
-	/* Anything else: tcpdump's line for a type it does not know, then the
-	 * payload in hex. (An 802.3 length field: tcpdump decodes its LLC
-	 * payload, which we do not; the line says "802.3" and the length.) */
 	if (type <= 1500) {
-		if (!c->d->link)
-			ps_put(c, "%s > %s, ", mac_str(src).s, mac_str(dst).s);
-		ps_put(c, "802.3");
-		if (!printed_length)
-			ps_put(c, ", length %u: ", type < length ? type : length);
-	} else if (!c->d->link) {
+		/* An 802.3 length: the LLC frame, cut there. */
+		int llc;
+
+		if (type < length) {
+			length = type;
+			if (caplen > length)
+				caplen = length;
+		}
+		push_end(c, p, length);
+		if (c->d->link) {
+			ps_put(c, "802.3");
+			if (!printed_length)
+				ps_put(c, ", length %u: ", length);
+		}
+		llc = ps_llc_print(c, p, length, caplen, src, dst);
+		if (llc < 0) {
+			unknown(c, p, caplen, false);
+			llc = -llc;
+		}
+		return hdrlen + (uint32_t)llc;
+	}
+	/* Anything else: tcpdump's line for a type it does not know, then the
+	 * payload in hex. */
+	if (!c->d->link) {
 		ps_put(c, "%s > %s, ", mac_str(src).s, mac_str(dst).s);
 		ethertype_print(c, type);
 		ps_put(c, ", length %u: ", orig_length);

@@ -57,10 +57,14 @@ uint32_t ps_sll_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length,
 	type = be16(h + 14);
 	for (;;) {
 		if (type <= 1500) {
-			/* IPX and 802.2 LLC: tcpdump prints them; we do not. */
-			if (type != 1 && type != 4)
+			int llc = 0;
+
+			/* 802.2 LLC; raw 802.3 IPX: tcpdump prints it, we do not. */
+			if (type == 4)
+				llc = ps_llc_print(c, p, length, caplen, NULL, NULL);
+			if (llc < 0 || (type != 1 && type != 4))
 				unknown(c, p, caplen, false);
-			return hdrlen;
+			return hdrlen + (uint32_t)(llc < 0 ? -llc : llc);
 		}
 		if (type != 0x8100)
 			break;

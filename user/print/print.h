@@ -163,6 +163,16 @@ void ps_sip_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
 void ps_ftp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
 void ps_smtp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
 void ps_whois_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
+/* tcpdump's fn_print_char(): M- for the high bit, ^ for controls. */
+void ps_print_char(struct ps_print_ctx *c, uint8_t ch);
+/* n characters (nd_printn()): true when the capture ended first. */
+bool ps_printn(struct ps_print_ctx *c, const uint8_t *s, uint32_t n);
+/* Up to n characters or a NUL (nd_printjnp()); false when the decode was
+ * abandoned at the capture's end. */
+bool ps_printjnp(struct ps_print_ctx *c, const uint8_t *s, uint32_t n);
+/* tcpdump's hex_print() inside the line: "IDENT0x0000:  0102 ..." per 16
+ * bytes; past the capture it abandons the decode, as tcpdump's. */
+void ps_hex_print(struct ps_print_ctx *c, const char *ident, const uint8_t *cp, uint32_t length);
 /* tcpdump's unsigned_relts_print(): seconds as 1w2d3h4m5s. */
 void ps_relts_print(struct ps_print_ctx *c, uint32_t secs);
 void ps_igmp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t len);
@@ -173,6 +183,13 @@ void ps_vrrp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t len, unsi
 /* AH: the header's length, 0 when it could not be read. */
 uint32_t ps_ah_print(struct ps_print_ctx *c, const uint8_t *bp);
 void ps_esp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
+/* 802.2 LLC (src, dst: the frame's MACs, or NULL): its header's length,
+ * negative when tcpdump then dumps the frame as unknown. */
+int ps_llc_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint32_t caplen,
+		 const uint8_t *src, const uint8_t *dst);
+void ps_stp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
+void ps_cdp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
+void ps_lldp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
 /* DNS (over_tcp: with its length prefix) and mDNS. */
 void ps_domain_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, bool over_tcp,
 		     bool mdns);

@@ -67,7 +67,7 @@ struct ps_printer {
 	FILE *f;
 	bool have_ref;
 	uint64_t ref_us; /* -ttt: previous packet; -ttttt: first */
-	char text[4096];
+	char text[16384];
 };
 
 void ps_printer_init(struct ps_printer *p, const struct ps_print_opts *o, FILE *f);
