@@ -580,6 +580,23 @@ static void infrastructure(void)
 		fill(f, 47, 0);
 		outer_end(f, at, u);
 	}
+	/* DHCP: a request from a MAC, a reply; DHCPv6 solicit and relay. */
+	for (int op = 1; op <= 2; op++) {
+		f = new_frame();
+		at = outer_udp(f, op == 1 ? 67 : 68, &u);
+		bytes(f, (uint8_t[]){ (uint8_t)op, 1, 6, 0 }, 4);
+		fill(f, 24, 0);
+		bytes(f, MAC_A, 6);
+		fill(f, 300 - 34, 0);
+		outer_end(f, at, u);
+	}
+	for (int type = 1; type <= 12; type += 11) {
+		f = new_frame();
+		at = outer_udp(f, 547, &u);
+		bytes(f, (uint8_t[]){ (uint8_t)type, 0x12, 0x34, 0x56 }, 4);
+		fill(f, 30, 0);
+		outer_end(f, at, u);
+	}
 	/* Syslog: local0.info; a priority without its '>'. */
 	f = new_frame();
 	at = outer_udp(f, 514, &u);
@@ -654,6 +671,23 @@ static void l2_control(void)
 	f = new_frame();
 	eth(f, 0x88cc);
 	bytes(f, lldp, sizeof(lldp));
+	/* EAPOL start and key; LACP; an unknown slow protocol. */
+	f = new_frame();
+	eth(f, 0x888e);
+	bytes(f, (uint8_t[]){ 2, 1, 0, 0 }, 4);
+	fill(f, 42, 0);
+	f = new_frame();
+	eth(f, 0x888e);
+	bytes(f, (uint8_t[]){ 1, 3, 0, 95 }, 4);
+	fill(f, 95, 0);
+	f = new_frame();
+	eth(f, 0x8809);
+	bytes(f, (uint8_t[]){ 1, 1, 1, 20 }, 4);
+	fill(f, 106, 0);
+	f = new_frame();
+	eth(f, 0x8809);
+	bytes(f, (uint8_t[]){ 9, 1, 2, 3, 4 }, 5);
+	fill(f, 41, 0);
 }
 
 /* Encapsulations (tcpdump's print-vxlan.c, -vxlan-gpe.c, -geneve.c,

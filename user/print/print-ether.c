@@ -105,6 +105,12 @@ bool ps_ethertype_print(struct ps_print_ctx *c, uint16_t type, const uint8_t *p,
 	case 0x88cc:
 		ps_lldp_print(c, p, length);
 		return true;
+	case 0x888e:
+		ps_eapol_print(c, p);
+		return true;
+	case 0x8809:
+		ps_slow_print(c, p, length);
+		return true;
 	default:
 		return false;
 	}

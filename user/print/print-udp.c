@@ -40,9 +40,9 @@ static const struct udp_port {
 } udp_ports[] = {
 	{ 53, 53, EITHER, dns_print },
 	{ 5353, 5353, EITHER, mdns_print },
-	{ 525, 525, EITHER, NULL },   /* timed */
-	{ 69, 69, EITHER, NULL },     /* TFTP */
-	{ 67, 68, EITHER, NULL },     /* BOOTP/DHCP */
+	{ 525, 525, EITHER, NULL }, /* timed */
+	{ 69, 69, EITHER, NULL },   /* TFTP */
+	{ 67, 68, EITHER, ps_bootp_print },
 	{ 520, 520, EITHER, NULL },   /* RIP */
 	{ 654, 654, EITHER, NULL },   /* AODV */
 	{ 500, 500, EITHER, NULL },   /* ISAKMP */
@@ -51,14 +51,14 @@ static const struct udp_port {
 	{ 8500, 8500, EITHER, NULL }, /* ISAKMP, non-standard */
 	{ 161, 162, EITHER, NULL },   /* SNMP, traps */
 	{ 123, 123, EITHER, ps_ntp_print },
-	{ 88, 88, EITHER, NULL },	/* Kerberos */
-	{ 750, 750, EITHER, NULL },	/* Kerberos v4 */
-	{ 1701, 1701, EITHER, NULL },	/* L2TP */
-	{ 3456, 3456, DST, NULL },	/* VAT */
-	{ 2103, 2104, EITHER, NULL },	/* Zephyr */
-	{ 7000, 7009, EITHER, NULL },	/* AFS RX */
-	{ 521, 521, EITHER, NULL },	/* RIPng */
-	{ 546, 547, EITHER, NULL },	/* DHCPv6 */
+	{ 88, 88, EITHER, NULL },     /* Kerberos */
+	{ 750, 750, EITHER, NULL },   /* Kerberos v4 */
+	{ 1701, 1701, EITHER, NULL }, /* L2TP */
+	{ 3456, 3456, DST, NULL },    /* VAT */
+	{ 2103, 2104, EITHER, NULL }, /* Zephyr */
+	{ 7000, 7009, EITHER, NULL }, /* AFS RX */
+	{ 521, 521, EITHER, NULL },   /* RIPng */
+	{ 546, 547, EITHER, ps_dhcp6_print },
 	{ 5359, 5359, EITHER, NULL },	/* AHCP */
 	{ 6696, 6697, EITHER, NULL },	/* Babel */
 	{ 8231, 8231, EITHER, NULL },	/* HNCP */
