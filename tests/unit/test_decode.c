@@ -941,6 +941,19 @@ static void build_fixtures(void)
 	v4_icmp(12, 0, 0x14000000, true);
 	v4_icmp(42, 0, 0, false);
 	v4_icmp(13, 0, 0x00070003, false);
+	/* Timestamp reply (org, recv, xmit), router advertisements. */
+	{
+		static const uint8_t tsr[] = { 14,   0,	   0,	 0,    0,    7,	   0,
+					       3,    0x01, 0x02, 0x03, 0x04, 0x05, 0x26,
+					       0x5c, 0x00, 0xff, 0xff, 0xff, 0xff };
+		static const uint8_t ra[] = { 9, 0, 0, 0, 2,  2, 0x0e, 0x10, 10,   0, 0, 1,
+					      0, 0, 0, 0, 10, 0, 0,    9,    0x80, 0, 0, 0 };
+		static const uint8_t ra_odd[] = { 9, 0, 0, 0, 1, 3, 0, 30, 10, 0, 0, 1 };
+
+		v4_raw(1, 64, tsr, sizeof(tsr));
+		v4_raw(1, 64, ra, sizeof(ra));
+		v4_raw(1, 64, ra_odd, sizeof(ra_odd));
+	}
 	/* ARP: request, reply, a request that already names a MAC. */
 	for (int op = 1; op <= 3; op++) {
 		f = new_frame();

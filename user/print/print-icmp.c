@@ -2,6 +2,14 @@
 #include <string.h>
 #include "print.h"
 
+/* An ICMP timestamp, milliseconds since midnight UTC, as hh:mm:ss.mmm. */
+static void tstamp(char *buf, size_t n, uint32_t ms)
+{
+	uint32_t sec = ms / 1000, min = sec / 60, hrs = min / 60;
+
+	snprintf(buf, n, "%02u:%02u:%02u.%03u", hrs, min % 60, sec % 60, ms % 1000);
+}
+
 void ps_icmp_print(struct ps_print_ctx *c, const uint8_t *dp, uint32_t plen)
 {
 	static const char *const unreach[16] = {
@@ -159,6 +167,57 @@ void ps_icmp_print(struct ps_print_ctx *c, const uint8_t *dp, uint32_t plen)
 		snprintf(buf, sizeof(buf), "time stamp query id %u seq %u", be16(dp + 4),
 			 be16(dp + 6));
 		break;
+	case 14: {
+		char org[16], recv[16], xmit[16];
+
+		if (!have(c, dp + 16, 4)) {
+			local_trunc(c);
+			return;
+		}
+		tstamp(org, sizeof(org), be32(dp + 8));
+		tstamp(recv, sizeof(recv), be32(dp + 12));
+		tstamp(xmit, sizeof(xmit), be32(dp + 16));
+		snprintf(buf, sizeof(buf),
+			 "time stamp reply id %u seq %u: org %s, recv %s, xmit %s", be16(dp + 4),
+			 be16(dp + 6), org, recv, xmit);
+		break;
+	}
+	case 9: { /* router advertisement (RFC 1256) */
+		unsigned int lifetime, num;
+		size_t n;
+
+		if (!have(c, dp + 4, 4)) {
+			local_trunc(c);
+			return;
+		}
+		lifetime = be16(dp + 6);
+		num = dp[4];
+		if (lifetime < 60)
+			n = (size_t)snprintf(buf, sizeof(buf), "router advertisement lifetime %u",
+					     lifetime);
+		else if (lifetime < 3600)
+			n = (size_t)snprintf(buf, sizeof(buf),
+					     "router advertisement lifetime %u:%02u", lifetime / 60,
+					     lifetime % 60);
+		else
+			n = (size_t)snprintf(buf, sizeof(buf),
+					     "router advertisement lifetime %u:%02u:%02u",
+					     lifetime / 3600, lifetime % 3600 / 60, lifetime % 60);
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " %u:", num);
+		if (dp[5] != 2) {
+			snprintf(buf + n, sizeof(buf) - n, " [size %u]", dp[5]);
+			break;
+		}
+		for (const uint8_t *a = dp + 8; num > 0 && n < sizeof(buf); num--, a += 8) {
+			if (!have(c, a, 8)) {
+				local_trunc(c);
+				return;
+			}
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, " {%s %u}", ip4_str(a).s,
+					      be32(a + 4));
+		}
+		break;
+	}
 	default:
 		if (type < 19 && names[type])
 			snprintf(buf, sizeof(buf), "%s", names[type]);
