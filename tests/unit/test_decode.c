@@ -572,6 +572,40 @@ static void infrastructure(void)
 	v4_raw(112, 64, vrrp3, sizeof(vrrp3));
 	v4_raw(50, 64, esp, sizeof(esp));
 	v4_raw(51, 64, ah, sizeof(ah));
+	/* SCTP: INIT; DATA and SACK bundled (a gap, a duplicate); COOKIE
+	 * ECHO and an unknown chunk, padded; a chunk longer than the packet;
+	 * over IPv6; ForCES's port. */
+	{
+		static const uint8_t init[] = { 0x0b, 0x7c, 0x0b, 0x7c, 0,  0,	0, 0, 0, 0, 0,
+						0,    1,    0,	  0,	20, 0,	0, 0, 9, 0, 1,
+						0,    0,    0,	  10,	0,  10, 0, 0, 0, 1 };
+		static const uint8_t bundle[] = {
+			0x0b, 0x7c, 0x0b, 0x7d, 0, 0, 0, 1,  0, 0, 0, 0, 0, 3,
+			0,    18,   0,	  0,	0, 5, 0, 1,  0, 2, 0, 0, 0, 46,
+			'h',  'i',  0,	  0,	3, 0, 0, 24, 0, 0, 0, 4, 0, 0,
+			0x10, 0,    0,	  1,	0, 1, 0, 2,  0, 3, 0, 0, 0, 9,
+		};
+		static const uint8_t cookie[] = {
+			0x0b, 0x7c, 0x1a, 0x30, 0, 0, 0, 1, 0,	  0, 0, 0,
+			10,   0,    0,	  6,	1, 2, 0, 0, 0x99, 0, 0, 4
+		};
+		static const uint8_t bad[] = { 0x0b, 0x7c, 0x0b, 0x7c, 0,  0, 0, 1,
+					       0,    0,	   0,	 0,    14, 0, 0, 2 };
+		static const uint8_t over[] = { 0x0b, 0x7c, 0x0b, 0x7c, 0, 0,  0, 1, 0, 0,
+						0,    0,    6,	  0,	0, 40, 0, 0, 0, 0 };
+
+		v4_raw(132, 64, init, sizeof(init));
+		v4_raw(132, 64, bundle, sizeof(bundle));
+		v4_raw(132, 64, cookie, sizeof(cookie));
+		v4_raw(132, 64, bad, sizeof(bad));
+		v4_raw(132, 64, over, sizeof(over));
+		v4_raw(132, 64, init, 8);
+		f = new_frame();
+		eth(f, 0x86dd);
+		at = ip6(f, 132, IP6_A, IP6_B);
+		bytes(f, init, sizeof(init));
+		ip6_end(f, at);
+	}
 	/* NTP: a client request and a server reply (48 bytes each). */
 	for (int mode = 3; mode <= 4; mode++) {
 		f = new_frame();

@@ -32,6 +32,9 @@ void ps_ip_demux(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, con
 	case 47:
 		ps_gre_print(c, bp, length);
 		break;
+	case 132:
+		ps_sctp_print(c, bp, length, n);
+		break;
 	case 2:
 		if (n->ver == 4)
 			ps_igmp_print(c, bp, length);
@@ -116,7 +119,7 @@ void ps_ip_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length)
 	proto = bp[9];
 	if ((off & 0x1fff) == 0) {
 		n.direct = true;
-		if (proto != 6 && proto != 17)
+		if (proto != 6 && proto != 17 && proto != 132)
 			ps_put(c, "%s > %s: ", ip4_str(bp + 12).s, ip4_str(bp + 16).s);
 		if (!have(c, bp, hlen)) {
 			ps_put(c, " [remaining caplen(%u) < header length(%u)]", avail(c, bp),

@@ -218,7 +218,7 @@ void ps_ip6_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length)
 		len -= advance;
 		total += advance;
 		n.direct = cp == bp + 40;
-		if (n.direct && nh != 6 && nh != 17)
+		if (n.direct && nh != 6 && nh != 17 && nh != 132)
 			ps_put(c, "%s > %s: ", ip6_str(bp + 8).s, ip6_str(bp + 24).s);
 		switch (nh) {
 		case 0:

@@ -194,6 +194,7 @@ void ps_eapol_print(struct ps_print_ctx *c, const uint8_t *p);
 void ps_slow_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
 void ps_bootp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
 void ps_dhcp6_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
+void ps_sctp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, const struct l3 *n);
 /* DNS (over_tcp: with its length prefix) and mDNS. */
 void ps_domain_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, bool over_tcp,
 		     bool mdns);
