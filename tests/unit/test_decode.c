@@ -606,6 +606,48 @@ static void infrastructure(void)
 		bytes(f, init, sizeof(init));
 		ip6_end(f, at);
 	}
+	/* OSPFv2 hello, with MD5 (its digest past the length), an unknown
+	 * type; OSPFv3; RIPv2, RIPv0; RADIUS; BGP and SSH over TCP. */
+	{
+		static const uint8_t hello[] = { 2, 1, 0,   44,	 10,  0, 0, 1,	0, 0, 0,
+						 0, 0, 0,   0,	 0,   0, 0, 0,	0, 0, 0,
+						 0, 0, 255, 255, 255, 0, 0, 10, 2, 1, 0,
+						 0, 0, 40,  0,	 0,   0, 0, 0,	0, 0, 0 };
+		static const uint8_t md5[] = { 2, 5, 0, 24, 10, 0,  0,	1,  0,	0,  0,	0, 0, 0,
+					       0, 2, 0, 0,  1,	16, 0,	0,  0,	1,  1,	2, 3, 4,
+					       5, 6, 7, 8,  9,	10, 11, 12, 13, 14, 15, 16 };
+		static const uint8_t ospf9[] = { 2, 9, 0, 24, 10, 0, 0, 1, 0, 0, 0, 0,
+						 0, 0, 0, 0,  0,  0, 0, 0, 0, 0, 0, 0 };
+		static const uint8_t rip2[] = { 2,   2,	  0, 0, 0, 2, 0, 0, 10, 1, 0, 0,
+						255, 255, 0, 0, 0, 0, 0, 0, 0,	0, 0, 1 };
+		static const uint8_t rip0[] = { 1, 0, 0, 0, 1, 2 };
+		static const uint8_t radius[] = { 1, 7, 0, 20, 0, 0, 0, 0, 0, 0,
+						  0, 0, 0, 0,  0, 0, 0, 0, 0, 0 };
+
+		v4_raw(89, 1, hello, sizeof(hello));
+		v4_raw(89, 1, md5, sizeof(md5));
+		v4_raw(89, 1, ospf9, sizeof(ospf9));
+		f = new_frame();
+		eth(f, 0x86dd);
+		at = ip6(f, 89, IP6_LL, IP6_MLD);
+		bytes(f, (uint8_t[]){ 3, 1, 0, 16, 10, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0 }, 16);
+		ip6_end(f, at);
+		f = new_frame();
+		at = outer_udp(f, 520, &u);
+		bytes(f, rip2, sizeof(rip2));
+		outer_end(f, at, u);
+		f = new_frame();
+		at = outer_udp(f, 520, &u);
+		bytes(f, rip0, sizeof(rip0));
+		outer_end(f, at, u);
+		f = new_frame();
+		at = outer_udp(f, 1812, &u);
+		bytes(f, radius, sizeof(radius));
+		outer_end(f, at, u);
+		v4_tcp_text(40000, 179, "\xff\xff\xff\xff");
+		v4_tcp_text(22, 40000, "SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n");
+		v4_tcp_text(40000, 22, "SSH-2.0-no line end");
+	}
 	/* NTP: a client request and a server reply (48 bytes each). */
 	for (int mode = 3; mode <= 4; mode++) {
 		f = new_frame();

@@ -35,6 +35,9 @@ void ps_ip_demux(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, con
 	case 132:
 		ps_sctp_print(c, bp, length, n);
 		break;
+	case 89:
+		ps_ospf_print(c, bp, length, n->ver);
+		break;
 	case 2:
 		if (n->ver == 4)
 			ps_igmp_print(c, bp, length);

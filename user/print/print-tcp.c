@@ -356,10 +356,10 @@ static const struct tcp_port {
 	{ 23, 23, false, NULL },	 /* telnet */
 	{ 25, 25, true, ps_smtp_print }, /* SMTP */
 	{ 43, 43, true, ps_whois_print },
-	{ 179, 179, false, NULL },	    /* BGP */
-	{ 1723, 1723, false, NULL },	    /* PPTP */
-	{ 6379, 6379, false, NULL },	    /* Redis */
-	{ 22, 22, false, NULL },	    /* SSH */
+	{ 179, 179, false, ps_bgp_print },
+	{ 1723, 1723, false, NULL }, /* PPTP */
+	{ 6379, 6379, false, NULL }, /* Redis */
+	{ 22, 22, false, ps_ssh_print },
 	{ 10288, 10288, false, NULL },	    /* BEEP */
 	{ 6633, 6653, false, NULL },	    /* OpenFlow */
 	{ 21, 21, true, ps_ftp_print },	    /* FTP */

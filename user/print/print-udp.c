@@ -43,7 +43,7 @@ static const struct udp_port {
 	{ 525, 525, EITHER, NULL }, /* timed */
 	{ 69, 69, EITHER, NULL },   /* TFTP */
 	{ 67, 68, EITHER, ps_bootp_print },
-	{ 520, 520, EITHER, NULL },   /* RIP */
+	{ 520, 520, EITHER, ps_rip_print },
 	{ 654, 654, EITHER, NULL },   /* AODV */
 	{ 500, 500, EITHER, NULL },   /* ISAKMP */
 	{ 4500, 4500, EITHER, NULL }, /* ISAKMP NAT-T */
@@ -59,15 +59,15 @@ static const struct udp_port {
 	{ 7000, 7009, EITHER, NULL }, /* AFS RX */
 	{ 521, 521, EITHER, NULL },   /* RIPng */
 	{ 546, 547, EITHER, ps_dhcp6_print },
-	{ 5359, 5359, EITHER, NULL },	/* AHCP */
-	{ 6696, 6697, EITHER, NULL },	/* Babel */
-	{ 8231, 8231, EITHER, NULL },	/* HNCP */
-	{ 4567, 4567, DST, NULL },	/* whiteboard */
-	{ 496, 496, EITHER, NULL },	/* Cisco auto-RP */
-	{ 1645, 1646, EITHER, NULL },	/* RADIUS */
-	{ 1700, 1700, EITHER, NULL },	/* RADIUS, Cisco CoA */
-	{ 1812, 1813, EITHER, NULL },	/* RADIUS */
-	{ 3799, 3799, EITHER, NULL },	/* RADIUS CoA */
+	{ 5359, 5359, EITHER, NULL }, /* AHCP */
+	{ 6696, 6697, EITHER, NULL }, /* Babel */
+	{ 8231, 8231, EITHER, NULL }, /* HNCP */
+	{ 4567, 4567, DST, NULL },    /* whiteboard */
+	{ 496, 496, EITHER, NULL },   /* Cisco auto-RP */
+	{ 1645, 1646, EITHER, ps_radius_print },
+	{ 1700, 1700, EITHER, ps_radius_print },
+	{ 1812, 1813, EITHER, ps_radius_print },
+	{ 3799, 3799, EITHER, ps_radius_print },
 	{ 1985, 1985, DST, NULL },	/* HSRP */
 	{ 921, 921, EITHER, NULL },	/* lwres */
 	{ 646, 646, EITHER, NULL },	/* LDP */

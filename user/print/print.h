@@ -195,6 +195,12 @@ void ps_slow_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
 void ps_bootp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
 void ps_dhcp6_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
 void ps_sctp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, const struct l3 *n);
+/* ver: the IP version it came in (OSPFv2 or v3). */
+void ps_ospf_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, int ver);
+void ps_rip_print(struct ps_print_ctx *c, const uint8_t *dat, uint32_t length);
+void ps_bgp_print(struct ps_print_ctx *c, const uint8_t *dat, uint32_t length);
+void ps_radius_print(struct ps_print_ctx *c, const uint8_t *dat, uint32_t length);
+void ps_ssh_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
 /* DNS (over_tcp: with its length prefix) and mDNS. */
 void ps_domain_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, bool over_tcp,
 		     bool mdns);
