@@ -25,6 +25,12 @@ def write(path, linktype, frames):
         for i, fr in enumerate(frames):
             f.write(struct.pack("<IIII", 1700000000 + i, 0, len(fr), len(fr)) + fr)
 
+def sll2(pkttype, proto, payload, ifindex=0x7ffffff0, halen=6):
+    """A Linux cooked v2 header; the index names no interface, so tcpdump
+    (and pktsample) print "?" wherever the test runs."""
+    return struct.pack("!HHIHBB", proto, 0, ifindex, 1, pkttype, halen) + \
+        bytes.fromhex("02000000000a") + b"\0\0" + payload
+
 def sll(pkttype, proto, payload, halen=6):
     addr = bytes.fromhex("02000000000a") + b"\0\0"
     return struct.pack("!HHH", pkttype, 1, halen) + addr + struct.pack("!H", proto) + payload
@@ -41,4 +47,20 @@ write(f"{out}/sll.pcap", 113, [
     sll(4, 0x86dd, ip6_udp()),
     sll(1, 0x88b5, b"hello, world"),
     sll(3, 0x8100, struct.pack("!HH", 0x2005, 0x0800) + ping(), halen=0),
+])
+write(f"{out}/sll2.pcap", 276, [
+    sll2(0, 0x0800, ping()),
+    sll2(4, 0x86dd, ip6_udp()),
+    sll2(1, 0x88b5, b"hello, world"),
+])
+write(f"{out}/ppp.pcap", 9, [
+    b"\xff\x03\x00\x21" + ping(),
+    b"\xff\x03\x00\x57" + ip6_udp(),
+    b"\xff\x03\xc0\x21\x01\x01\x00\x04",
+    b"\xff\x03",
+])
+write(f"{out}/ppp_hdlc.pcap", 50, [
+    b"\xff\x03\x00\x21" + ping(),
+    b"\xff\x03\x80\x21\x01\x02\x00\x04",
+    b"\x01\x03\x00\x21" + ping(),
 ])

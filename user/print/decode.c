@@ -79,6 +79,27 @@ size_t ps_decode(struct ps_decoder *d, int linktype, const uint8_t *frame, uint3
 	case PS_LINKTYPE_LINUX_SLL:
 		link_len = ps_sll_print(&c, frame, wire_len, cap_len);
 		break;
+	case PS_LINKTYPE_LINUX_SLL2:
+		link_len = ps_sll2_print(&c, frame, wire_len, cap_len);
+		break;
+	case PS_LINKTYPE_PPP:
+	case PS_LINKTYPE_PPP_PPPD:
+		c.proto = "ppp";
+		if (cap_len < 4) {
+			local_trunc(&c);
+			link_len = cap_len;
+			break;
+		}
+		link_len = 4;
+		ps_ppp_print(&c, frame, wire_len);
+		break;
+	case PS_LINKTYPE_PPP_HDLC:
+		link_len = ps_ppp_hdlc_print(&c, frame, wire_len, cap_len);
+		break;
+	case PS_LINKTYPE_PPP_ETHER:
+		c.proto = "pppoe";
+		ps_pppoe_print(&c, frame, wire_len);
+		break;
 	default:
 		ps_put(&c, "[link type %d not decoded], length %u", linktype, wire_len);
 		break;

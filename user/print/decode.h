@@ -35,6 +35,11 @@
 #define PS_LINKTYPE_LINUX_SLL 113
 #define PS_LINKTYPE_IPV4 228
 #define PS_LINKTYPE_IPV6 229
+#define PS_LINKTYPE_LINUX_SLL2 276
+#define PS_LINKTYPE_PPP 9
+#define PS_LINKTYPE_PPP_HDLC 50
+#define PS_LINKTYPE_PPP_ETHER 51
+#define PS_LINKTYPE_PPP_PPPD 166
 
 #define PS_TCP_CONV_BUCKETS 919 /* tcpdump's TSEQ_HASHSIZE */
 /* Conversations remembered before the table starts over (bounded memory in
@@ -46,6 +51,10 @@ struct ps_tcp_conv;
 struct ps_decoder {
 	bool link;  /* -e: print the link-layer header */
 	bool quiet; /* -q: less protocol information */
+	/* The name of interface ifindex on this machine, as tcpdump prints it
+	 * for Linux cooked v2 captures (NULL, or false: "?"). The decoder
+	 * itself does no I/O; the printer gives it if_indextoname(). */
+	bool (*ifname)(uint32_t ifindex, char *buf, size_t size);
 	struct ps_tcp_conv *bucket[PS_TCP_CONV_BUCKETS];
 	size_t n_conv;
 };

@@ -186,3 +186,34 @@ uint32_t ps_ppp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length)
 	handle_ppp(c, proto, p, length);
 	return hdr_len;
 }
+
+uint32_t ps_ppp_hdlc_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length,
+			   uint32_t caplen)
+{
+	uint16_t proto;
+
+	c->proto = "ppp_hdlc";
+	if (caplen < 2) {
+		local_trunc(c);
+		return caplen;
+	}
+	if (p[0] == 0x0f || p[0] == 0x8f) /* Cisco HDLC: tcpdump prints it; we do not */
+		return 0;
+	if (caplen < 4) {
+		local_trunc(c);
+		return caplen;
+	}
+	if (c->d->link)
+		ps_put(c, "%02x %02x %u ", p[0], p[1], length);
+	if (p[0] != 0xff) {
+		ps_put(c, "unknown addr %02x; ctrl %02x", p[2], p[3]);
+		return 2;
+	}
+	proto = be16(p + 2);
+	if (ppp_name(proto))
+		ps_put(c, "%s: ", ppp_name(proto));
+	else
+		ps_put(c, "unknown PPP protocol (0x%04x): ", proto);
+	handle_ppp(c, proto, p + 4, length - 4);
+	return 4;
+}

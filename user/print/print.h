@@ -208,6 +208,10 @@ void ps_domain_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length,
 void ps_raw_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
 uint32_t ps_null_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint32_t caplen);
 uint32_t ps_sll_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint32_t caplen);
+uint32_t ps_sll2_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint32_t caplen);
+/* PPP in HDLC-like framing (LINKTYPE_PPP_HDLC). */
+uint32_t ps_ppp_hdlc_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length,
+			   uint32_t caplen);
 /* Tunnels and what they carry. */
 void ps_gre_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
 void ps_vxlan_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);

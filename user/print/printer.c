@@ -3,8 +3,21 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
+#include <net/if.h>
 #include "hooks.h"
 #include "printer.h"
+
+/* An interface of this machine by index, for the decoder (Linux cooked
+ * v2 captures name theirs as tcpdump does). */
+static bool local_ifname(uint32_t ifindex, char *buf, size_t size)
+{
+	char name[IF_NAMESIZE];
+
+	if (!if_indextoname(ifindex, name))
+		return false;
+	snprintf(buf, size, "%s", name);
+	return true;
+}
 
 void ps_printer_init(struct ps_printer *p, const struct ps_print_opts *o, FILE *f)
 {
@@ -12,6 +25,7 @@ void ps_printer_init(struct ps_printer *p, const struct ps_print_opts *o, FILE *
 	p->o = *o;
 	p->f = f;
 	ps_decoder_init(&p->dec, o->link, o->quiet);
+	p->dec.ifname = local_ifname;
 }
 
 void ps_printer_free(struct ps_printer *p)
