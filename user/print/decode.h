@@ -6,15 +6,14 @@
  * output parses ours.
  *
  * Covered, matching tcpdump character for character (tests/unit/
- * test_decode.c compares against the installed tcpdump): Ethernet (with
- * -e: MACs, ethertype, 802.1Q/QinQ tags), ARP, IPv4 (fragments, options),
- * IPv6 with its hop-by-hop, routing, destination options and fragment
- * headers, TCP (flags, relative seq/ack, win, options), UDP, ICMP, ICMPv6,
- * and truncated frames. Beyond that tcpdump has hundreds of application
- * printers; we stop at the transport line it prints before them (TCP), or
- * print its line for an unknown payload (UDP, ethertypes).
+ * test_decode.c compares against the installed tcpdump): the links,
+ * network and transport protocols, tunnels, L2 control and application
+ * protocols doc/guide.md lists, and truncated frames. Where tcpdump has a
+ * printer we do not, the line ends where ours stop (the transport line,
+ * or tcpdump's line for an unknown payload).
  *
- * Pure: no I/O, no globals. The one piece of state is tcpdump's: the
+ * Pure: no I/O, no globals (an interface's name for Linux cooked v2 comes
+ * from the caller, d->ifname). The one piece of state is tcpdump's: the
  * initial sequence numbers of each TCP conversation, so that seq and ack
  * print relative to them.
  */

@@ -3,10 +3,9 @@
  * What the protocol printers share (private to user/print/): one context
  * struct, the bounded reads every printer goes through, and the printers'
  * entry points. One file per protocol, each following tcpdump 4.99's file
- * of the same name (print-ether.c, print-arp.c, print-ip.c, print-ip6.c,
- * print-tcp.c, print-udp.c, print-icmp.c, print-icmp6.c) in what it prints
- * without -v, including how it gives up on a truncated frame; decode.c is
- * the entry (decode.h). tcpdump gives up in two ways, and they differ in
+ * of the same name (doc/design.md lists them) in what it prints without -v,
+ * including how it gives up on a truncated frame; decode.c is the entry
+ * (decode.h). tcpdump gives up in two ways, and they differ in
  * what -x dumps afterwards:
  * - a printer's own length check prints " [|proto]" and returns normally
  *   (local_trunc() here);
