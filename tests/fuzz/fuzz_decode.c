@@ -8,11 +8,13 @@
 #include <string.h>
 #include "decode.h"
 
-/* Every link type the decoder knows, chosen by bits 2-4 of the first
+/* Every link type the decoder knows, chosen by bits 2-5 of the first
  * byte (Ethernet and raw IP where the seeds expect them). */
-static const int linktypes[8] = {
-	PS_LINKTYPE_ETHERNET,  PS_LINKTYPE_RAW,	    PS_LINKTYPE_NULL, PS_LINKTYPE_LOOP,
-	PS_LINKTYPE_LINUX_SLL, PS_LINKTYPE_RAW_DLT, PS_LINKTYPE_IPV4, PS_LINKTYPE_IPV6,
+static const int linktypes[16] = {
+	PS_LINKTYPE_ETHERNET,	PS_LINKTYPE_RAW,      PS_LINKTYPE_NULL,	    PS_LINKTYPE_LOOP,
+	PS_LINKTYPE_LINUX_SLL,	PS_LINKTYPE_RAW_DLT,  PS_LINKTYPE_IPV4,	    PS_LINKTYPE_IPV6,
+	PS_LINKTYPE_LINUX_SLL2, PS_LINKTYPE_PPP,      PS_LINKTYPE_PPP_HDLC, PS_LINKTYPE_PPP_ETHER,
+	PS_LINKTYPE_PPP_PPPD,	PS_LINKTYPE_ETHERNET, PS_LINKTYPE_ETHERNET, PS_LINKTYPE_ETHERNET,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -38,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cap = (uint32_t)(size - 3);
 	frame = malloc(cap ? cap : 1);
 	memcpy(frame, data + 3, cap);
-	n = ps_decode(&d[data[0] & 3], linktypes[(data[0] >> 2) & 7], frame, cap,
+	n = ps_decode(&d[data[0] & 3], linktypes[(data[0] >> 2) & 15], frame, cap,
 		      data[2] ? wire : cap, text, sizeof(text), &out);
 	if (n >= sizeof(text) || text[n] || strlen(text) != n)
 		abort();
