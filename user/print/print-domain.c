@@ -400,6 +400,28 @@ static const uint8_t *rprint(struct ps_print_ctx *c, const uint8_t *cp, const ui
 	return rp;
 }
 
+/* A section's n answers (or questions), as tcpdump walks them: the first
+ * always, the rest while the capture lasts; false, after " [|domain]",
+ * where one could not be read or some were left. */
+static bool section(struct ps_print_ctx *c, const uint8_t **cp, const uint8_t *np, bool mdns,
+		    unsigned int n, bool answers)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && (i == 0 || *cp < c->end); i++) {
+		if (i && answers)
+			ps_put(c, ",");
+		*cp = answers ? rprint(c, *cp, np, mdns) : qprint(c, *cp, np, mdns);
+		if (!*cp)
+			break;
+	}
+	if (i < n) {
+		local_trunc(c);
+		return false;
+	}
+	return true;
+}
+
 void ps_domain_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, bool over_tcp,
 		     bool mdns)
 {
@@ -489,25 +511,8 @@ print:
 			cp += 4;
 		}
 		ps_put(c, " %u/%u/%u", an, ns, ar);
-		if (an) {
-			if (!(cp = rprint(c, cp, np, mdns))) {
-				local_trunc(c);
-				return;
-			}
-			an--;
-			while (cp < c->end && an) {
-				ps_put(c, ",");
-				if (!(cp = rprint(c, cp, np, mdns))) {
-					local_trunc(c);
-					return;
-				}
-				an--;
-			}
-		}
-		if (an) {
-			local_trunc(c);
+		if (!section(c, &cp, np, mdns, an, true))
 			return;
-		}
 	} else {
 		unsigned int opcode = (flags >> 11) & 0xf;
 
@@ -531,24 +536,8 @@ print:
 		if (ar)
 			ps_put(c, " [%uau]", ar);
 		cp = np + 12;
-		if (qd) {
-			if (!(cp = qprint(c, cp, np, mdns))) {
-				local_trunc(c);
-				return;
-			}
-			qd--;
-			while (cp < c->end && qd) {
-				if (!(cp = qprint(c, cp, np, mdns))) {
-					local_trunc(c);
-					return;
-				}
-				qd--;
-			}
-		}
-		if (qd) {
-			local_trunc(c);
+		if (!section(c, &cp, np, mdns, qd, false))
 			return;
-		}
 	}
 	ps_put(c, " (%u)", length);
 }
