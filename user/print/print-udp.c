@@ -49,7 +49,7 @@ static const struct udp_port {
 	{ 4500, 4500, EITHER, NULL }, /* ISAKMP NAT-T */
 	{ 7500, 7500, EITHER, NULL }, /* ISAKMP, non-standard */
 	{ 8500, 8500, EITHER, NULL }, /* ISAKMP, non-standard */
-	{ 161, 162, EITHER, NULL },   /* SNMP, traps */
+	{ 161, 162, EITHER, ps_snmp_print },
 	{ 123, 123, EITHER, ps_ntp_print },
 	{ 88, 88, EITHER, NULL },     /* Kerberos */
 	{ 750, 750, EITHER, NULL },   /* Kerberos v4 */

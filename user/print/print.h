@@ -200,6 +200,7 @@ void ps_rip_print(struct ps_print_ctx *c, const uint8_t *dat, uint32_t length);
 void ps_bgp_print(struct ps_print_ctx *c, const uint8_t *dat, uint32_t length);
 void ps_radius_print(struct ps_print_ctx *c, const uint8_t *dat, uint32_t length);
 void ps_ssh_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
+void ps_snmp_print(struct ps_print_ctx *c, const uint8_t *np, uint32_t length);
 /* DNS (over_tcp: with its length prefix) and mDNS. */
 void ps_domain_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, bool over_tcp,
 		     bool mdns);
