@@ -814,7 +814,8 @@ static void take_record(struct ps_reader *r, int i, const struct ps_source_rec *
 static bool consume(struct ps_reader *r, int i)
 {
 	struct ps_source *s = &r->c->src[i];
-	uint64_t head = ps_source_head(s), upto = head, quarter = (s->mask + 1) / 4;
+	uint64_t head = ps_source_head(s), upto = head, start = s->read,
+		 quarter = (s->mask + 1) / 4;
 	struct ps_source_rec rec;
 	enum ps_source_next n = PS_SOURCE_END;
 
@@ -830,8 +831,10 @@ static bool consume(struct ps_reader *r, int i)
 	/* The ring wakes the reader only as its waiting data cross the mark,
 	 * and they stayed above it while this round held them: what came
 	 * meanwhile, if it is a batch already, is read now, not after the
-	 * next timeout, as no wakeup will come for it. */
-	if (ps_source_head(s) - s->read >= ps_source_wake_bytes(s->mask + 1))
+	 * next timeout, as no wakeup will come for it. Only after progress:
+	 * a record still being written (or bytes that are none) would
+	 * otherwise have the reader spin. */
+	if (s->read != start && ps_source_head(s) - s->read >= ps_source_wake_bytes(s->mask + 1))
 		r->more = true;
 	return !is_done(r->c) && n == PS_SOURCE_END && s->read >= head;
 }
