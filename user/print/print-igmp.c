@@ -4,7 +4,7 @@
 #include "print.h"
 
 /* tcpdump's unsigned_relts_print(): 1w2d3h4m5s. */
-void ps_relts_print(struct ps_print_ctx *c, uint32_t secs)
+static void relts_print(struct ps_print_ctx *c, uint32_t secs)
 {
 	static const char units[] = { 'y', 'w', 'd', 'h', 'm', 's' };
 	static const uint32_t seconds[] = { 31536000, 604800, 86400, 3600, 60, 1 };
@@ -38,7 +38,7 @@ static void v3_query(struct ps_print_ctx *c, const uint8_t *bp, uint32_t len)
 		if (mrt < 600)
 			ps_put(c, "%.1fs", mrt * 0.1);
 		else
-			ps_relts_print(c, mrt / 10);
+			relts_print(c, mrt / 10);
 		ps_put(c, "]");
 	}
 	if (!need(c, bp + 4, 4) || !be32(bp + 4))

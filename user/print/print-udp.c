@@ -15,14 +15,6 @@ static void udp_addrs(struct ps_print_ctx *c, const struct l3 *n, int sport, int
 	}
 }
 
-/*
- * tcpdump's choice of a printer by port, in its order (print-udp.c, not
- * verbose): the first entry that matches decides. Where tcpdump has a
- * printer we do not (print == NULL), the line ends as for any UDP
- * payload: less than tcpdump says, never another protocol's words.
- */
-enum port_side { EITHER, DST, SRC };
-
 static void dns_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length)
 {
 	ps_domain_print(c, bp, length, false, false);
@@ -32,6 +24,14 @@ static void mdns_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t lengt
 {
 	ps_domain_print(c, bp, length, false, true);
 }
+
+/*
+ * tcpdump's choice of a printer by port, in its order (print-udp.c, not
+ * verbose): the first entry that matches decides. Where tcpdump has a
+ * printer we do not (print == NULL), the line ends as for any UDP
+ * payload: less than tcpdump says, never another protocol's words.
+ */
+enum port_side { EITHER, DST, SRC };
 
 static const struct udp_port {
 	uint16_t lo, hi;

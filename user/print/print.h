@@ -172,8 +172,6 @@ bool ps_printjnp(struct ps_print_ctx *c, const uint8_t *s, uint32_t n);
 /* tcpdump's hex_print() inside the line: "IDENT0x0000:  0102 ..." per 16
  * bytes; past the capture it abandons the decode, as tcpdump's. */
 void ps_hex_print(struct ps_print_ctx *c, const char *ident, const uint8_t *cp, uint32_t length);
-/* tcpdump's unsigned_relts_print(): seconds as 1w2d3h4m5s. */
-void ps_relts_print(struct ps_print_ctx *c, uint32_t secs);
 void ps_igmp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t len);
 void ps_ntp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length);
 void ps_syslog_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
