@@ -68,7 +68,7 @@ static bool tag_print(struct ps_print_ctx *c, const char *name, const uint8_t *v
 	if (!need(c, v, len))
 		return false;
 	for (const uint8_t *q = v; q < v + len && n < MAXTAGPRINT - 1; q++) {
-		bool printable = *q >= 0x20 && *q < 0x7f;
+		bool printable = ps_isprint(*q);
 
 		text[n++] = printable ? (char)*q : '.';
 		printable ? ascii++ : garbage++;

@@ -75,7 +75,7 @@ void ps_ssh_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len)
 				return;
 			break;
 		}
-		if (p[idx] < 0x20 || p[idx] >= 0x7f)
+		if (!ps_isprint(p[idx]))
 			return;
 	}
 	if (idx >= len)

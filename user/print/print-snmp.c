@@ -286,7 +286,7 @@ static int print_string(struct ps_print_ctx *c, const struct be *e)
 		return -1;
 	}
 	for (uint32_t i = 0; printable && i < e->asnlen; i++)
-		printable = e->raw[i] >= 0x20 && e->raw[i] < 0x7f;
+		printable = ps_isprint(e->raw[i]);
 	if (printable) {
 		ps_put(c, "\"");
 		if (ps_printn(c, e->raw, e->asnlen)) {

@@ -55,6 +55,12 @@ static inline bool need(struct ps_print_ctx *c, const uint8_t *p, size_t n)
 	return !c->jumped;
 }
 
+/* tcpdump's ND_ASCII_ISPRINT(): printable ASCII, space included. */
+static inline bool ps_isprint(uint8_t ch)
+{
+	return ch >= 0x20 && ch < 0x7f;
+}
+
 static inline uint16_t be16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] << 8 | p[1]);

@@ -9,11 +9,6 @@
 
 #define MAX_TOKEN 128
 
-static bool printable(uint8_t ch)
-{
-	return ch >= 0x20 && ch < 0x7f;
-}
-
 /* tcpdump's fetch_token(): the token at idx into tok, and where the next
  * begins; 0 when there is none, it is not text, or it was not captured. */
 static uint32_t fetch_token(const struct ps_print_ctx *c, const uint8_t *p, uint32_t idx,
@@ -31,7 +26,7 @@ static uint32_t fetch_token(const struct ps_print_ctx *c, const uint8_t *p, uint
 			return 0;
 		if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n')
 			break;
-		if (!printable(ch) || n + 2 > size)
+		if (!ps_isprint(ch) || n + 2 > size)
 			return 0;
 		tok[n++] = (char)ch;
 	}
@@ -42,7 +37,7 @@ static uint32_t fetch_token(const struct ps_print_ctx *c, const uint8_t *p, uint
 	for (; idx < len && have(c, p + idx, 1); idx++) {
 		uint8_t ch = p[idx];
 
-		if (ch == '\r' || ch == '\n' || !printable(ch) || (ch != ' ' && ch != '\t'))
+		if (ch == '\r' || ch == '\n' || !ps_isprint(ch) || (ch != ' ' && ch != '\t'))
 			break;
 	}
 	return idx;
@@ -67,7 +62,7 @@ static void first_line(struct ps_print_ctx *c, const uint8_t *p, uint32_t len)
 				break;
 			return; /* CR and something else: binary */
 		}
-		if (!printable(p[idx]) && p[idx] != '\t')
+		if (!ps_isprint(p[idx]) && p[idx] != '\t')
 			return;
 	}
 	ps_put(c, ": %.*s", (int)idx, (const char *)p);
