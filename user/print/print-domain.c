@@ -174,6 +174,20 @@ static int labellen(struct ps_print_ctx *c, const uint8_t *cp)
 	}
 }
 
+/* The label at *cp: its first byte in *i, its length in *l, and *cp past
+ * that byte; false where it was not captured or is no label. */
+static bool next_label(struct ps_print_ctx *c, const uint8_t **cp, unsigned int *i, unsigned int *l)
+{
+	int len;
+
+	if (!have(c, *cp, 1) || (len = labellen(c, *cp)) < 0)
+		return false;
+	*i = **cp;
+	*l = (unsigned int)len;
+	(*cp)++;
+	return true;
+}
+
 /* tcpdump's fqdn_print(): the name at cp in a message starting at bp;
  * where the name ends in the message, or NULL. */
 static const uint8_t *fqdn_print(struct ps_print_ctx *c, const uint8_t *cp, const uint8_t *bp)
@@ -181,13 +195,10 @@ static const uint8_t *fqdn_print(struct ps_print_ctx *c, const uint8_t *cp, cons
 	const uint8_t *rp = NULL;
 	unsigned int i, l, name_chars = 0, offset, max_offset;
 	bool compress = false;
-	int len;
 
-	if ((len = labellen(c, cp)) < 0 || !have(c, cp, 1))
-		return NULL;
-	l = (unsigned int)len;
 	max_offset = (unsigned int)(cp - bp);
-	i = *cp++;
+	if (!next_label(c, &cp, &i, &l))
+		return NULL;
 	if ((i & TYPE_MASK) != TYPE_INDIR)
 		rp = cp + l;
 	if (i == 0) {
@@ -210,13 +221,8 @@ static const uint8_t *fqdn_print(struct ps_print_ctx *c, const uint8_t *cp, cons
 			}
 			max_offset = offset;
 			cp = bp + offset;
-			if (!have(c, cp, 1))
+			if (!next_label(c, &cp, &i, &l))
 				return NULL;
-			i = *cp;
-			if ((len = labellen(c, cp)) < 0)
-				return NULL;
-			l = (unsigned int)len;
-			cp++;
 			continue;
 		case TYPE_EDNS0:
 			if ((i & ~TYPE_MASK) != EDNS0_ELT_BITLABEL) {
@@ -244,13 +250,8 @@ static const uint8_t *fqdn_print(struct ps_print_ctx *c, const uint8_t *cp, cons
 		if (name_chars <= MAXCDNAME)
 			ps_put(c, ".");
 		name_chars++;
-		if (!have(c, cp, 1))
+		if (!next_label(c, &cp, &i, &l))
 			return NULL;
-		i = *cp;
-		if ((len = labellen(c, cp)) < 0)
-			return NULL;
-		l = (unsigned int)len;
-		cp++;
 		if (!compress)
 			rp += l + 1;
 	}
