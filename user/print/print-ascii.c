@@ -55,3 +55,25 @@ void ps_hex_print(struct ps_print_ctx *c, const char *ident, const uint8_t *cp, 
 	if (truncated)
 		c->jumped = true;
 }
+
+enum ps_line ps_text_line(struct ps_print_ctx *c, const uint8_t *p, uint32_t idx, uint32_t len,
+			  bool tab, uint32_t *end)
+{
+	for (; idx < len; idx++) {
+		if (!need(c, p + idx, 1))
+			return PS_LINE_NONE;
+		if (p[idx] == '\n')
+			break;
+		if (p[idx] == '\r') {
+			/* CR-LF ends the line; a CR at the end or before
+			 * anything else is taken for binary. */
+			if (idx + 1 >= len || !need(c, p + idx + 1, 1) || p[idx + 1] != '\n')
+				return PS_LINE_NONE;
+			break;
+		}
+		if (!ps_isprint(p[idx]) && !(tab && p[idx] == '\t'))
+			return PS_LINE_NONE;
+	}
+	*end = idx;
+	return idx < len ? PS_LINE_END : PS_LINE_OPEN;
+}

@@ -56,7 +56,7 @@ void ps_radius_print(struct ps_print_ctx *c, const uint8_t *dat, uint32_t length
 /* SSH's version line, when a segment starts with one (print-ssh.c). */
 void ps_ssh_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len)
 {
-	uint32_t idx = 4;
+	uint32_t idx;
 
 	c->proto = "ssh";
 	for (uint32_t k = 0; k < 4; k++) {
@@ -65,20 +65,7 @@ void ps_ssh_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len)
 		if (p[k] != "SSH-"[k])
 			return;
 	}
-	for (; idx < len; idx++) {
-		if (!need(c, p + idx, 1))
-			return;
-		if (p[idx] == '\n')
-			break;
-		if (p[idx] == '\r') {
-			if (idx + 1 >= len || !need(c, p + idx + 1, 1) || p[idx + 1] != '\n')
-				return;
-			break;
-		}
-		if (!ps_isprint(p[idx]))
-			return;
-	}
-	if (idx >= len)
+	if (ps_text_line(c, p, 4, len, false, &idx) != PS_LINE_END)
 		return;
 	ps_put(c, ": SSH: %.*s", (int)idx, (const char *)p);
 }

@@ -205,6 +205,14 @@ void ps_bgp_print(struct ps_print_ctx *c, const uint8_t *dat, uint32_t length);
 void ps_radius_print(struct ps_print_ctx *c, const uint8_t *dat, uint32_t length);
 void ps_ssh_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
 void ps_snmp_print(struct ps_print_ctx *c, const uint8_t *np, uint32_t length);
+/* A line of text at p from idx within len (tab: tabs count as text), as
+ * tcpdump's print_txt_line() and SSH's version line scan it: ended by LF
+ * or CR-LF (PS_LINE_END), text up to len without an end (PS_LINE_OPEN),
+ * or not text, or cut short (PS_LINE_NONE). *end: where the line's text
+ * ends. */
+enum ps_line { PS_LINE_END, PS_LINE_OPEN, PS_LINE_NONE };
+enum ps_line ps_text_line(struct ps_print_ctx *c, const uint8_t *p, uint32_t idx, uint32_t len,
+			  bool tab, uint32_t *end);
 /* DNS (over_tcp: with its length prefix) and mDNS. */
 void ps_domain_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, bool over_tcp,
 		     bool mdns);

@@ -46,27 +46,13 @@ static uint32_t fetch_token(const struct ps_print_ctx *c, const uint8_t *p, uint
 /* tcpdump's print_txt_line(): the first line, if it is text. */
 static void first_line(struct ps_print_ctx *c, const uint8_t *p, uint32_t len)
 {
-	uint32_t idx = 0;
+	uint32_t end;
+	enum ps_line l = ps_text_line(c, p, 0, len, true, &end);
 
-	for (; idx < len; idx++) {
-		if (!need(c, p + idx, 1))
-			return;
-		if (p[idx] == '\n')
-			break;
-		if (p[idx] == '\r') {
-			if (idx + 1 >= len)
-				return;
-			if (!need(c, p + idx + 1, 1))
-				return;
-			if (p[idx + 1] == '\n')
-				break;
-			return; /* CR and something else: binary */
-		}
-		if (!ps_isprint(p[idx]) && p[idx] != '\t')
-			return;
-	}
-	ps_put(c, ": %.*s", (int)idx, (const char *)p);
-	if (idx == len)
+	if (l == PS_LINE_NONE)
+		return;
+	ps_put(c, ": %.*s", (int)end, (const char *)p);
+	if (l == PS_LINE_OPEN)
 		local_trunc(c); /* text to the end, without a line end */
 }
 
