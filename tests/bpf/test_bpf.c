@@ -20,11 +20,13 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include "cgroupfs.h"
 #include "fixture.h"
 #include "hooks.h"
 #include "loader.h"
+#include "source.h"
 #include "split.h"
 
 #define MAX_RECORDS 64
@@ -397,6 +399,51 @@ static void sequence_numbers_count_per_cpu(void **state)
 	unload(&f);
 }
 
+/*
+ * The ring wakes its reader each time the producer passes a wake mark,
+ * and only then: neither per record, nor never again while the reader holds
+ * what it read (the ingest keeps records until they are written). Nothing
+ * is consumed here, as a reader in the middle of a long round consumes
+ * nothing; the wakeups must come all the same. Watched as the ingest
+ * watches the ring: edge-triggered.
+ */
+static void ring_wakes_at_each_mark(void **state)
+{
+	const uint32_t ring = 64 * 1024, mark = (uint32_t)ps_source_wake_bytes(ring),
+		       rec = (uint32_t)sizeof(struct ps_meta) + ring_room(1500) + 8;
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+	struct fixture f = { 0 };
+	uint8_t *pkt = make_packet(1500);
+	int ep = epoll_create1(EPOLL_CLOEXEC), wakeups = 0;
+	uint32_t i;
+
+	(void)state;
+	assert_true(ep >= 0);
+	pin_to_cpu0();
+	load_with(&f, PS_SNAPLEN_MAX, false, ring);
+	assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, ps_loader_ring_fd(&f.loader), &ev), 0);
+	for (i = 0; (i + 1) * rec < ring; i++) {
+		bool crosses = ((i * rec) ^ ((i + 1) * rec)) >= mark;
+
+		assert_int_equal(run(&f, XDP, pkt, 1500, 1), 2);
+		/* The wakeup is the kernel's irq_work, raised before the run
+		 * returns: one that is due is waited for, one that is not
+		 * must not be there. */
+		if (crosses) {
+			assert_int_equal(epoll_wait(ep, &ev, 1, 5000), 1);
+			wakeups++;
+		} else {
+			assert_int_equal(epoll_wait(ep, &ev, 1, 0), 0);
+		}
+	}
+	assert_true(wakeups >= 3);
+	assert_int_equal(wakeups, i * rec / mark); /* one per mark passed */
+	close(ep);
+	unpin();
+	free(pkt);
+	unload(&f);
+}
+
 /* --sflow: every packet a hook lets through takes the next place in that
  * hook's pool, across CPUs; the sample carries it. Without --sflow, 0. */
 static void sflow_pool_numbers_each_hooks_packets(void **state)
@@ -669,6 +716,7 @@ int main(void)
 		cmocka_unit_test(packet_in_record_out),
 		cmocka_unit_test(packet_in_ring_record_out),
 		cmocka_unit_test(ring_full_is_counted),
+		cmocka_unit_test(ring_wakes_at_each_mark),
 		cmocka_unit_test(sequence_numbers_count_per_cpu),
 		cmocka_unit_test(output_errors_are_counted),
 		cmocka_unit_test(sflow_pool_numbers_each_hooks_packets),

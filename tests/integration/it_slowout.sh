@@ -40,6 +40,13 @@ to_write=${to_write:-0}
 ok "the buffer filled behind the slow output: $lost lost, counted"
 assert_match "the buffer was too small: about -B [0-9]+" "$(cat "$WORK/ps.err")" \
 	"the summary says what -B would have held them"
+if [ "$(getconf _NPROCESSORS_ONLN)" -gt 1 ]; then
+	assert_match "each CPU had 1/[0-9]+ of it: .* --transport ringbuf shares all of it" \
+		"$(cat "$WORK/ps.err")" "and that the ring would share it between the CPUs"
+else
+	assert_no_match "transport ringbuf" "$(cat "$WORK/ps.err")" \
+		"one CPU: no other transport to point to"
+fi
 assert_eq "$seen" "$((captured + lost + to_write))" \
 	"seen = captured + lost in the buffer + lost to the write error ($captured + $lost + $to_write)"
 assert_eq "$captured" "$(count "$WORK/slow.pcapng" "frame")" \

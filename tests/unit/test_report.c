@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 #include "cli.h"
@@ -104,6 +105,39 @@ static void summary_one_in_one_has_no_estimate(void **state)
 	ps_report_summary(buf, sizeof(buf), &sum);
 	assert_string_equal(buf, "5 packets captured\n5 packets seen by hooks\n"
 				 "0 packets sampled out\n0 packets lost in perf buffer\n");
+}
+
+/* Per-CPU buffers that lost: the summary says each CPU had its share of
+ * -B only, and which transport shares all of it. Not for one CPU, nor
+ * for the ring. */
+static void summary_points_to_the_ring_after_per_cpu_loss(void **state)
+{
+	struct ps_sampling s = sampling(PS_SAMPLE_ALL, 0, 0);
+	struct ps_summary sum = { .all = { .seen = 10, .emitted = 10, .output_errors = 4 },
+				  .written = 6,
+				  .smp = &s,
+				  .buffer_hint_kib = 8192,
+				  .n_cpus = 2 };
+	const char *head = "6 packets captured\n"
+			   "10 packets seen by hooks\n"
+			   "4 packets lost in perf buffer\n"
+			   "the buffer was too small: about -B 8192 (KiB, all CPUs together) "
+			   "would have held them\n";
+	char buf[512], want[512];
+
+	(void)state;
+	ps_report_summary(buf, sizeof(buf), &sum);
+	snprintf(want, sizeof(want), "%s%s", head,
+		 "each CPU had 1/2 of it: where a few flows carry the bytes, "
+		 "--transport ringbuf shares all of it\n");
+	assert_string_equal(buf, want);
+	sum.n_cpus = 1;
+	ps_report_summary(buf, sizeof(buf), &sum);
+	assert_string_equal(buf, head);
+	sum.n_cpus = 2;
+	sum.transport = PS_TRANSPORT_RINGBUF;
+	ps_report_summary(buf, sizeof(buf), &sum);
+	assert_null(strstr(buf, "--transport"));
 }
 
 /* tcpdump's grammar: "1 packet captured", on every line. */
@@ -229,6 +263,7 @@ int main(void)
 		cmocka_unit_test(summary_with_filter_sampling_and_rate_cap),
 		cmocka_unit_test(summary_estimates_one_in_n),
 		cmocka_unit_test(summary_one_in_one_has_no_estimate),
+		cmocka_unit_test(summary_points_to_the_ring_after_per_cpu_loss),
 		cmocka_unit_test(summary_says_one_packet),
 		cmocka_unit_test(summary_after_a_write_error),
 		cmocka_unit_test(summary_is_cut_safely),

@@ -1788,6 +1788,7 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 	sum.buffer_hint_kib = ps_ingest_buffer_hint(cap->in, &cap->bufs,
 						    cap->transport == PS_TRANSPORT_RINGBUF,
 						    sum.all.output_errors);
+	sum.n_cpus = cap->in->n_src;
 	ps_report_summary(text, sizeof(text), &sum);
 	ps_log_text(text);
 	drop_reasons(cap, "kernel drops by reason: ", text, sizeof(text) - 1);

@@ -27,6 +27,7 @@ struct ps_summary {
 	const struct ps_sampling *smp;
 	unsigned int transport;	  /* enum ps_transport */
 	uint64_t buffer_hint_kib; /* the -B that would have held what was lost; 0 */
+	int n_cpus;		  /* perf: the CPUs with a buffer each */
 };
 
 /*

@@ -804,38 +804,30 @@ static void take_record(struct ps_reader *r, int i, const struct ps_source_rec *
 }
 
 /*
- * Read source i up to where its producer is now, or a quarter of the
- * buffer, whichever is less: the space read stays the kernel's until the
- * round has written it, so a round that read all of a full buffer would
- * leave the producer no room until its end. Whether it got to the
- * producer: not when -c stopped it, a ring record was still being
- * written, or the quarter ended first (the next round goes on at once).
+ * Read source i up to where its producer is now, or a wake mark's worth
+ * of the buffer (source.h), whichever is less: the space read stays the
+ * kernel's until the round has written it, so a round that read all of a
+ * full buffer would leave the producer no room until its end. Whether it
+ * got to the producer: not when -c stopped it, a ring record was still
+ * being written, or the round's share ended first (the next round goes on
+ * at once).
  */
 static bool consume(struct ps_reader *r, int i)
 {
 	struct ps_source *s = &r->c->src[i];
-	uint64_t head = ps_source_head(s), upto = head, start = s->read,
-		 quarter = (s->mask + 1) / 4;
+	uint64_t head = ps_source_head(s), upto = head, most = ps_source_wake_bytes(s->mask + 1);
 	struct ps_source_rec rec;
 	enum ps_source_next n = PS_SOURCE_END;
 
 	/* At least the largest record: a round must get past any record. */
-	if (quarter < 0x10000)
-		quarter = 0x10000;
-	if (upto - s->read > quarter) {
-		upto = s->read + quarter;
+	if (most < 0x10000)
+		most = 0x10000;
+	if (upto - s->read > most) {
+		upto = s->read + most;
 		r->more = true;
 	}
 	while (!is_done(r->c) && (n = ps_source_next(s, upto, &rec)) == PS_SOURCE_SAMPLE)
 		take_record(r, i, &rec);
-	/* The ring wakes the reader only as its waiting data cross the mark,
-	 * and they stayed above it while this round held them: what came
-	 * meanwhile, if it is a batch already, is read now, not after the
-	 * next timeout, as no wakeup will come for it. Only after progress:
-	 * a record still being written (or bytes that are none) would
-	 * otherwise have the reader spin. */
-	if (s->read != start && ps_source_head(s) - s->read >= ps_source_wake_bytes(s->mask + 1))
-		r->more = true;
 	return !is_done(r->c) && n == PS_SOURCE_END && s->read >= head;
 }
 

@@ -11,7 +11,7 @@
  * buffer to its end, settle the CPUs that had nothing in flight, hand every
  * sample the merge can now place to the sinks, end the sinks' round, and
  * only then give the buffers' space back to the kernel. A round runs on
- * every wakeup (a buffer a quarter full) and at least every poll interval
+ * every wakeup (each eighth of a buffer written) and at least every poll interval
  * when idle.
  *
  * The bytes of a packet are not copied on the way: the buffers are read in

@@ -63,7 +63,7 @@ struct ps_reader {
 	int n_srcs;
 	struct ps_emit_state *emit; /* its read of every CPU's in-flight mark */
 	bool *cpu_read;		    /* per CPU: its source was read to its end */
-	bool more;		    /* a round left more than a quarter unread */
+	bool more;		    /* a round left more than its share unread */
 	bool threaded;		    /* hands to the mailboxes, not the merge */
 	int epoll_fd;		    /* threaded: its sources', the stop's, the poke's */
 	int poke_fd;		    /* threaded: the merge asks for a round */
@@ -78,7 +78,7 @@ bool ps_ingest_commit(struct ps_ingest *c, const struct ps_ref *ref, uint64_t dr
  * waiting while the mailbox is full; false if the capture ended first. */
 bool ps_mailbox_put(struct ps_ingest *c, const struct ps_mail *m);
 
-/* One round of r: the clock, the marks, its sources (a quarter of each at
+/* One round of r: the clock, the marks, its sources (an eighth of each at
  * most: r->more says one had more), then its CPUs settled. *in_flight: a
  * CPU may still be between its timestamp and its output. */
 void ps_reader_round(struct ps_reader *r, bool *in_flight);

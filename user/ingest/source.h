@@ -77,14 +77,17 @@ int ps_source_open_ring(struct ps_source *s, int ring_fd, uint32_t ring_bytes);
 void ps_source_close(struct ps_source *s);
 
 /*
- * The kernel wakes the reader when this much of a buffer of `size` bytes
- * waits (a quarter: the perf buffers' wakeup watermark, the ring's
- * programs' mark): a per-record wakeup would cost the sender most of its
- * rate. What is waiting above the mark after a round wakes no one.
+ * The kernel wakes the reader each time this much more of a buffer of
+ * `size` bytes (a power of two) has been written: an eighth, the perf
+ * buffers' wakeup watermark and the ring's programs' mark; a round reads
+ * at most as much of a buffer. A per-record wakeup would cost the sender
+ * most of its rate; a quarter lost twice the packets of an eighth at
+ * 2,000 MB/s with -B 4096 (bench/bulk.sh, doc/performance.md): a reader
+ * woken sooner and holding less per round leaves the producer more room.
  */
 static inline uint64_t ps_source_wake_bytes(uint64_t size)
 {
-	return size / 4;
+	return size / 8;
 }
 
 /* Where the producer is now: a round reads up to it and no further. */

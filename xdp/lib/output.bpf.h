@@ -46,7 +46,7 @@ static __always_inline long ps_ring_class(PS_CTX *ctx, struct ps_meta *meta, con
 {
 	struct ps_ring_rec *r;
 	__u32 cap = meta->cap_len;
-	__u64 avail;
+	__u64 prod, len;
 	long err = 0;
 
 	r = bpf_ringbuf_reserve(&ring, sizeof(*meta) + room, 0);
@@ -81,18 +81,21 @@ static __always_inline long ps_ring_class(PS_CTX *ctx, struct ps_meta *meta, con
 		return err;
 	}
 	/*
-	 * Wake the reader only once a batch is waiting, never per record:
-	 * below the mark it finds the data on its idle drain. And only as
-	 * the waiting data cross the mark: the reader keeps what it has read
-	 * until it is written, so the data stay above the mark for a whole
-	 * round while it runs, and a wakeup for each record then cost the
-	 * producer and the reader a third of their CPU (bench/bulk.sh).
+	 * Wake the reader each time the producer passes a multiple of the
+	 * mark (a power of two), as a perf buffer's watermark does: once per
+	 * batch, never per record, and whatever the reader still holds. A
+	 * mark on the waiting data instead (wake as they cross it) missed
+	 * wakeups: the reader keeps what it has read until it is written,
+	 * and what came meanwhile could leave the data above the mark when
+	 * the round gave its space back, so nothing crossed it again and the
+	 * buffer filled while the reader slept (bench/bulk.sh). A reservation
+	 * by another CPU between ours and the query can hide a crossing; the
+	 * next one wakes the reader then.
 	 */
-	avail = bpf_ringbuf_query(&ring, BPF_RB_AVAIL_DATA);
-	bpf_ringbuf_submit(r, avail >= ring_wakeup_bytes && avail - (sizeof(*meta) + room + 8) <
-								    ring_wakeup_bytes ?
-				      BPF_RB_FORCE_WAKEUP :
-				      BPF_RB_NO_WAKEUP);
+	prod = bpf_ringbuf_query(&ring, BPF_RB_PROD_POS);
+	len = sizeof(*meta) + room + 8; /* and the record's header */
+	bpf_ringbuf_submit(r, ((prod - len) ^ prod) >= ring_wakeup_bytes ? BPF_RB_FORCE_WAKEUP :
+									   BPF_RB_NO_WAKEUP);
 	return 0;
 }
 
