@@ -25,8 +25,9 @@ const volatile __u64 sample_interval_ns __weak = 0; /* clock: the tick period */
 const volatile __u64 rate_cost_ns __weak = 0;	    /* rate cap: 1e9 / max rate; 0 = no cap */
 const volatile __u64 rate_burst_ns __weak = 0;	    /* rate cap: bucket size, in ns of credit */
 const volatile __u32 transport __weak = PS_TRANSPORT_PERF; /* enum ps_transport */
-const volatile __u64 ring_wakeup_bytes __weak = 0;	   /* ringbuf: wake the reader from here */
-const volatile __u32 pool_enabled __weak = 0;		   /* --sflow: number the candidates */
+/* ringbuf: wake the reader each time this much more is written (a power of two) */
+const volatile __u64 ring_wakeup_bytes __weak = 0;
+const volatile __u32 pool_enabled __weak = 0; /* --sflow: number the candidates */
 
 /* Who a packet belongs to (xdp/lib/context.bpf.h). */
 const volatile __u32 ctx_enabled __weak = 0;	       /* fill ps_meta's context */
