@@ -25,6 +25,7 @@
 #
 # Usage: bench/bulk.sh [BUILD_DIR]
 #   env: ROUNDS=3 WRITES=300 RATE=0 SEARCH= CONTENDERS="..." OUT=bench/out
+#        PS_ARGS="..." (more pktsample options, for every pktsample contender)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/bench/lib.sh"
@@ -103,6 +104,8 @@ run_one() {
 		wait_for "$err" "listening on" "$pid" ;;
 	pktsample*)
 		args=(-s "${PS_SNAP:-262144}")
+		# shellcheck disable=SC2206 # words, as on a command line
+		[ -n "${PS_ARGS:-}" ] && args+=($PS_ARGS)
 		case $c in
 		pktsample-ring*) args+=(--transport ringbuf) ;;
 		esac

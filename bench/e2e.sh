@@ -25,6 +25,7 @@
 #
 # Usage: bench/e2e.sh [BUILD_DIR]
 #   env: ROUNDS=3 N=1000000 SIZES="64 1500" CONTENDERS="..." OUT=bench/out
+#        PS_ARGS="..." (more pktsample options, for every pktsample contender)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/bench/lib.sh"
@@ -92,6 +93,8 @@ run_one() {
 		pktsample-tc-ring) extra+=(--hook tc-ingress --transport ringbuf) ;;
 		pktsample-j2) extra+=(-j 2) ;;
 		esac
+		# shellcheck disable=SC2206 # words, as on a command line
+		[ -n "${PS_ARGS:-}" ] && extra+=($PS_ARGS)
 		in_cap "$build/bench_runstat" "$time" \
 			"$build/pktsample" -i "$CAPIF" "${extra[@]}" 2>"$err" &
 		pid=$!

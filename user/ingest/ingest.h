@@ -11,8 +11,8 @@
  * buffer to its end, settle the CPUs that had nothing in flight, hand every
  * sample the merge can now place to the sinks, end the sinks' round, and
  * only then give the buffers' space back to the kernel. A round runs on
- * every wakeup (each eighth of a buffer written) and at least every poll interval
- * when idle.
+ * every wakeup (each sixteenth of a buffer written) and at least every
+ * poll interval when idle.
  *
  * The bytes of a packet are not copied on the way: the buffers are read in
  * place (user/ingest/source.h), the merge orders references to them, and a

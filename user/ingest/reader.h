@@ -78,8 +78,8 @@ bool ps_ingest_commit(struct ps_ingest *c, const struct ps_ref *ref, uint64_t dr
  * waiting while the mailbox is full; false if the capture ended first. */
 bool ps_mailbox_put(struct ps_ingest *c, const struct ps_mail *m);
 
-/* One round of r: the clock, the marks, its sources (an eighth of each at
- * most: r->more says one had more), then its CPUs settled. *in_flight: a
+/* One round of r: the clock, the marks, its sources (a sixteenth of each
+ * at most: r->more says one had more), then its CPUs settled. *in_flight: a
  * CPU may still be between its timestamp and its output. */
 void ps_reader_round(struct ps_reader *r, bool *in_flight);
 /* Take one sample (raw: ps_meta and the packet, copied) as reader r. */

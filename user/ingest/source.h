@@ -78,16 +78,18 @@ void ps_source_close(struct ps_source *s);
 
 /*
  * The kernel wakes the reader each time this much more of a buffer of
- * `size` bytes (a power of two) has been written: an eighth, the perf
+ * `size` bytes (a power of two) has been written: a sixteenth, the perf
  * buffers' wakeup watermark and the ring's programs' mark; a round reads
  * at most as much of a buffer. A per-record wakeup would cost the sender
- * most of its rate; a quarter lost twice the packets of an eighth at
- * 2,000 MB/s with -B 4096 (bench/bulk.sh, doc/performance.md): a reader
- * woken sooner and holding less per round leaves the producer more room.
+ * most of its rate. With -B 4096 at 2,000-2,400 MB/s (bench/bulk.sh,
+ * doc/performance.md) a quarter lost twice the packets of an eighth, and
+ * an eighth three to four times those of a sixteenth through the perf
+ * buffers (the ring the same either way): a reader woken sooner and
+ * holding less per round leaves the producer more room.
  */
 static inline uint64_t ps_source_wake_bytes(uint64_t size)
 {
-	return size / 8;
+	return size / 16;
 }
 
 /* Where the producer is now: a round reads up to it and no further. */
