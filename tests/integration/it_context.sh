@@ -116,15 +116,22 @@ ports() { sed -n "s/^$2 //p" "$1"; }
 
 # check NAME PID PORTSFILE WHERE: every packet of the process's TCP and UDP
 # ports names it, its container or cgroup (WHERE) and namespace, at every
-# hook that saw it.
+# hook that saw it. One may not: the client closes first, and when the
+# server's ACK of its FIN comes before the server's FIN, the kernel makes
+# the closed socket a TIME_WAIT stub, and its last ACK leaves from the
+# kernel's own control socket (a slow machine, such as the 6.1 VM, does
+# this now and then): that one says its owner is unknown.
 check() {
-	local name=$1 pid=$2 file=$3 where=$4 tcp udp lines bad
+	local name=$1 pid=$2 file=$3 where=$4 tcp udp lines bad stub
 	tcp=$(ports "$file" tcp)
 	udp=$(ports "$file" udp)
-	lines=$(who "$WORK/full.pcapng" "tcp.port == $tcp || udp.port == $udp")
+	stub="tcp.port == $tcp && tcp.flags == 0x010 && tcp.len == 0 && frame.comment contains \"hook=tc-egress \" && frame.comment contains \"owner=unknown:socket-not-found\""
+	lines=$(who "$WORK/full.pcapng" "(tcp.port == $tcp || udp.port == $udp) && !($stub)")
 	[ -n "$lines" ] || fail "$name: no packets"
 	bad=$(grep -v "pid=$pid comm=python3 $where netns=$ENV-cap\$" <<<"$lines" || true)
 	assert_eq "" "$bad" "$name: every TCP and UDP packet says pid=$pid, $where, netns=$ENV-cap"
+	[ "$(count "$WORK/full.pcapng" "$stub")" -le 1 ] ||
+		fail "$name: more than one ACK at tc-egress without its owner (a TIME_WAIT stub sends one)"
 	for hook in xdp tc-ingress tc-egress; do
 		for proto in "tcp.port == $tcp" "udp.port == $udp"; do
 			[ "$(count "$WORK/full.pcapng" "($proto) && frame.comment contains \"hook=$hook \"")" -gt 0 ] ||
