@@ -116,13 +116,18 @@ static __always_inline long ps_ring_output(PS_CTX *ctx, struct ps_meta *meta)
 {
 	__u32 cap = meta->cap_len;
 
-	/* Unrolled, so each call reserves a constant size. */
+	/* Unrolled, so each call reserves a constant size: the power of two
+	 * first, then the step within it, at most 19 tests a packet. */
 #pragma unroll
-	for (__u32 s = PS_RING_SHIFT_MIN; s < PS_RING_SHIFT_END; s++)
+	for (__u32 s = PS_RING_SHIFT_MIN; s < PS_RING_SHIFT_END; s++) {
+		if (cap > (2 * PS_RING_STEPS - 1) << s)
+			continue;
 #pragma unroll
-		for (__u32 j = PS_RING_STEPS; j < 2 * PS_RING_STEPS; j++)
+		for (__u32 j = PS_RING_STEPS; j < 2 * PS_RING_STEPS - 1; j++)
 			if (cap <= j << s)
 				return ps_ring_class(ctx, meta, j << s);
+		return ps_ring_class(ctx, meta, (2 * PS_RING_STEPS - 1) << s);
+	}
 	return ps_ring_class(ctx, meta, PS_RING_CLASS_MAX);
 }
 
