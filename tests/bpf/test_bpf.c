@@ -197,14 +197,14 @@ static const struct fixture_case cases[] = {
 };
 
 /* The ring reserves ps_meta + the smallest class that holds the packet
- * bytes: j << s for j in 8..15, from 128 bytes (xdp/lib/output.bpf.h). */
+ * bytes: j << s for j in 2..3, from 128 bytes (xdp/lib/output.bpf.h). */
 static uint32_t ring_room(uint32_t cap)
 {
-	for (uint32_t s = 4; s < 15; s++)
-		for (uint32_t j = 8; j < 16; j++)
+	for (uint32_t s = 6; s < 17; s++)
+		for (uint32_t j = 2; j < 4; j++)
 			if (cap <= j << s)
 				return j << s;
-	return 8u << 15;
+	return 2u << 17;
 }
 
 /*

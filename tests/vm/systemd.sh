@@ -46,12 +46,15 @@ fail() {
 	exit 1
 }
 ok() { PASSED=$((PASSED + 1)); echo "ok $PASSED - $*"; }
-# until CMD... succeeds, for at most S seconds (a minute under TCG).
+# until CMD... succeeds, for at most S seconds of the clock (a minute
+# under TCG), however long each try takes (journalctl takes a second there).
 until_ok() {
-	local s=$1
+	local end=$((SECONDS + $1))
 	shift
-	for _ in $(seq $((s * 10))); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
-	return 1
+	until "$@" >/dev/null 2>&1; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.1
+	done
 }
 journal() { journalctl -u pktsample --no-pager -o cat "$@"; }
 # frames IFACE: 150 broadcast IPv4 frames out of IFACE, in three bursts.

@@ -18,18 +18,20 @@
  * bpf_ringbuf_reserve() wants a size the verifier knows, so a record is
  * reserved in a size class: ps_meta plus a class's packet bytes, the
  * smallest class that holds cap_len. The classes go from 128 bytes to the
- * largest snap length in eight steps per power of two, j << s for j in
- * 8..15, so a record wastes less than an eighth of its room: with a class
- * per power of two, a 1514-byte frame took 2,048 bytes and a 4 MiB ring
- * held 1,949 such records, 2,557 now. Each class is a call the verifier
- * checks (the ring's programs take 0.05-0.1 s more to load than with a
- * class per power of two); sixteen steps took twice that, for no class a
- * common frame (64, 1514, 9018 bytes, a 64 KiB GSO packet) falls better
- * in. The reader trusts meta.cap_len, not the record size.
+ * largest snap length in two steps per power of two, j << s for j in 2..3
+ * (128, 192, 256, 384, ...), so a record wastes less than a third of its
+ * room, and a 1514-byte frame takes 1,536 bytes, not 2,048: a 4 MiB ring
+ * holds 2,557 such records, not 1,949. Each class is a call the verifier
+ * checks, on every path that reaches it: eight steps per power of two
+ * (1,536 bytes for a 1514-byte frame too, 9,216 for 9018 where two steps
+ * give 12,288) made the programs with a filter too complex for 6.1's
+ * verifier (a million instructions, where two steps took a tenth of the
+ * time; tests/vm/systemd.sh). The reader trusts meta.cap_len, not the
+ * record size.
  */
-#define PS_RING_STEPS 8u      /* classes per power of two */
-#define PS_RING_SHIFT_MIN 4u  /* 8 << 4 = 128 bytes */
-#define PS_RING_SHIFT_END 15u /* up to 15 << 14 = 245,760; then the last */
+#define PS_RING_STEPS 2u      /* classes per power of two */
+#define PS_RING_SHIFT_MIN 6u  /* 2 << 6 = 128 bytes */
+#define PS_RING_SHIFT_END 17u /* up to 3 << 16 = 196,608; then the last */
 #define PS_RING_CLASS_MAX (PS_RING_STEPS << PS_RING_SHIFT_END) /* 256 KiB */
 _Static_assert(PS_RING_CLASS_MAX >= PS_SNAPLEN_MAX,
 	       "the largest ring class holds the largest snap length");
@@ -117,7 +119,7 @@ static __always_inline long ps_ring_output(PS_CTX *ctx, struct ps_meta *meta)
 	__u32 cap = meta->cap_len;
 
 	/* Unrolled, so each call reserves a constant size: the power of two
-	 * first, then the step within it, at most 19 tests a packet. */
+	 * first, then the step within it, at most 12 tests a packet. */
 #pragma unroll
 	for (__u32 s = PS_RING_SHIFT_MIN; s < PS_RING_SHIFT_END; s++) {
 		if (cap > (2 * PS_RING_STEPS - 1) << s)
