@@ -24,10 +24,10 @@
  * holds 2,557 such records, not 1,949. Each class is a call the verifier
  * checks, on every path that reaches it: eight steps per power of two
  * (1,536 bytes for a 1514-byte frame too, 9,216 for 9018 where two steps
- * give 12,288) made the programs with a filter too complex for 6.1's
- * verifier (a million instructions, where two steps took a tenth of the
- * time; tests/vm/systemd.sh). The reader trusts meta.cap_len, not the
- * record size.
+ * give 12,288) took the programs with sFlow and a filter past 6.1's
+ * million instructions (tests/vm/systemd.sh's reload); with two they load
+ * there with a five-term filter (doc/performance.md). The reader trusts
+ * meta.cap_len, not the record size.
  */
 #define PS_RING_STEPS 2u      /* classes per power of two */
 #define PS_RING_SHIFT_MIN 6u  /* 2 << 6 = 128 bytes */
