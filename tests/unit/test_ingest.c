@@ -23,6 +23,15 @@
 #include "support/pcapng_walk.h"
 #include "support/perfbuf.h"
 
+/* The ingest's counts, as the capture's summary reads them. */
+static struct ps_ingest_stats stats_of(const struct ps_ingest *c)
+{
+	struct ps_ingest_stats st;
+
+	ps_ingest_stats(c, &st);
+	return st;
+}
+
 struct fixture {
 	int fd;
 	struct ps_capfile out;
@@ -292,7 +301,7 @@ static void sequence_gaps_become_drop_counts(void **state)
 	assert_int_equal(opt_u64(&b, 4), 3);
 	b = epb(f, 4);
 	assert_int_equal(pn_opt(&b, 4, 0, &v), -1);
-	assert_int_equal(f->c->seq_gaps, 6);
+	assert_int_equal(stats_of(f->c).rd.seq_gaps, 6);
 }
 
 static void restores_vlan_and_truncates_to_snaplen(void **state)
@@ -345,7 +354,7 @@ static void counts_what_it_cannot_write(void **state)
 	     pkt); /* no CPU 7 */
 	ps_ingest_sample(f->c, 0, pkt, 3);
 	assert_int_equal(f->c->unknown, 1);
-	assert_int_equal(f->c->malformed, 3);
+	assert_int_equal(stats_of(f->c).rd.malformed, 3);
 	assert_int_equal(ps_ingest_release(f->c, true), 0);
 	assert_int_equal(f->c->written, 0);
 }
@@ -445,7 +454,7 @@ static void interleaved_drops_follow_their_cpu(void **state)
 		else
 			assert_int_equal(pn_opt(&b, 4, 0, &v), -1);
 	}
-	assert_int_equal(f->c->seq_gaps, 4);
+	assert_int_equal(stats_of(f->c).rd.seq_gaps, 4);
 }
 
 /* epb_verdict is a constant of our programs, and Wireshark 4.0's editors
@@ -606,8 +615,8 @@ static void buffer_hint_from_the_worst_cpu(void **state)
 	/* No gaps seen: all 3000 on one CPU, 4096 + 3000 KiB -> 8192 each. */
 	assert_int_equal(ps_ingest_buffer_hint(f->c, &p, false, 3000), 2 * 8192);
 	/* CPU 1 lost 3 of 4: 15000 of 20000, 4096 + 15000 KiB -> 32768. */
-	f->c->cpus[0].gaps = 100;
-	f->c->cpus[1].gaps = 300;
+	f->c->r0.cpus[0].gaps = 100;
+	f->c->r0.cpus[1].gaps = 300;
 	assert_int_equal(ps_ingest_buffer_hint(f->c, &p, false, 20000), 2 * 32768);
 	/* The ring holds all CPUs' losses: 8192 + 20000 -> 32768. */
 	assert_int_equal(ps_ingest_buffer_hint(f->c, &p, true, 20000), 32768);

@@ -17,7 +17,17 @@
 #include <linux/perf_event.h>
 #include <cmocka.h>
 #include "ingest.h"
+#include "threads.h"
 #include "support/perfbuf.h"
+
+/* The ingest's counts, as the capture's summary reads them. */
+static struct ps_ingest_stats stats_of(const struct ps_ingest *c)
+{
+	struct ps_ingest_stats st;
+
+	ps_ingest_stats(c, &st);
+	return st;
+}
 
 #define NCPUS 4
 #define PER_CPU 3000	      /* samples each CPU emits (gaps included) */
@@ -121,7 +131,7 @@ static void run_in(int threads, uint64_t limit, size_t data_bytes)
 	qsort(all, total, sizeof(all[0]), cmp_u64);
 	assert_int_equal(ps_ingest_open_sources(c, src, NCPUS), 0);
 	assert_int_equal(ps_ingest_threads(c, threads), 0);
-	assert_int_equal(c->n_readers, threads > 1 ? threads : 0);
+	assert_int_equal((c->threads ? c->threads->n : 0), threads > 1 ? threads : 0);
 	for (int i = 0; i < 5 && !c->done; i++)
 		assert_int_equal(ps_ingest_poll(c, 10), 0);
 	/* Nothing is settled here (no in-flight marks), and the last CPU is
@@ -138,7 +148,7 @@ static void run_in(int threads, uint64_t limit, size_t data_bytes)
 
 	assert_int_equal(v->late, 0);
 	assert_int_equal(c->order.late, 0);
-	assert_int_equal(c->malformed + c->unknown, 0);
+	assert_int_equal(stats_of(c).rd.malformed + c->unknown, 0);
 	if (limit) {
 		assert_int_equal(v->n, limit);
 		for (uint64_t i = 0; i < limit; i++)
@@ -147,7 +157,7 @@ static void run_in(int threads, uint64_t limit, size_t data_bytes)
 		assert_int_equal(v->n, total);
 		assert_int_equal(c->received, total);
 		assert_int_equal(v->drops, gaps);
-		assert_int_equal(c->seq_gaps, gaps);
+		assert_int_equal(stats_of(c).rd.seq_gaps, gaps);
 		for (uint64_t i = 0; i < total; i++)
 			assert_int_equal(v->ts[i], all[i]);
 	}
@@ -193,6 +203,108 @@ static void held_packets_leave_a_full_buffer(void **state)
 		run_in(t, 0, SMALL_BYTES);
 }
 
+/*
+ * Allocations of exactly this many bytes fail (0: none). The test is
+ * linked with -Wl,--wrap=malloc, so every malloc of the ingest comes here;
+ * read atomically, as reader threads allocate too.
+ */
+static size_t fail_size;
+void *__real_malloc(size_t n);
+void *__wrap_malloc(size_t n);
+
+void *__wrap_malloc(size_t n)
+{
+	if (n && n == __atomic_load_n(&fail_size, __ATOMIC_RELAXED))
+		return NULL;
+	return __real_malloc(n);
+}
+
+/*
+ * A long perf packet's first record (its ps_meta says the whole length,
+ * PS_PERF_CHUNK bytes follow), at *pos of a buffer; its continuations
+ * never come here, as the copy that would hold them is never made.
+ */
+static void put_long_start(uint8_t *data, size_t data_bytes, uint64_t *pos, int cpu, uint64_t seq,
+			   uint32_t cap_len)
+{
+	struct ps_meta m = {
+		.ts_ns = ts_of(cpu, (int)seq) + 1,
+		.seq = seq,
+		.ifindex = 5,
+		.wire_len = cap_len,
+		.cap_len = PS_PERF_CHUNK,
+		.cpu = (uint32_t)cpu,
+		.version = PS_META_VERSION,
+		.hook = PS_HOOK_XDP,
+	};
+	uint64_t at = *pos;
+
+	assert_true(ps_test_perf_put(data, data_bytes, pos, &m, (uint8_t)cpu));
+	m.cap_len = cap_len;
+	memcpy(data + at + sizeof(struct perf_event_header) + 4, &m, sizeof(m));
+}
+
+/*
+ * A reader with no memory for a long packet's copy (in a reader thread
+ * with -j 2 and 4) ends the capture with -ENOMEM, as a failed sink does:
+ * the error reaches the merge's thread as a message, the capture stops,
+ * nothing is written twice and nothing crashes. ThreadSanitizer's build
+ * (tests/tsan.sh) runs this too: the error crosses threads race-free.
+ */
+static void a_reader_out_of_memory_ends_the_capture(void **state)
+{
+	const uint32_t long_len = PS_PERF_CHUNK + 1000;
+
+	(void)state;
+	for (int threads = 1; threads <= 4; threads *= 2) {
+		struct ps_target targets[1] = {
+			{ .ifname = "veth0", .ifindex = 5, .hook = PS_HOOK_XDP }
+		};
+		struct ps_source src[NCPUS];
+		uint8_t *area[NCPUS];
+		struct ps_ingest *c = calloc(1, sizeof(*c));
+		struct seen *v = calloc(1, sizeof(*v));
+		const struct ps_sink *failed = v ? &v->sink : NULL;
+		int err = 0;
+
+		v->sink.ops = &seen_ops;
+		assert_int_equal(ps_ingest_init(c, targets, 1, NCPUS, 262144, 0), 0);
+		assert_int_equal(ps_ingest_add_sink(c, &v->sink), 0);
+		for (int cpu = 0; cpu < NCPUS; cpu++) {
+			struct perf_event_mmap_page *up;
+			uint64_t pos = 0;
+
+			area[cpu] = calloc(1, sizeof(struct perf_event_mmap_page) + DATA_BYTES);
+			up = (void *)area[cpu];
+			if (cpu == NCPUS - 1)
+				put_long_start((uint8_t *)(up + 1), DATA_BYTES, &pos, cpu, 0,
+					       long_len);
+			up->data_head = pos;
+			assert_int_equal(ps_source_open_memory(&src[cpu], cpu, area[cpu],
+							       DATA_BYTES),
+					 0);
+		}
+		/* Before the readers start: a thread reads at once. */
+		__atomic_store_n(&fail_size, sizeof(struct ps_meta) + long_len, __ATOMIC_RELAXED);
+		assert_int_equal(ps_ingest_open_sources(c, src, NCPUS), 0);
+		assert_int_equal(ps_ingest_threads(c, threads), 0);
+		for (int i = 0; i < 500 && !err; i++)
+			err = ps_ingest_poll(c, 10);
+		__atomic_store_n(&fail_size, 0, __ATOMIC_RELAXED);
+		assert_int_equal(err, -ENOMEM);
+		assert_int_equal(ps_ingest_error(c, &failed), -ENOMEM);
+		assert_null(failed); /* no sink failed: the reader did */
+		assert_true(ps_ingest_done(c));
+		assert_int_equal(v->n, 0);
+		assert_int_equal(ps_ingest_close(c, false), 0);
+		ps_ingest_free(c);
+		for (int cpu = 0; cpu < NCPUS; cpu++)
+			free(area[cpu]);
+		free(c);
+		free(v);
+	}
+}
+
 static void count_is_exact_with_any_threads(void **state)
 {
 	(void)state;
@@ -211,6 +323,7 @@ int main(void)
 		cmocka_unit_test(four_reader_threads),
 		cmocka_unit_test(held_packets_leave_a_full_buffer),
 		cmocka_unit_test(count_is_exact_with_any_threads),
+		cmocka_unit_test(a_reader_out_of_memory_ends_the_capture),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

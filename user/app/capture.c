@@ -1755,29 +1755,7 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 	}
 	report_stages(cap, &sum.all);
 
-	for (int i = 0; i < cap->in->n_src; i++)
-		if (cap->in->src[i].corrupt)
-			pr_warn("perf buffer of CPU %d: %llu bytes were no record, skipped\n",
-				cap->in->src[i].cpu, (unsigned long long)cap->in->src[i].corrupt);
-	if (cap->in->malformed || cap->in->unknown)
-		pr_warn("%llu malformed and %llu unexpected samples ignored\n",
-			(unsigned long long)cap->in->malformed,
-			(unsigned long long)cap->in->unknown);
-	if (cap->in->forced)
-		pr_warn("%llu packets written before their place in time was certain "
-			"(the reorder memory was full); the file may be out of order\n",
-			(unsigned long long)cap->in->forced);
-	pr_info("merge: %llu rounds, at most %llu KiB held, %llu packets out of order, "
-		"%llu copied out of a full buffer\n",
-		(unsigned long long)cap->in->rounds,
-		(unsigned long long)cap->in->order.peak_held >> 10,
-		(unsigned long long)cap->in->order.late, (unsigned long long)cap->in->unpinned);
-	if (cap->transport == PS_TRANSPORT_RINGBUF)
-		pr_info("ring buffer: %llu sequence gaps\n", (unsigned long long)cap->in->seq_gaps);
-	else
-		pr_info("perf buffer: %llu lost records reported, %llu sequence gaps\n",
-			(unsigned long long)ps_ingest_lost_total(cap->in),
-			(unsigned long long)cap->in->seq_gaps);
+	ps_ingest_report(cap->in, cap->transport == PS_TRANSPORT_RINGBUF);
 	/* Only what is whole in the files counts as captured. */
 	sum.written = written_total(cap, -1);
 	if (cap->file && ps_capfile_failed(cap->file)) {
@@ -1788,7 +1766,7 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 	sum.buffer_hint_kib = ps_ingest_buffer_hint(cap->in, &cap->bufs,
 						    cap->transport == PS_TRANSPORT_RINGBUF,
 						    sum.all.output_errors);
-	sum.n_cpus = cap->in->n_src;
+	sum.n_cpus = ps_ingest_n_sources(cap->in);
 	ps_report_summary(text, sizeof(text), &sum);
 	ps_log_text(text);
 	drop_reasons(cap, "kernel drops by reason: ", text, sizeof(text) - 1);

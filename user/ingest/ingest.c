@@ -12,39 +12,19 @@
 #include "hooks.h"
 #include "ingest.h"
 #include "log.h"
-#include "reader.h"
 #include "split.h"
+#include "threads.h"
 
-/*
- * What the in-flight marks cannot cover (user/ingest/order.h): CLOCK_MONOTONIC
- * read on different CPUs, and the mark's store becoming visible before the
- * program reads the clock. Both are well under a microsecond; this margin
- * is a hundred times that. It holds back the last 100 us of a round's
- * samples until the next round, and with them their space in the kernel's
- * buffer (the bytes stay there until written): at 2 GB/s a 1 ms margin held
- * 2 MB, all of a 2 MiB buffer (bench/bulk.sh's search).
- */
-#define ORDER_SKEW_NS 100000ull
 /* The final round waits at most this long for samples still in flight. */
 #define DRAIN_WAIT_NS 10000000ull
 
-/* Counted by reader threads too: rare events, atomic adds. */
-static void count(uint64_t *n, uint64_t by)
+/* The readers stop at this: written here, read by them atomically. */
+static void set_done(struct ps_ingest *c)
 {
-	__atomic_fetch_add(n, by, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
 }
 
-static bool is_done(const struct ps_ingest *c)
-{
-	return __atomic_load_n(&c->done, __ATOMIC_RELAXED);
-}
-
-/* How take() gets the bytes. */
-enum take_how {
-	TAKE_IN_PLACE, /* they stay in the source until the round ends */
-	TAKE_COPY,     /* copied: the caller's buffer */
-	TAKE_OWN,      /* raw is malloc'ed, and the ingest's from now on */
-};
+static const struct ps_reader_out merge_out; /* below: the merge's side */
 
 int ps_ingest_init(struct ps_ingest *c, struct ps_target *targets, int n_targets, int ncpus,
 		   uint32_t snaplen, uint64_t limit)
@@ -52,14 +32,9 @@ int ps_ingest_init(struct ps_ingest *c, struct ps_target *targets, int n_targets
 	memset(c, 0, sizeof(*c));
 	c->emit_fd = -1;
 	c->epoll_fd = -1;
-	c->wake_fd = -1;
-	c->stop_fd = -1;
-	c->r0.c = c;
-	c->r0.epoll_fd = -1;
-	c->cpus = calloc(ncpus, sizeof(*c->cpus));
-	c->r0.emit = calloc(ncpus, sizeof(*c->r0.emit));
-	c->r0.cpu_read = calloc(ncpus, sizeof(*c->r0.cpu_read));
-	if (!c->cpus || !c->r0.emit || !c->r0.cpu_read ||
+	if (ps_reader_init(&c->r0, ncpus, -1, &c->done,
+			   &(struct ps_reader_out){ merge_out.sample, merge_out.mark,
+						    merge_out.fail, c }) ||
 	    ps_order_init(&c->order, ncpus, PS_ORDER_DEFAULT_HELD)) {
 		pr_err("cannot set up the ingest for %d CPUs: %s\n", ncpus, strerror(ENOMEM));
 		return -ENOMEM;
@@ -100,54 +75,28 @@ void ps_ingest_set_n_targets(struct ps_ingest *c, int n)
 
 /*
  * The target of (ifindex, hook): the last one found first (packets come
- * in runs from one interface), else a scan. Reader threads call this
- * while the capture adds targets: n_targets is published after the entry,
- * and an entry taken over by another interface changes its ifindex last
- * (ps_target's comment), so a scan sees an entry whole or not at all.
+ * in runs from one interface), else a scan. In the merge's thread, as the
+ * capture's changes to the targets are.
  */
 static struct ps_target *find_target(struct ps_ingest *c, int ifindex, unsigned int hook)
 {
-	int n = __atomic_load_n(&c->n_targets, __ATOMIC_ACQUIRE);
-	int last = __atomic_load_n(&c->last_target, __ATOMIC_RELAXED);
+	int n = c->n_targets, last = c->last_target;
 
-	if (last < n && __atomic_load_n(&c->targets[last].ifindex, __ATOMIC_ACQUIRE) == ifindex &&
-	    c->targets[last].hook == hook)
+	if (last < n && c->targets[last].ifindex == ifindex && c->targets[last].hook == hook)
 		return &c->targets[last];
 	for (int i = 0; i < n; i++)
-		if (__atomic_load_n(&c->targets[i].ifindex, __ATOMIC_ACQUIRE) == ifindex &&
-		    c->targets[i].hook == hook) {
-			__atomic_store_n(&c->last_target, i, __ATOMIC_RELAXED);
+		if (c->targets[i].ifindex == ifindex && c->targets[i].hook == hook) {
+			c->last_target = i;
 			return &c->targets[i];
 		}
 	return NULL;
-}
-
-/*
- * Samples from one CPU arrive in the order that CPU emitted them, so a gap
- * in the sequence is exactly the number lost (buffer full) before this one.
- */
-static uint64_t take_drops(struct ps_ingest *c, int cpu, uint64_t seq)
-{
-	struct ps_cpu_state *s = &c->cpus[cpu];
-	uint64_t drops;
-
-	if (seq > s->next_seq) {
-		count(&c->seq_gaps, seq - s->next_seq);
-		s->gaps += seq - s->next_seq;
-		s->pending_drops += seq - s->next_seq;
-	}
-	if (seq >= s->next_seq)
-		s->next_seq = seq + 1;
-	drops = s->pending_drops;
-	s->pending_drops = 0;
-	return drops;
 }
 
 static void sink_failed(struct ps_ingest *c, struct ps_sink *s, int err)
 {
 	c->error = err;
 	c->failed = s;
-	c->done = true;
+	set_done(c);
 }
 
 /* p stays valid until the round ends, then is freed. */
@@ -209,7 +158,7 @@ static void write_record(struct ps_ingest *c, const struct ps_order_rec *r)
 	/* Its interface went, and a new one took its target over meanwhile
 	 * (the capture follows interfaces): no output knows it any more. */
 	if (!t) {
-		count(&c->unknown, 1);
+		c->unknown++;
 		free(ref->owned); /* ours: a written record's copy is */
 		return;
 	}
@@ -242,7 +191,7 @@ static void write_record(struct ps_ingest *c, const struct ps_order_rec *r)
 	t->written++;
 	c->written++;
 	if (c->limit && c->written >= c->limit)
-		c->done = true;
+		set_done(c);
 }
 
 /* Drop the earliest held reference, freeing a copy nobody will write. */
@@ -285,16 +234,28 @@ void ps_ingest_settle(struct ps_ingest *c, int cpu, uint64_t t)
 	ps_order_settle(&c->order, cpu, t);
 }
 
-bool ps_ingest_commit(struct ps_ingest *c, const struct ps_ref *ref, uint64_t drops)
+/*
+ * The merge's side of a reader's output (user/ingest/reader.h), in the
+ * merge's thread: with one reader straight from it, with reader threads
+ * from their mailboxes. A sample of no target of ours, or one that comes
+ * after the end, is let go.
+ */
+static void merge_sample(void *arg, const struct ps_ref *ref, uint64_t drops)
 {
+	struct ps_ingest *c = arg;
 	struct ps_order_rec *r;
 
+	if (c->done || !find_target(c, ref->m.ifindex, ref->m.hook)) {
+		c->unknown += !c->done;
+		free(ref->owned);
+		return;
+	}
 	while (!(r = ps_order_reserve(&c->order, (int)ref->m.cpu, sizeof(*ref)))) {
 		if (!ps_order_peek(&c->order) || c->done) { /* out of memory, nothing held */
 			if (!c->done)
 				sink_failed(c, NULL, -ENOMEM);
 			free(ref->owned);
-			return false;
+			return;
 		}
 		force_one(c);
 	}
@@ -304,71 +265,33 @@ bool ps_ingest_commit(struct ps_ingest *c, const struct ps_ref *ref, uint64_t dr
 	ps_order_commit(&c->order, r);
 	c->received++;
 	c->received_bytes += ref->bytes;
-	return true;
 }
 
-/*
- * Checked and split, into the merge (or r's mailboxes): a reference to the
- * packet bytes, the metadata, and the drop count of this CPU's sequence so
- * far (samples of one CPU stay in order, so the count still lands on the
- * next packet written from that CPU). False if the sample was not taken.
- */
-static bool take(struct ps_reader *r, const void *raw, uint32_t size, int src, uint64_t pos,
-		 enum take_how how)
+static void merge_mark(void *arg, int cpu, uint64_t settle, int src, uint64_t read)
 {
-	struct ps_ingest *c = r->c;
-	struct ps_ref ref = { .src = src, .pos = pos };
-	const uint8_t *pkt;
-	uint64_t drops;
+	struct ps_ingest *c = arg;
 
-	if (how == TAKE_OWN) {
-		ref.owned = (void *)raw;
-		ref.src = -1;
-	}
-	if (is_done(c))
-		goto drop;
-	if (ps_split_sample(raw, size, &ref.m, &pkt) || ref.m.cpu >= (uint32_t)c->ncpus) {
-		count(&c->malformed, 1);
-		goto drop;
-	}
-	if (!find_target(c, ref.m.ifindex, ref.m.hook)) {
-		count(&c->unknown, 1);
-		goto drop;
-	}
-	ref.pkt = pkt;
-	if (how == TAKE_COPY) {
-		uint8_t *dup = malloc(ref.m.cap_len ? ref.m.cap_len : 1);
-
-		if (!dup) {
-			sink_failed(c, NULL, -ENOMEM);
-			return false;
-		}
-		memcpy(dup, pkt, ref.m.cap_len);
-		ref.pkt = dup;
-		ref.owned = dup;
-		ref.src = -1;
-	}
-	/* What it took in the buffer: perf's header and size word, or the
-	 * ring's header, and the padding; about the same either way. */
-	ref.bytes = (size + 12 + 7) & ~7u;
-	drops = take_drops(c, (int)ref.m.cpu, ref.m.seq);
-	if (r->threaded)
-		return ps_mailbox_put(c, &(struct ps_mail){ .ref = ref, .drops = drops });
-	return ps_ingest_commit(c, &ref, drops);
-drop:
-	free(ref.owned);
-	return false;
+	if (settle)
+		ps_order_settle(&c->order, cpu, settle);
+	if (src >= 0 && src < c->n_src)
+		c->src_seen[src] = read;
 }
 
-void ps_reader_take_copy(struct ps_reader *r, const void *raw, uint32_t size)
+/* A reader had no memory for a packet: the capture ends, as for a sink. */
+static void merge_fail(void *arg, int err)
 {
-	take(r, raw, size, -1, 0, TAKE_COPY);
+	struct ps_ingest *c = arg;
+
+	if (!c->error)
+		sink_failed(c, NULL, err);
 }
+
+static const struct ps_reader_out merge_out = { merge_sample, merge_mark, merge_fail, NULL };
 
 void ps_ingest_sample(struct ps_ingest *c, int cpu, const void *raw, uint32_t size)
 {
 	(void)cpu; /* the sample names its CPU */
-	take(&c->r0, raw, size, -1, 0, TAKE_COPY);
+	ps_reader_take_copy(&c->r0, raw, size);
 }
 
 uint64_t ps_ingest_lost_total(const struct ps_ingest *c)
@@ -380,12 +303,6 @@ uint64_t ps_ingest_lost_total(const struct ps_ingest *c)
 	return sum;
 }
 
-/*
- * Give the kernel back what every output has taken: in each source, up to
- * the earliest record the merge still holds from it, or all it has read.
- * Each CPU's queue is in its source's order, so its head is the earliest
- * it holds.
- */
 /*
  * Source i is more than half full, and the merge holds packets read from
  * it that it cannot place yet (they wait for another CPU): copy them out,
@@ -417,14 +334,19 @@ static bool unpin(struct ps_ingest *c, int i)
 	return true;
 }
 
+/*
+ * Give the kernel back what every output has taken: in each source, up to
+ * the earliest record the merge still holds from it, or all its reader
+ * said it read (a source's read position is its reader's, in its thread).
+ * Each CPU's queue is in its source's order, so its head is the earliest
+ * it holds.
+ */
 static void give_back(struct ps_ingest *c)
 {
 	uint64_t *upto = c->give_back_upto;
 
-	/* With reader threads, what the merge has seen of each: a source's
-	 * read position moves on in its reader's thread. */
 	for (int i = 0; i < c->n_src; i++)
-		upto[i] = c->readers ? c->src_seen[i] : c->src[i].read;
+		upto[i] = c->src_seen[i];
 	for (int i = 0; i < c->n_src; i++) {
 		const struct ps_source *s = &c->src[i];
 		uint64_t seen = upto[i];
@@ -494,6 +416,20 @@ void ps_buffer_plan(uint32_t total_kib, int ncpus, long page_size, struct ps_buf
 	p->ring_kib = pow2_within(total_kib ? total : PS_BUFFER_DEFAULT_RING_KIB, page_size);
 }
 
+/* Every reader's counts, and its CPUs' gaps added into gaps[ncpus]. */
+static void reader_counts(const struct ps_ingest *c, struct ps_reader_counts *n, uint64_t *gaps)
+{
+	const struct ps_reader *r = &c->r0;
+
+	n->malformed += r->n.malformed;
+	n->incomplete += r->n.incomplete;
+	n->seq_gaps += r->n.seq_gaps;
+	for (int cpu = 0; gaps && cpu < c->ncpus; cpu++)
+		gaps[cpu] += r->cpus[cpu].gaps;
+	if (c->threads)
+		ps_readers_counts(c->threads, n, gaps);
+}
+
 static uint64_t pow2_at_least(uint64_t v)
 {
 	uint64_t p = 4;
@@ -508,6 +444,8 @@ uint64_t ps_ingest_buffer_hint(const struct ps_ingest *c, const struct ps_buffer
 {
 	uint64_t avg = c->received ? c->received_bytes / c->received : 1024, worst = 0, gaps = 0;
 	uint64_t ncpus = p->per_cpu_kib ? p->total_kib / p->per_cpu_kib : 1;
+	uint64_t *cpu_gaps;
+	struct ps_reader_counts n = { 0 };
 
 	if (!lost)
 		return 0;
@@ -515,11 +453,16 @@ uint64_t ps_ingest_buffer_hint(const struct ps_ingest *c, const struct ps_buffer
 		return pow2_at_least(p->ring_kib + (lost * avg + 1023) / 1024);
 	/* The CPU that lost most sets what each buffer needs: its share of
 	 * the loss (the gaps in its sequence; all of it if none was seen). */
+	cpu_gaps = calloc(c->ncpus, sizeof(*cpu_gaps));
+	if (!cpu_gaps)
+		return 0;
+	reader_counts(c, &n, cpu_gaps);
 	for (int i = 0; i < c->ncpus; i++) {
-		gaps += c->cpus[i].gaps;
-		if (c->cpus[i].gaps > worst)
-			worst = c->cpus[i].gaps;
+		gaps += cpu_gaps[i];
+		if (cpu_gaps[i] > worst)
+			worst = cpu_gaps[i];
 	}
+	free(cpu_gaps);
 	worst = gaps ? (lost * worst + gaps - 1) / gaps : lost;
 	return pow2_at_least(p->per_cpu_kib + (worst * avg + 1023) / 1024) * ncpus;
 }
@@ -553,10 +496,9 @@ static int add_sources(struct ps_ingest *c, int n)
 {
 	c->src = calloc(n, sizeof(*c->src));
 	c->give_back_upto = calloc(n, sizeof(*c->give_back_upto));
-	c->assembly = calloc(n, sizeof(*c->assembly));
-	c->r0.srcs = calloc(n, sizeof(*c->r0.srcs));
+	c->src_seen = calloc(n, sizeof(*c->src_seen));
 	c->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	if (!c->src || !c->give_back_upto || !c->assembly || !c->r0.srcs || c->epoll_fd < 0) {
+	if (!c->src || !c->give_back_upto || !c->src_seen || c->epoll_fd < 0) {
 		int err = c->epoll_fd < 0 ? -errno : -ENOMEM;
 
 		pr_err("cannot set up the buffers' reader: %s\n", strerror(-err));
@@ -583,8 +525,8 @@ static int watch_source(struct ps_ingest *c, int i)
 		pr_err("cannot watch buffer %d: %s\n", i, strerror(-err));
 		return err;
 	}
-	c->r0.srcs[c->r0.n_srcs++] = i;
-	return 0;
+	c->src_seen[i] = c->src[i].read;
+	return ps_reader_add_source(&c->r0, c->src, i);
 }
 
 /* Every online CPU's perf buffer of `pages`; 0 or -errno, and then none. */
@@ -655,7 +597,7 @@ int ps_ingest_open(struct ps_ingest *c, int events_fd, int emit_fd, uint32_t per
 		       (unsigned int)(pages * page_size / 1024), strerror(-err));
 	if (err)
 		return err;
-	c->emit_fd = emit_fd;
+	c->emit_fd = c->r0.emit_fd = emit_fd;
 	/* A round reads at most every buffer once; the rest is slack for
 	 * what the last round held back. */
 	c->order.max_held = 2 * (size_t)c->ncpus * pages * page_size;
@@ -692,7 +634,7 @@ int ps_ingest_open_ring(struct ps_ingest *c, int ring_fd, int emit_fd, uint32_t 
 	err = watch_source(c, 0);
 	if (err)
 		return err;
-	c->emit_fd = emit_fd;
+	c->emit_fd = c->r0.emit_fd = emit_fd;
 	c->order.max_held = 2 * (size_t)ring_bytes;
 	return 0;
 }
@@ -700,182 +642,6 @@ int ps_ingest_open_ring(struct ps_ingest *c, int ring_fd, int emit_fd, uint32_t 
 static uint64_t now_ns(void)
 {
 	return (uint64_t)ps_clock_read_ns(CLOCK_MONOTONIC, NULL);
-}
-
-/* Every CPU's in-flight mark, in one read; false if it failed. */
-static bool read_marks(struct ps_reader *r)
-{
-	uint32_t zero = 0;
-
-	return r->c->emit_fd >= 0 && !bpf_map_lookup_elem(r->c->emit_fd, &zero, r->emit);
-}
-
-/* A long packet that will not be whole: dropped, and counted on its CPU's
- * next packet like one the buffer had no room for (the kernel counted it
- * as lost when its continuation did not fit). */
-static void assembly_abandon(struct ps_ingest *c, struct ps_assembly *a)
-{
-	const struct ps_meta *m = (const struct ps_meta *)a->buf;
-
-	if (m->cpu < (uint32_t)c->ncpus)
-		c->cpus[m->cpu].pending_drops++;
-	count(&c->incomplete, 1);
-	free(a->buf);
-	a->buf = NULL;
-}
-
-/*
- * Perf records of a packet longer than PS_PERF_CHUNK: the first has its
- * ps_meta and first bytes, continuations follow on the same CPU. Put
- * together in one copy; into the merge once whole. True if the record was
- * one of those (taken or dropped here).
- */
-static bool assemble(struct ps_reader *r, int i, const uint8_t *raw, uint32_t size)
-{
-	struct ps_ingest *c = r->c;
-	struct ps_assembly *a = &c->assembly[i];
-	struct ps_meta m;
-	uint32_t n;
-
-	if (size < sizeof(m))
-		return false;
-	memcpy(&m, raw, sizeof(m));
-	if (!(m.flags & PS_F_CONT)) {
-		if (a->buf) /* its continuations never came */
-			assembly_abandon(c, a);
-		if (m.cap_len <= PS_PERF_CHUNK || m.cap_len > PS_SNAPLEN_MAX ||
-		    size < sizeof(m) + PS_PERF_CHUNK)
-			return false; /* one record, or take() finds it malformed */
-		a->buf = malloc(sizeof(m) + m.cap_len);
-		if (!a->buf) {
-			sink_failed(c, NULL, -ENOMEM);
-			return true;
-		}
-		memcpy(a->buf, raw, sizeof(m) + PS_PERF_CHUNK);
-		a->have = PS_PERF_CHUNK;
-		a->want = m.cap_len;
-		return true;
-	}
-	n = a->buf ? a->want - a->have : 0;
-	if (n > PS_PERF_CONT)
-		n = PS_PERF_CONT;
-	if (!a->buf || m.seq != ((const struct ps_meta *)a->buf)->seq || m.chunk_off != a->have ||
-	    size < sizeof(m) + n) {
-		count(&c->malformed, 1); /* a continuation of nothing we hold */
-		if (a->buf)
-			assembly_abandon(c, a);
-		return true;
-	}
-	memcpy(a->buf + sizeof(m) + a->have, raw + sizeof(m), n);
-	a->have += n;
-	if (a->have == a->want) {
-		uint8_t *whole = a->buf;
-
-		a->buf = NULL;
-		take(r, whole, (uint32_t)sizeof(m) + a->want, -1, 0, TAKE_OWN);
-	}
-	return true;
-}
-
-/* One sample as a source handed it out: into the merge, in place. */
-static void take_record(struct ps_reader *r, int i, const struct ps_source_rec *rec)
-{
-	struct ps_ingest *c = r->c;
-	uint32_t size = rec->size;
-
-	if (!rec->raw) {
-		count(&c->malformed, 1);
-		return;
-	}
-	if (c->src[i].kind == PS_SOURCE_PERF && assemble(r, i, rec->raw, size))
-		return;
-	if (c->src[i].kind == PS_SOURCE_RING) {
-		/* The record has its size class's room; the packet is cap_len
-		 * of it. */
-		const struct ps_meta *m = (const struct ps_meta *)rec->raw;
-
-		if (size < sizeof(*m) || m->cap_len > size - sizeof(*m)) {
-			count(&c->malformed, 1);
-			return;
-		}
-		size = (uint32_t)sizeof(*m) + m->cap_len;
-	}
-	take(r, rec->raw, size, i, rec->pos, TAKE_IN_PLACE);
-}
-
-/*
- * Read source i up to where its producer is now, or a wake mark's worth
- * of the buffer (source.h), whichever is less: the space read stays the
- * kernel's until the round has written it, so a round that read all of a
- * full buffer would leave the producer no room until its end. Whether it
- * got to the producer: not when -c stopped it, a ring record was still
- * being written, or the round's share ended first (the next round goes on
- * at once).
- */
-static bool consume(struct ps_reader *r, int i)
-{
-	struct ps_source *s = &r->c->src[i];
-	uint64_t head = ps_source_head(s), upto = head, most = ps_source_wake_bytes(s->mask + 1);
-	struct ps_source_rec rec;
-	enum ps_source_next n = PS_SOURCE_END;
-
-	/* At least the largest record: a round must get past any record. */
-	if (most < 0x10000)
-		most = 0x10000;
-	if (upto - s->read > most) {
-		upto = s->read + most;
-		r->more = true;
-	}
-	while (!is_done(r->c) && (n = ps_source_next(s, upto, &rec)) == PS_SOURCE_SAMPLE)
-		take_record(r, i, &rec);
-	return !is_done(r->c) && n == PS_SOURCE_END && s->read >= head;
-}
-
-/*
- * One round of a reader (user/ingest/order.h has the reasoning): the clock
- * first, then the marks, then its buffers. A CPU whose mark was clear had
- * stamped and emitted everything before `now` by the time the mark was
- * read, and its buffer was read after that, so the merge has all it will
- * ever get from that CPU before now - skew.
- */
-void ps_reader_round(struct ps_reader *r, bool *in_flight)
-{
-	struct ps_ingest *c = r->c;
-	uint64_t now = now_ns();
-	bool marks = read_marks(r);
-
-	*in_flight = !marks;
-	for (int k = 0; k < r->n_srcs; k++) {
-		int i = r->srcs[k];
-		bool to_end = consume(r, i);
-
-		/* A perf buffer is its CPU's; the ring is every CPU's. */
-		for (int cpu = 0; cpu < c->ncpus; cpu++)
-			if (c->src[i].cpu < 0 || c->src[i].cpu == cpu)
-				r->cpu_read[cpu] = to_end;
-	}
-	for (int k = 0; k < r->n_srcs; k++) {
-		const struct ps_source *s = &c->src[r->srcs[k]];
-
-		for (int cpu = 0; cpu < c->ncpus; cpu++) {
-			uint64_t settle = 0;
-
-			if (s->cpu >= 0 && s->cpu != cpu)
-				continue;
-			if (marks && r->emit[cpu].in_flight)
-				*in_flight = true;
-			else if (marks && r->cpu_read[cpu] && now > ORDER_SKEW_NS)
-				settle = now - ORDER_SKEW_NS;
-			if (r->threaded)
-				ps_mailbox_put(c, &(struct ps_mail){ .kind = PS_MAIL_MARK,
-								     .ref.m.cpu = (uint32_t)cpu,
-								     .settle = settle,
-								     .read = s->read,
-								     .src = r->srcs[k] });
-			else if (settle)
-				ps_order_settle(&c->order, cpu, settle);
-		}
-	}
 }
 
 /*
@@ -886,15 +652,15 @@ void ps_reader_round(struct ps_reader *r, bool *in_flight)
 static int round_once(struct ps_ingest *c, bool all, bool *in_flight)
 {
 	*in_flight = false;
-	if (c->readers)
-		ps_readers_collect(c);
+	if (c->threads)
+		ps_readers_collect(c->threads);
 	else if (!c->done)
 		ps_reader_round(&c->r0, in_flight);
 	c->rounds++;
 	if (!c->error)
 		ps_ingest_release(c, all);
-	if (c->n_readers && ps_order_peek(&c->order))
-		ps_readers_poke(c);
+	if (c->threads && ps_order_peek(&c->order))
+		ps_readers_poke(c->threads);
 	return ps_ingest_round_end(c);
 }
 
@@ -910,17 +676,44 @@ static int rounds(struct ps_ingest *c, bool all, bool *in_flight)
 	return err;
 }
 
+/*
+ * The reader threads' last rounds, the merge taking what they hand on
+ * meanwhile (a full mailbox would keep its reader waiting); then they are
+ * joined. A reader that has not finished when the capture ends for an
+ * error gives up at `done`.
+ */
+static void stop_threads(struct ps_ingest *c, bool drain)
+{
+	bool finished;
+
+	ps_readers_finish(c->threads);
+	do {
+		finished = ps_readers_finished(c->threads);
+		if (!drain)
+			break;
+		ps_readers_collect(c->threads);
+		if (!c->error)
+			ps_ingest_release(c, false);
+		if (ps_ingest_round_end(c))
+			break;
+		if (!finished)
+			usleep(200);
+	} while (!finished);
+	if (!ps_readers_finished(c->threads))
+		set_done(c);
+	ps_readers_join(c->threads);
+	ps_readers_collect(c->threads); /* what the last rounds handed on */
+}
+
 int ps_ingest_drain(struct ps_ingest *c)
 {
 	uint64_t until = now_ns() + DRAIN_WAIT_NS;
 	bool in_flight;
 	int err;
 
-	if (c->readers) {
-		/* Each reader's last rounds, the merge taking what they hand
-		 * on meanwhile; then everything held. */
-		err = ps_readers_drain(c, &in_flight);
-		return err ? err : rounds(c, true, &in_flight);
+	if (c->threads) {
+		stop_threads(c, true);
+		return c->error ? c->error : rounds(c, true, &in_flight);
 	}
 	/* The hooks are detached, but a program that started before may still
 	 * be between its timestamp and its output. */
@@ -930,8 +723,19 @@ int ps_ingest_drain(struct ps_ingest *c)
 	return err ? err : rounds(c, true, &in_flight);
 }
 
+int ps_ingest_default_threads(int buffer_cpus, int cores)
+{
+	int n = buffer_cpus / 8, most = cores / 2;
+
+	if (n > most)
+		n = most;
+	return n < 1 ? 1 : n;
+}
+
 int ps_ingest_threads(struct ps_ingest *c, int n)
 {
+	int err;
+
 	if (n > c->n_src)
 		n = c->n_src;
 	if (n <= 1) {
@@ -939,7 +743,21 @@ int ps_ingest_threads(struct ps_ingest *c, int n)
 			pr_info("one BPF ring: one reader\n");
 		return 0;
 	}
-	return ps_readers_start(c, n);
+	c->threads = calloc(1, sizeof(*c->threads));
+	if (!c->threads) {
+		pr_err("cannot start %d reader threads: %s\n", n, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	err = ps_readers_start(c->threads, n, c->src, c->n_src, c->ncpus, c->emit_fd, c->epoll_fd,
+			       &c->done,
+			       &(struct ps_reader_out){ merge_out.sample, merge_out.mark,
+							merge_out.fail, c });
+	if (err) {
+		ps_readers_free(c->threads);
+		free(c->threads);
+		c->threads = NULL;
+	}
+	return err;
 }
 
 int ps_ingest_epoll_fd(const struct ps_ingest *c)
@@ -968,6 +786,11 @@ int ps_ingest_close(struct ps_ingest *c, bool ok)
 {
 	int first = 0;
 
+	/* Not drained (an error, a second signal): the readers stop here, so
+	 * that their counts are final. */
+	if (c->threads)
+		stop_threads(c, false);
+
 	for (int i = 0; i < c->n_sinks; i++) {
 		int err = c->sinks[i]->ops->close(c->sinks[i], ok && !first);
 
@@ -981,7 +804,12 @@ int ps_ingest_close(struct ps_ingest *c, bool ok)
 
 void ps_ingest_free(struct ps_ingest *c)
 {
-	ps_readers_free(c);
+	if (c->threads) {
+		stop_threads(c, false);
+		ps_readers_free(c->threads);
+		free(c->threads);
+		c->threads = NULL;
+	}
 	while (ps_order_peek(&c->order))
 		pop(c, false);
 	for (size_t i = 0; i < c->n_round_copies; i++)
@@ -989,27 +817,79 @@ void ps_ingest_free(struct ps_ingest *c)
 	free(c->round_copies);
 	c->round_copies = NULL;
 	c->n_round_copies = 0;
-	for (int i = 0; i < c->n_src; i++) {
-		free(c->assembly[i].buf);
+	for (int i = 0; i < c->n_src; i++)
 		ps_source_close(&c->src[i]);
-	}
 	free(c->src);
 	c->src = NULL;
 	c->n_src = 0;
 	free(c->give_back_upto);
 	c->give_back_upto = NULL;
-	free(c->assembly);
-	c->assembly = NULL;
+	free(c->src_seen);
+	c->src_seen = NULL;
 	if (c->epoll_fd >= 0)
 		close(c->epoll_fd);
 	c->epoll_fd = -1;
 	ps_order_free(&c->order);
-	free(c->r0.cpu_read);
-	c->r0.cpu_read = NULL;
-	free(c->r0.emit);
-	c->r0.emit = NULL;
-	free(c->r0.srcs);
-	c->r0.srcs = NULL;
-	free(c->cpus);
-	c->cpus = NULL;
+	ps_reader_free(&c->r0);
+}
+
+void ps_ingest_stats(const struct ps_ingest *c, struct ps_ingest_stats *st)
+{
+	*st = (struct ps_ingest_stats){
+		.received = c->received,
+		.written = c->written,
+		.forced = c->forced,
+		.unpinned = c->unpinned,
+		.rounds = c->rounds,
+		.unknown = c->unknown,
+		.lost = ps_ingest_lost_total(c),
+		.peak_held = c->order.peak_held,
+		.late = c->order.late,
+		.n_src = c->n_src,
+	};
+	reader_counts(c, &st->rd, NULL);
+}
+
+void ps_ingest_report(const struct ps_ingest *c, bool ring)
+{
+	struct ps_ingest_stats st;
+
+	ps_ingest_stats(c, &st);
+	for (int i = 0; i < c->n_src; i++)
+		if (c->src[i].corrupt)
+			pr_warn("perf buffer of CPU %d: %llu bytes were no record, skipped\n",
+				c->src[i].cpu, (unsigned long long)c->src[i].corrupt);
+	if (st.rd.malformed || st.unknown)
+		pr_warn("%llu malformed and %llu unexpected samples ignored\n",
+			(unsigned long long)st.rd.malformed, (unsigned long long)st.unknown);
+	if (st.forced)
+		pr_warn("%llu packets written before their place in time was certain "
+			"(the reorder memory was full); the file may be out of order\n",
+			(unsigned long long)st.forced);
+	pr_info("merge: %llu rounds, at most %llu KiB held, %llu packets out of order, "
+		"%llu copied out of a full buffer\n",
+		(unsigned long long)st.rounds, (unsigned long long)st.peak_held >> 10,
+		(unsigned long long)st.late, (unsigned long long)st.unpinned);
+	if (ring)
+		pr_info("ring buffer: %llu sequence gaps\n", (unsigned long long)st.rd.seq_gaps);
+	else
+		pr_info("perf buffer: %llu lost records reported, %llu sequence gaps\n",
+			(unsigned long long)st.lost, (unsigned long long)st.rd.seq_gaps);
+}
+
+int ps_ingest_error(const struct ps_ingest *c, const struct ps_sink **failed)
+{
+	if (failed)
+		*failed = c->failed;
+	return c->error;
+}
+
+int ps_ingest_n_sources(const struct ps_ingest *c)
+{
+	return c->n_src;
+}
+
+bool ps_ingest_done(const struct ps_ingest *c)
+{
+	return c->done;
 }

@@ -37,38 +37,20 @@
 
 #define PS_MAX_SINKS 8
 
-struct ps_cpu_state {
-	uint64_t next_seq;	/* seq expected next from this CPU */
-	uint64_t pending_drops; /* lost since the last packet written */
-	uint64_t gaps;		/* samples missing from its sequence */
-};
-
-/* A perf source's packet longer than one record, being put together from
- * its continuations (include/pktsample.h, PS_PERF_CHUNK). */
-struct ps_assembly {
-	uint8_t *buf;	     /* ps_meta and the packet, as one sample; NULL: none */
-	uint32_t have, want; /* bytes of the packet so far, of cap_len */
-};
+struct ps_readers;
 
 struct ps_ingest {
 	struct ps_order order; /* samples waiting for their place in time */
 	int emit_fd;	       /* per-CPU in-flight marks; -1: none (tests) */
 	struct ps_source *src; /* perf: one per online CPU; ringbuf: one */
 	int n_src;
-	int epoll_fd;		      /* the sources' wakeups, or the readers' */
-	uint64_t *give_back_upto;     /* per source: what a round gives back */
-	struct ps_assembly *assembly; /* per source */
+	int epoll_fd;		  /* the sources' wakeups, or the readers' */
+	uint64_t *give_back_upto; /* per source: what a round gives back */
+	uint64_t *src_seen;	  /* per source: read up to here, as the merge knows */
 	/* The reading (user/ingest/reader.h): r0 in this thread, or reader
-	 * threads and the mailboxes they fill (-j N). */
+	 * threads (user/ingest/threads.h) whose mail the merge collects. */
 	struct ps_reader r0;
-	struct ps_reader *readers; /* NULL: r0 reads */
-	int n_readers;		   /* threads running */
-	int n_readers_alloc;
-	struct ps_mailbox *mail; /* per CPU */
-	uint64_t *src_seen;	 /* per source: read up to here, as the merge knows */
-	int wake_fd;		 /* readers -> merge: mail */
-	int stop_fd;		 /* merge -> readers: the last rounds */
-	uint64_t last_poke_ns;	 /* merge -> readers: a round now, at this time */
+	struct ps_readers *threads; /* NULL: r0 reads */
 	/* Copies that sinks may still point into: freed when the round ends. */
 	void **round_copies;
 	size_t n_round_copies, round_copies_cap;
@@ -78,18 +60,14 @@ struct ps_ingest {
 	struct ps_target *targets; /* room for every target there will be */
 	int n_targets;		   /* ps_ingest_set_n_targets */
 	int last_target;	   /* the one found last */
-	struct ps_cpu_state *cpus;
 	int ncpus;
-	uint64_t received;	 /* samples taken from the buffers */
+	uint64_t received;	 /* samples taken into the merge */
 	uint64_t received_bytes; /* their records' bytes, as the buffers held them */
 	uint64_t written;	 /* packets every sink took (-c counts these) */
 	uint64_t forced;	 /* written before the merge could place them */
 	uint64_t unpinned;	 /* copied out of a buffer more than half full */
 	uint64_t rounds;
-	uint64_t malformed;  /* samples that did not split */
-	uint64_t incomplete; /* long packets whose continuations were lost */
-	uint64_t unknown;    /* samples from an (ifindex, hook) not ours */
-	uint64_t seq_gaps;   /* samples missing from a CPU's sequence */
+	uint64_t unknown; /* samples from an (ifindex, hook) not ours */
 	/* The outputs (user/ingest/sink.h), each packet to each in this order. */
 	struct ps_sink *sinks[PS_MAX_SINKS];
 	int n_sinks;
@@ -97,7 +75,19 @@ struct ps_ingest {
 	const struct ps_dropnames *drop_names; /* drop hooks' words; NULL: none */
 	int error;			       /* the first error: a sink's, or -ENOMEM */
 	struct ps_sink *failed;		       /* the sink whose error it was; NULL */
-	bool done;			       /* limit reached or error */
+	/* Limit reached or error: written by the merge's thread only, read
+	 * by the readers (atomically). */
+	bool done;
+};
+
+/* What the ingest has done so far: exact once it is drained (the readers'
+ * counts are their threads' until then). */
+struct ps_ingest_stats {
+	uint64_t received, written, forced, unpinned, rounds, unknown;
+	uint64_t lost; /* perf: what the kernel reported lost (PERF_RECORD_LOST) */
+	struct ps_reader_counts rd;
+	uint64_t peak_held, late; /* the merge: bytes held at most, out of order */
+	int n_src;
 };
 
 /* Set up everything but the perf buffer (tests feed samples directly).
@@ -172,6 +162,19 @@ int ps_ingest_release(struct ps_ingest *c, bool all);
 int ps_ingest_round_end(struct ps_ingest *c);
 
 uint64_t ps_ingest_lost_total(const struct ps_ingest *c);
+/* A snapshot of the counts (struct ps_ingest_stats). */
+void ps_ingest_stats(const struct ps_ingest *c, struct ps_ingest_stats *st);
+/* With -v, what the ingest did, and a warning for what went wrong on the
+ * way (records that were none, samples that did not split, packets
+ * written before their place in time was certain); once drained. */
+void ps_ingest_report(const struct ps_ingest *c, bool ring);
+/* The capture ended for a sink's error (the sink: *failed) or for want
+ * of memory (*failed NULL); 0 while it runs. */
+int ps_ingest_error(const struct ps_ingest *c, const struct ps_sink **failed);
+/* The buffers read: one per online CPU, or the one ring. */
+int ps_ingest_n_sources(const struct ps_ingest *c);
+/* -c's count reached, or an error: the loop ends. */
+bool ps_ingest_done(const struct ps_ingest *c);
 
 /*
  * How much buffer the kernel gets (-B): a total, as tcpdump's -B, shared by

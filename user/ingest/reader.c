@@ -1,306 +1,343 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Reader threads and their mailboxes (-j N); see reader.h. */
+/* One reader of the kernel's buffers; see reader.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include "ingest.h"
-#include "log.h"
+#include <bpf/bpf.h>
+#include "clock.h"
 #include "reader.h"
+#include "split.h"
 
-/* Entries per CPU's mailbox: about a quarter of a default buffer of
- * 1500-byte packets. A full one makes its reader wait; the kernel's buffer
- * then takes the burst, and counts what it cannot. */
-#define MAILBOX_SLOTS 4096u
-/* A reader wakes at least this often, to settle its quiet CPUs. */
-#define READER_IDLE_MS 100
-/* The last rounds wait at most this long for samples still in flight. */
-#define READER_DRAIN_NS 10000000ull
+/*
+ * What the in-flight marks cannot cover (user/ingest/order.h): CLOCK_MONOTONIC
+ * read on different CPUs, and the mark's store becoming visible before the
+ * program reads the clock. Both are well under a microsecond; this margin
+ * is a hundred times that. It holds back the last 100 us of a round's
+ * samples until the next round, and with them their space in the kernel's
+ * buffer (the bytes stay there until written): at 2 GB/s a 1 ms margin held
+ * 2 MB, all of a 2 MiB buffer (bench/bulk.sh's search).
+ */
+#define ORDER_SKEW_NS 100000ull
 
-static uint64_t mono_ns(void)
+/* How take() gets the bytes. */
+enum take_how {
+	TAKE_IN_PLACE, /* they stay in the source until the round ends */
+	TAKE_COPY,     /* copied: the caller's buffer */
+	TAKE_OWN,      /* raw is malloc'ed, and the ingest's from now on */
+};
+
+int ps_reader_init(struct ps_reader *r, int ncpus, int emit_fd, const bool *stop,
+		   const struct ps_reader_out *out)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	memset(r, 0, sizeof(*r));
+	r->ncpus = ncpus;
+	r->emit_fd = emit_fd;
+	r->stop = stop;
+	r->out = *out;
+	r->cpus = calloc(ncpus, sizeof(*r->cpus));
+	r->emit = calloc(ncpus, sizeof(*r->emit));
+	r->cpu_read = calloc(ncpus, sizeof(*r->cpu_read));
+	if (!r->cpus || !r->emit || !r->cpu_read)
+		return -ENOMEM;
+	return 0;
 }
 
-static void kick(int fd)
+int ps_reader_add_source(struct ps_reader *r, struct ps_source *src, int i)
 {
-	uint64_t one = 1;
+	int *srcs = realloc(r->srcs, (size_t)(r->n_srcs + 1) * sizeof(*srcs));
+	struct ps_assembly *a;
 
-	(void)!write(fd, &one, sizeof(one));
+	if (!srcs)
+		return -ENOMEM;
+	r->srcs = srcs;
+	a = realloc(r->assembly, (size_t)(r->n_srcs + 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	r->assembly = a;
+	r->assembly[r->n_srcs] = (struct ps_assembly){ 0 };
+	r->src = src;
+	r->srcs[r->n_srcs++] = i;
+	return 0;
 }
 
-bool ps_mailbox_put(struct ps_ingest *c, const struct ps_mail *m)
+void ps_reader_free(struct ps_reader *r)
 {
-	struct ps_mailbox *b = &c->mail[m->ref.m.cpu];
-	uint64_t tail = b->tail;
+	for (int k = 0; r->assembly && k < r->n_srcs; k++)
+		free(r->assembly[k].buf);
+	free(r->assembly);
+	free(r->srcs);
+	free(r->cpus);
+	free(r->emit);
+	free(r->cpu_read);
+	memset(r, 0, sizeof(*r));
+}
 
-	if (tail - __atomic_load_n(&b->head, __ATOMIC_ACQUIRE) > b->mask)
-		kick(c->wake_fd); /* full: the merge must run */
-	while (tail - __atomic_load_n(&b->head, __ATOMIC_ACQUIRE) > b->mask) {
-		if (__atomic_load_n(&c->done, __ATOMIC_RELAXED)) {
-			free(m->ref.owned);
-			return false;
-		}
-		usleep(20); /* not a spin: on two cores it took the merge's CPU */
+static bool stopped(const struct ps_reader *r)
+{
+	return r->failed || __atomic_load_n(r->stop, __ATOMIC_ACQUIRE);
+}
+
+/* No memory for a copy: said once, and the reader reads no more. */
+static void fail(struct ps_reader *r, int err)
+{
+	if (!r->failed)
+		r->out.fail(r->out.arg, err);
+	r->failed = true;
+}
+
+/*
+ * Samples from one CPU arrive in the order that CPU emitted them, so a gap
+ * in the sequence is exactly the number lost (buffer full) before this one.
+ */
+static uint64_t take_drops(struct ps_reader *r, int cpu, uint64_t seq)
+{
+	struct ps_cpu_state *s = &r->cpus[cpu];
+	uint64_t drops;
+
+	if (seq > s->next_seq) {
+		r->n.seq_gaps += seq - s->next_seq;
+		s->gaps += seq - s->next_seq;
+		s->pending_drops += seq - s->next_seq;
 	}
-	b->slot[tail & b->mask] = *m;
-	__atomic_store_n(&b->tail, tail + 1, __ATOMIC_RELEASE);
+	if (seq >= s->next_seq)
+		s->next_seq = seq + 1;
+	drops = s->pending_drops;
+	s->pending_drops = 0;
+	return drops;
+}
+
+/*
+ * Checked and split, handed on: a reference to the packet bytes, the
+ * metadata, and the drop count of this CPU's sequence so far (samples of
+ * one CPU stay in order, so the count still lands on the next packet
+ * written from that CPU).
+ */
+static void take(struct ps_reader *r, const void *raw, uint32_t size, int src, uint64_t pos,
+		 enum take_how how)
+{
+	struct ps_ref ref = { .src = src, .pos = pos };
+	const uint8_t *pkt;
+
+	if (how == TAKE_OWN) {
+		ref.owned = (void *)raw;
+		ref.src = -1;
+	}
+	if (stopped(r))
+		goto drop;
+	if (ps_split_sample(raw, size, &ref.m, &pkt) || ref.m.cpu >= (uint32_t)r->ncpus) {
+		r->n.malformed++;
+		goto drop;
+	}
+	ref.pkt = pkt;
+	if (how == TAKE_COPY) {
+		uint8_t *dup = malloc(ref.m.cap_len ? ref.m.cap_len : 1);
+
+		if (!dup) {
+			fail(r, -ENOMEM);
+			return;
+		}
+		memcpy(dup, pkt, ref.m.cap_len);
+		ref.pkt = dup;
+		ref.owned = dup;
+		ref.src = -1;
+	}
+	/* What it took in the buffer: perf's header and size word, or the
+	 * ring's header, and the padding; about the same either way. */
+	ref.bytes = (size + 12 + 7) & ~7u;
+	r->out.sample(r->out.arg, &ref, take_drops(r, (int)ref.m.cpu, ref.m.seq));
+	return;
+drop:
+	free(ref.owned);
+}
+
+void ps_reader_take_copy(struct ps_reader *r, const void *raw, uint32_t size)
+{
+	take(r, raw, size, -1, 0, TAKE_COPY);
+}
+
+static uint64_t now_ns(void)
+{
+	return (uint64_t)ps_clock_read_ns(CLOCK_MONOTONIC, NULL);
+}
+
+/* Every CPU's in-flight mark, in one read; false if it failed. */
+static bool read_marks(struct ps_reader *r)
+{
+	uint32_t zero = 0;
+
+	return r->emit_fd >= 0 && !bpf_map_lookup_elem(r->emit_fd, &zero, r->emit);
+}
+
+/* A long packet that will not be whole: dropped, and counted on its CPU's
+ * next packet like one the buffer had no room for (the kernel counted it
+ * as lost when its continuation did not fit). */
+static void assembly_abandon(struct ps_reader *r, struct ps_assembly *a)
+{
+	const struct ps_meta *m = (const struct ps_meta *)a->buf;
+
+	if (m->cpu < (uint32_t)r->ncpus)
+		r->cpus[m->cpu].pending_drops++;
+	r->n.incomplete++;
+	free(a->buf);
+	a->buf = NULL;
+}
+
+/* The first record of a long packet: its copy started. True if it was one. */
+static bool assembly_start(struct ps_reader *r, struct ps_assembly *a, const uint8_t *raw,
+			   uint32_t size, const struct ps_meta *m)
+{
+	if (a->buf) /* its continuations never came */
+		assembly_abandon(r, a);
+	if (m->cap_len <= PS_PERF_CHUNK || m->cap_len > PS_SNAPLEN_MAX ||
+	    size < sizeof(*m) + PS_PERF_CHUNK)
+		return false; /* one record, or take() finds it malformed */
+	a->buf = malloc(sizeof(*m) + m->cap_len);
+	if (!a->buf) {
+		fail(r, -ENOMEM);
+		return true;
+	}
+	memcpy(a->buf, raw, sizeof(*m) + PS_PERF_CHUNK);
+	a->have = PS_PERF_CHUNK;
+	a->want = m->cap_len;
 	return true;
 }
 
-void ps_readers_collect(struct ps_ingest *c)
+/*
+ * Perf records of a packet longer than PS_PERF_CHUNK: the first has its
+ * ps_meta and first bytes, continuations follow on the same CPU. Put
+ * together in one copy; handed on once whole. True if the record was one
+ * of those (taken or dropped here).
+ */
+static bool assemble(struct ps_reader *r, int k, const uint8_t *raw, uint32_t size)
 {
-	uint64_t v;
+	struct ps_assembly *a = &r->assembly[k];
+	struct ps_meta m;
+	uint32_t n;
 
-	if (c->wake_fd >= 0)
-		(void)!read(c->wake_fd, &v, sizeof(v));
-	for (int cpu = 0; cpu < c->ncpus; cpu++) {
-		struct ps_mailbox *b = &c->mail[cpu];
-		uint64_t head = b->head, tail = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
-
-		for (; head < tail; head++) {
-			const struct ps_mail *m = &b->slot[head & b->mask];
-
-			if (m->kind == PS_MAIL_MARK) {
-				if (m->settle)
-					ps_order_settle(&c->order, cpu, m->settle);
-				c->src_seen[m->src] = m->read;
-			} else if (c->done) {
-				free(m->ref.owned);
-			} else {
-				ps_ingest_commit(c, &m->ref, m->drops);
-			}
-		}
-		__atomic_store_n(&b->head, head, __ATOMIC_RELEASE);
+	if (size < sizeof(m))
+		return false;
+	memcpy(&m, raw, sizeof(m));
+	if (!(m.flags & PS_F_CONT))
+		return assembly_start(r, a, raw, size, &m);
+	n = a->buf ? a->want - a->have : 0;
+	if (n > PS_PERF_CONT)
+		n = PS_PERF_CONT;
+	if (!a->buf || m.seq != ((const struct ps_meta *)a->buf)->seq || m.chunk_off != a->have ||
+	    size < sizeof(m) + n) {
+		r->n.malformed++; /* a continuation of nothing we hold */
+		if (a->buf)
+			assembly_abandon(r, a);
+		return true;
 	}
+	memcpy(a->buf + sizeof(m) + a->have, raw + sizeof(m), n);
+	a->have += n;
+	if (a->have == a->want) {
+		uint8_t *whole = a->buf;
+
+		a->buf = NULL;
+		take(r, whole, (uint32_t)sizeof(m) + a->want, -1, 0, TAKE_OWN);
+	}
+	return true;
 }
 
-/* Rounds until none of r's buffers had more than a round reads. */
-static void reader_rounds(struct ps_reader *r, bool *in_flight)
+/* One sample as source k handed it out: on, in place. */
+static void take_record(struct ps_reader *r, int k, const struct ps_source_rec *rec)
 {
-	do {
-		r->more = false;
-		ps_reader_round(r, in_flight);
-		kick(r->c->wake_fd);
-	} while (r->more && !__atomic_load_n(&r->c->done, __ATOMIC_RELAXED));
-}
+	const struct ps_source *s = &r->src[r->srcs[k]];
+	uint32_t size = rec->size;
 
-void ps_readers_poke(struct ps_ingest *c)
-{
-	/* At most once per 100 us: a round a reader runs sooner settles no
-	 * more, and each costs it a map read. */
-	uint64_t now = mono_ns();
-
-	if (now - c->last_poke_ns < 100000)
+	if (!rec->raw) {
+		r->n.malformed++;
 		return;
-	c->last_poke_ns = now;
-	for (int k = 0; k < c->n_readers; k++)
-		kick(c->readers[k].poke_fd);
-}
-
-static void *reader_main(void *arg)
-{
-	struct ps_reader *r = arg;
-	struct epoll_event ev[16];
-	uint64_t until, v;
-	bool in_flight, stop = false;
-
-	while (!stop) {
-		int n;
-
-		reader_rounds(r, &in_flight);
-		n = epoll_wait(r->epoll_fd, ev, 16, READER_IDLE_MS);
-		for (int i = 0; i < n; i++) {
-			if (ev[i].data.fd == r->c->stop_fd)
-				stop = true;
-			else if (ev[i].data.fd == r->poke_fd)
-				(void)!read(r->poke_fd, &v, sizeof(v));
-		}
 	}
-	reader_rounds(r, &in_flight);
-	/* The hooks are detached; a program that started before may still be
-	 * between its timestamp and its output. */
-	until = mono_ns() + READER_DRAIN_NS;
-	while (in_flight && mono_ns() < until) {
-		usleep(1000);
-		reader_rounds(r, &in_flight);
-	}
-	__atomic_store_n(&r->finished, 1, __ATOMIC_RELEASE);
-	kick(r->c->wake_fd);
-	return NULL;
-}
-
-int ps_ingest_default_threads(int buffer_cpus, int cores)
-{
-	int n = buffer_cpus / 8, most = cores / 2;
-
-	if (n > most)
-		n = most;
-	return n < 1 ? 1 : n;
-}
-
-static int readers_alloc(struct ps_ingest *c, int n)
-{
-	c->mail = calloc(c->ncpus, sizeof(*c->mail));
-	c->readers = calloc(n, sizeof(*c->readers));
-	c->n_readers_alloc = c->readers ? n : 0;
-	c->src_seen = calloc(c->n_src, sizeof(*c->src_seen));
-	if (!c->mail || !c->readers || !c->src_seen)
-		return -ENOMEM;
-	for (int cpu = 0; cpu < c->ncpus; cpu++) {
-		c->mail[cpu].slot = calloc(MAILBOX_SLOTS, sizeof(struct ps_mail));
-		if (!c->mail[cpu].slot)
-			return -ENOMEM;
-		c->mail[cpu].mask = MAILBOX_SLOTS - 1;
-	}
-	for (int i = 0; i < c->n_src; i++)
-		c->src_seen[i] = c->src[i].read;
-	for (int k = 0; k < n; k++) {
-		struct ps_reader *r = &c->readers[k];
-
-		r->c = c;
-		r->threaded = true;
-		r->epoll_fd = -1;
-		r->poke_fd = -1;
-		r->srcs = calloc(c->n_src, sizeof(*r->srcs));
-		r->emit = calloc(c->ncpus, sizeof(*r->emit));
-		r->cpu_read = calloc(c->ncpus, sizeof(*r->cpu_read));
-		if (!r->srcs || !r->emit || !r->cpu_read)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* Reader k's epoll: its sources (CPU i goes to reader i mod n) and the stop. */
-static int reader_watch(struct ps_ingest *c, struct ps_reader *r, int k, int n)
-{
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = c->stop_fd };
-
-	r->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	r->poke_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (r->epoll_fd < 0 || r->poke_fd < 0 ||
-	    epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, c->stop_fd, &ev))
-		return -errno;
-	ev.data.fd = r->poke_fd;
-	if (epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, r->poke_fd, &ev))
-		return -errno;
-	for (int i = k; i < c->n_src; i += n) {
-		ev.data.fd = c->src[i].fd;
-		if (c->src[i].fd >= 0 &&
-		    (epoll_ctl(c->epoll_fd, EPOLL_CTL_DEL, c->src[i].fd, NULL) ||
-		     epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, c->src[i].fd, &ev)))
-			return -errno;
-		r->srcs[r->n_srcs++] = i;
-	}
-	return 0;
-}
-
-int ps_readers_start(struct ps_ingest *c, int n)
-{
-	struct epoll_event ev = { .events = EPOLLIN };
-	int err;
-
-	c->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	c->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (c->wake_fd < 0 || c->stop_fd < 0) {
-		err = -errno;
-		goto fail;
-	}
-	err = readers_alloc(c, n);
-	for (int k = 0; !err && k < n; k++)
-		err = reader_watch(c, &c->readers[k], k, n);
-	ev.data.fd = c->wake_fd;
-	if (!err && epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, c->wake_fd, &ev))
-		err = -errno;
-	if (err)
-		goto fail;
-	for (int k = 0; k < n; k++) {
-		err = -pthread_create(&c->readers[k].thread, NULL, reader_main, &c->readers[k]);
-		if (err)
-			goto fail;
-		c->n_readers++;
-	}
-	pr_info("%d reader threads, %d perf buffers each at most\n", n, (c->n_src + n - 1) / n);
-	return 0;
-fail:
-	pr_err("cannot start %d reader threads: %s\n", n, strerror(-err));
-	return err;
-}
-
-int ps_readers_drain(struct ps_ingest *c, bool *in_flight)
-{
-	int finished;
-
-	*in_flight = false;
-	kick(c->stop_fd);
-	/* The merge takes what the readers hand on while they finish: a full
-	 * mailbox would keep its reader waiting. */
-	do {
-		finished = 0;
-		for (int k = 0; k < c->n_readers; k++)
-			finished += __atomic_load_n(&c->readers[k].finished, __ATOMIC_ACQUIRE);
-		ps_readers_collect(c);
-		if (!c->error)
-			ps_ingest_release(c, false);
-		if (ps_ingest_round_end(c))
-			break;
-		if (finished < c->n_readers)
-			usleep(200);
-	} while (finished < c->n_readers);
-	ps_readers_stop(c);
-	return c->error;
-}
-
-void ps_readers_stop(struct ps_ingest *c)
-{
-	if (!c->n_readers)
+	if (s->kind == PS_SOURCE_PERF && assemble(r, k, rec->raw, size))
 		return;
-	kick(c->stop_fd);
-	for (int k = 0; k < c->n_readers; k++) {
-		/* Not drained (an error ends the capture): a reader waiting on
-		 * a full mailbox would wait for good; let it drop instead. */
-		if (!__atomic_load_n(&c->readers[k].finished, __ATOMIC_ACQUIRE))
-			__atomic_store_n(&c->done, true, __ATOMIC_RELAXED);
-		pthread_join(c->readers[k].thread, NULL);
+	if (s->kind == PS_SOURCE_RING) {
+		/* The record has its size class's room; the packet is cap_len
+		 * of it. */
+		const struct ps_meta *m = (const struct ps_meta *)rec->raw;
+
+		if (size < sizeof(*m) || m->cap_len > size - sizeof(*m)) {
+			r->n.malformed++;
+			return;
+		}
+		size = (uint32_t)sizeof(*m) + m->cap_len;
 	}
-	c->n_readers = 0;
-	ps_readers_collect(c); /* what the last rounds handed on */
+	take(r, rec->raw, size, r->srcs[k], rec->pos, TAKE_IN_PLACE);
 }
 
-void ps_readers_free(struct ps_ingest *c)
+/*
+ * Read source k up to where its producer is now, or a wake mark's worth
+ * of the buffer (source.h), whichever is less: the space read stays the
+ * kernel's until the round has written it, so a round that read all of a
+ * full buffer would leave the producer no room until its end. Whether it
+ * got to the producer: not when the capture stopped it, a ring record was
+ * still being written, or the round's share ended first (the next round
+ * goes on at once).
+ */
+static bool consume(struct ps_reader *r, int k)
 {
-	ps_readers_stop(c);
-	for (int k = 0; c->readers && k < c->n_readers_alloc; k++) {
-		struct ps_reader *r = &c->readers[k];
+	struct ps_source *s = &r->src[r->srcs[k]];
+	uint64_t head = ps_source_head(s), upto = head, most = ps_source_wake_bytes(s->mask + 1);
+	struct ps_source_rec rec;
+	enum ps_source_next n = PS_SOURCE_END;
 
-		if (r->epoll_fd >= 0)
-			close(r->epoll_fd);
-		if (r->poke_fd >= 0)
-			close(r->poke_fd);
-		free(r->srcs);
-		free(r->emit);
-		free(r->cpu_read);
+	/* At least the largest record: a round must get past any record. */
+	if (most < 0x10000)
+		most = 0x10000;
+	if (upto - s->read > most) {
+		upto = s->read + most;
+		r->more = true;
 	}
-	free(c->readers);
-	c->readers = NULL;
-	for (int cpu = 0; c->mail && cpu < c->ncpus; cpu++) {
-		for (uint64_t h = c->mail[cpu].head; h < c->mail[cpu].tail; h++)
-			free(c->mail[cpu].slot[h & c->mail[cpu].mask].ref.owned);
-		free(c->mail[cpu].slot);
+	while (!stopped(r) && (n = ps_source_next(s, upto, &rec)) == PS_SOURCE_SAMPLE)
+		take_record(r, k, &rec);
+	return !stopped(r) && n == PS_SOURCE_END && s->read >= head;
+}
+
+/* Source k's CPUs: settled at `settle` where their marks were clear and
+ * their buffer was read to its end; a mark each, with how far it was read. */
+static void mark_cpus(struct ps_reader *r, int k, bool marks, uint64_t settle_at, bool *in_flight)
+{
+	const struct ps_source *s = &r->src[r->srcs[k]];
+
+	for (int cpu = 0; cpu < r->ncpus; cpu++) {
+		uint64_t settle = 0;
+
+		if (s->cpu >= 0 && s->cpu != cpu)
+			continue;
+		if (marks && r->emit[cpu].in_flight)
+			*in_flight = true;
+		else if (marks && r->cpu_read[cpu])
+			settle = settle_at;
+		r->out.mark(r->out.arg, cpu, settle, r->srcs[k], s->read);
 	}
-	free(c->mail);
-	c->mail = NULL;
-	free(c->src_seen);
-	c->src_seen = NULL;
-	if (c->wake_fd >= 0)
-		close(c->wake_fd);
-	if (c->stop_fd >= 0)
-		close(c->stop_fd);
-	c->wake_fd = c->stop_fd = -1;
+}
+
+/*
+ * One round (user/ingest/order.h has the reasoning): the clock first, then
+ * the marks, then the buffers. A CPU whose mark was clear had stamped and
+ * emitted everything before `now` by the time the mark was read, and its
+ * buffer was read after that, so the merge has all it will ever get from
+ * that CPU before now - skew.
+ */
+void ps_reader_round(struct ps_reader *r, bool *in_flight)
+{
+	uint64_t now = now_ns();
+	bool marks = read_marks(r);
+
+	*in_flight = !marks;
+	if (r->failed)
+		return;
+	for (int k = 0; k < r->n_srcs; k++) {
+		const struct ps_source *s = &r->src[r->srcs[k]];
+		bool to_end = consume(r, k);
+
+		/* A perf buffer is its CPU's; the ring is every CPU's. */
+		for (int cpu = 0; cpu < r->ncpus; cpu++)
+			if (s->cpu < 0 || s->cpu == cpu)
+				r->cpu_read[cpu] = to_end;
+	}
+	for (int k = 0; k < r->n_srcs; k++)
+		mark_cpus(r, k, marks, now > ORDER_SKEW_NS ? now - ORDER_SKEW_NS : 0, in_flight);
 }

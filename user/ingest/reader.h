@@ -1,30 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The reading side of the ingest (private to user/ingest/): the sources a
- * reader owns are read in rounds, each record checked, split and (for a
- * long perf packet) put back together, and handed on as a reference with
- * its CPU's drop count; after the buffers, the reader says which of its
- * CPUs are settled and how far it read each source.
+ * One reader of the kernel's buffers (private to user/ingest/): the
+ * sources it owns are read in rounds, each record checked, split and (for
+ * a long perf packet) put back together, its CPU's sequence checked for
+ * gaps, and handed on through its output (struct ps_reader_out) as a
+ * reference with that CPU's drop count; after the buffers, a mark per CPU
+ * says whether the CPU is settled and how far its source was read.
  *
- * -j 1: one reader, run by the capture's own thread, hands straight to
- * the merge. -j N: N reader threads, each owning some CPUs' perf buffers;
- * each hands what it reads to its CPUs' mailboxes (one single-producer,
- * single-consumer queue per CPU, in that CPU's order), and the merge,
- * in the capture's thread, empties them. A CPU's mailbox has one writer
- * and one reader, and a settle mark follows the records it vouches for in
- * the same queue, so the merge's reasoning (user/ingest/order.h) holds as
- * with one reader. The space a record holds in its buffer goes back to
- * the kernel only from the merge's thread, after the record is written.
+ * A reader knows nothing of what takes its output: with one reader it is
+ * the merge itself (user/ingest/ingest.c), with reader threads the CPUs'
+ * mailboxes (user/ingest/threads.h), which hand the same calls on to the
+ * merge in its thread. Everything a reader writes is its own: its
+ * counters, its CPUs' sequences, the long packets it is putting together.
+ * What it shares it only reads: the sources' data, and the capture's end
+ * (`stop`, read atomically).
  */
 #ifndef PS_READER_H
 #define PS_READER_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "pktsample.h"
-
-struct ps_ingest;
+#include "source.h"
 
 /* What the merge holds for a sample: its metadata and where its bytes are.
  * The bytes stay in the kernel's buffer (pos in source src) until the
@@ -38,72 +35,71 @@ struct ps_ref {
 	void *owned;	    /* the copy pkt is in, to free once written; NULL */
 };
 
-/* One entry of a CPU's mailbox: a sample, or the reader's round mark. */
-struct ps_mail {
-	struct ps_ref ref; /* PS_MAIL_SAMPLE */
-	uint64_t drops;	   /* PS_MAIL_SAMPLE: lost on the CPU just before it */
-	uint64_t settle;   /* PS_MAIL_MARK: the CPU is settled at this; 0: not */
-	uint64_t read;	   /* PS_MAIL_MARK: the CPU's source is read up to here */
-	uint32_t kind;
-	int32_t src; /* PS_MAIL_MARK: that source */
+/* Where a reader's output goes: the merge, or the mailboxes. */
+struct ps_reader_out {
+	/* One sample, with the samples its CPU lost just before it. The
+	 * callee owns ref->owned from here on, taken or not. */
+	void (*sample)(void *arg, const struct ps_ref *ref, uint64_t drops);
+	/* After a round's reading: cpu is settled at `settle` (0: not), and
+	 * source src was read up to `read`. */
+	void (*mark)(void *arg, int cpu, uint64_t settle, int src, uint64_t read);
+	/* The reader cannot go on (-ENOMEM): the capture ends with err. */
+	void (*fail)(void *arg, int err);
+	void *arg;
 };
-#define PS_MAIL_SAMPLE 0
-#define PS_MAIL_MARK 1
 
-struct ps_mailbox {
-	struct ps_mail *slot;
-	uint64_t mask;
-	uint64_t tail __attribute__((aligned(64))); /* the reader's */
-	uint64_t head __attribute__((aligned(64))); /* the merge's */
+/* Per CPU, as its reader sees its sequence. */
+struct ps_cpu_state {
+	uint64_t next_seq;	/* seq expected next from this CPU */
+	uint64_t pending_drops; /* lost since the last packet handed on */
+	uint64_t gaps;		/* samples missing from its sequence */
+};
+
+/* A perf source's packet longer than one record, being put together from
+ * its continuations (include/pktsample.h, PS_PERF_CHUNK). */
+struct ps_assembly {
+	uint8_t *buf;	     /* ps_meta and the packet, as one sample; NULL: none */
+	uint32_t have, want; /* bytes of the packet so far, of cap_len */
+};
+
+/* A reader's counts: exact once it has stopped (written by its thread). */
+struct ps_reader_counts {
+	uint64_t malformed;  /* samples that did not split */
+	uint64_t incomplete; /* long packets whose continuations were lost */
+	uint64_t seq_gaps;   /* samples missing from its CPUs' sequences */
 };
 
 struct ps_reader {
-	struct ps_ingest *c;
-	int *srcs; /* the sources it reads */
+	struct ps_source *src;	      /* the ingest's sources (all of them) */
+	int *srcs;		      /* those this reader reads */
+	struct ps_assembly *assembly; /* per source it reads (as srcs) */
 	int n_srcs;
+	int ncpus;
+	int emit_fd;		    /* per-CPU in-flight marks; -1: none (tests) */
+	const bool *stop;	    /* the capture ended: read atomically */
+	struct ps_reader_out out;   /* where what it reads goes */
+	struct ps_cpu_state *cpus;  /* per CPU (only its own CPUs move) */
 	struct ps_emit_state *emit; /* its read of every CPU's in-flight mark */
 	bool *cpu_read;		    /* per CPU: its source was read to its end */
 	bool more;		    /* a round left more than its share unread */
-	bool threaded;		    /* hands to the mailboxes, not the merge */
-	int epoll_fd;		    /* threaded: its sources', the stop's, the poke's */
-	int poke_fd;		    /* threaded: the merge asks for a round */
-	pthread_t thread;
-	int finished; /* threaded: its last round is in the mailboxes */
+	bool failed;		    /* it said fail once: it reads no more */
+	struct ps_reader_counts n;
 };
 
-/* The merge's side, in ingest.c: one sample into the merge (false if it
- * was not taken; ref->owned is then freed). */
-bool ps_ingest_commit(struct ps_ingest *c, const struct ps_ref *ref, uint64_t drops);
-/* A reader thread's side: m into its CPU's mailbox (m->ref.m.cpu),
- * waiting while the mailbox is full; false if the capture ended first. */
-bool ps_mailbox_put(struct ps_ingest *c, const struct ps_mail *m);
-
-/* One round of r: the clock, the marks, its sources (a sixteenth of each
- * at most: r->more says one had more), then its CPUs settled. *in_flight: a
- * CPU may still be between its timestamp and its output. */
+/* A reader for ncpus CPUs, with no source yet; 0 or -ENOMEM. emit_fd:
+ * the in-flight marks' map (-1: none). */
+int ps_reader_init(struct ps_reader *r, int ncpus, int emit_fd, const bool *stop,
+		   const struct ps_reader_out *out);
+/* src[i] is this reader's from now on (src: the ingest's sources, all of
+ * them); 0 or -ENOMEM. */
+int ps_reader_add_source(struct ps_reader *r, struct ps_source *src, int i);
+/* One round: the clock, the marks, its sources (a wake mark's worth of
+ * each at most: r->more says one had more), then a mark per CPU.
+ * *in_flight: a CPU may still be between its timestamp and its output. */
 void ps_reader_round(struct ps_reader *r, bool *in_flight);
-/* Take one sample (raw: ps_meta and the packet, copied) as reader r. */
+/* One sample (raw: ps_meta and the packet) as r would read it, copied:
+ * the caller's buffer is free when this returns (tests, the fuzzer). */
 void ps_reader_take_copy(struct ps_reader *r, const void *raw, uint32_t size);
-
-/*
- * -j N (N > 1, perf buffers): start N reader threads over the sources
- * (CPU i to thread i mod N), their mailboxes, and the merge's wakeup. 0 or
- * -errno, logged. The merge then waits on the wakeup instead of the
- * sources.
- */
-int ps_readers_start(struct ps_ingest *c, int n);
-/* Into the merge, what the mailboxes hold: samples, settles, how far each
- * source was read (c->src_seen). */
-void ps_readers_collect(struct ps_ingest *c);
-/* The merge holds packets it cannot place yet: every reader runs a round
- * now, so a CPU whose reader sleeps (nothing to read) is settled at once,
- * not at that reader's next idle wakeup. */
-void ps_readers_poke(struct ps_ingest *c);
-/* The last rounds: every reader reads what is left, hands it on, ends. */
-int ps_readers_drain(struct ps_ingest *c, bool *in_flight);
-/* Stop and join the threads (if any), and take what they handed on. */
-void ps_readers_stop(struct ps_ingest *c);
-/* ... and free the mailboxes, the readers, the wakeups. */
-void ps_readers_free(struct ps_ingest *c);
+void ps_reader_free(struct ps_reader *r);
 
 #endif
