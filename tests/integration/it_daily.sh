@@ -66,7 +66,12 @@ assert_nothing_attached lo
 
 # -i any: every interface that is up, lo only when named; one line says which.
 start_capture -i any -w "$WORK/any.pcapng"
+for _ in $(seq 50); do grep -q -- '-i any: capturing' "$WORK/ps.err" && break; sleep 0.1; done
 assert_match "pktsample: -i any: capturing on $CAPIF$" "$(grep -- '-i any' "$WORK/ps.err")" "-i any: says which"
+# Ready means ready, as tcpdump's "listening on": the summary comes after
+# every interface's own line, which comes once all is attached.
+assert_match "pktsample: -i any: capturing on $CAPIF$" "$(grep 'capturing on' "$WORK/ps.err" | tail -n 1)" \
+	"-i any: its line comes last, after the attach"
 in_cap ping -q -c 2 -i 0.2 192.0.2.2 >/dev/null
 in_cap ping -q -c 2 -i 0.2 127.0.0.1 >/dev/null
 stop_capture INT

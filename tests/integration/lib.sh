@@ -119,8 +119,8 @@ start_capture() {
 }
 
 # started FILE: has the pktsample logging to FILE attached everything? (Its
-# per-interface lines come once all is attached; -i any's line of names
-# comes before; following interfaces, there may be none yet.)
+# per-interface lines come once all is attached, -i any's line of names
+# after them; following interfaces, there may be none yet.)
 started() { grep -qE 'capturing on ([^ ]+ \(.*\), snaplen|no interface yet)' "$1"; }
 
 # wait_started PID: until pktsample (logging to $WORK/ps.err, which the

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* What the capture counts and says: the kernel's counters per target,
+ * --stats, --metrics' text, the closing summary; see capture_int.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include "capture_int.h"
+#include "log.h"
+#include "report.h"
+#include "sflowexp.h"
+
+/* Target t's counters: the kernel's, or, its interface gone, as they were
+ * then. 0 or -errno. */
+int cap_target_counters(const struct ps_capture *cap, int t, struct ps_counters *c)
+{
+	const struct ps_target *tg = &cap->targets[t];
+
+	if (tg->gone) {
+		*c = tg->final;
+		return 0;
+	}
+	return ps_loader_read_counter(&cap->loader, (uint32_t)tg->ifindex, tg->hook, c);
+}
+
+/* The outputs' counters (ISBs, sFlow): target_counters, by interface. */
+static int read_target_counters(void *arg, uint32_t ifindex, unsigned int hook,
+				struct ps_counters *c)
+{
+	const struct ps_capture *cap = arg;
+
+	for (int t = 0; t < cap->n_targets; t++)
+		if (cap->targets[t].ifindex == (int)ifindex && cap->targets[t].hook == hook)
+			return cap_target_counters(cap, t, c);
+	return -ENOENT;
+}
+
+struct ps_counter_src cap_counter_src(struct ps_capture *cap)
+{
+	return (struct ps_counter_src){ .read = read_target_counters, .arg = cap };
+}
+
+/* Packets of target t (or of all, t < 0) in every file so far; printing
+ * only, what was printed. */
+uint64_t cap_written_total(const struct ps_capture *cap, int t)
+{
+	uint64_t n = t < 0 ? cap->retired_written : 0;
+
+	if (cap->file)
+		return ps_capfile_written(cap->file, t);
+	for (int i = 0; i < cap->n_targets; i++)
+		if (t < 0 || i == t)
+			n += cap->targets[i].written;
+	return n;
+}
+
+/*
+ * The drop hook's packets by reason, into c (PS_DROP_REASON_SLOTS entries;
+ * names: as many buffers for reasons without a name); how many. 0 without
+ * the hook.
+ */
+static size_t drop_counts(const struct ps_capture *cap, struct ps_drop_count *c, char (*names)[32])
+{
+	uint64_t counts[PS_DROP_REASON_SLOTS];
+	size_t n = 0;
+
+	if (!(cap->hooks & PS_HOOKS_DROP) || ps_loader_read_drop_reasons(&cap->loader, counts))
+		return 0;
+	for (uint32_t r = 0; r < PS_DROP_REASON_SLOTS; r++) {
+		if (!counts[r])
+			continue;
+		/* The last slot holds every reason past it. */
+		c[n].reason = r == PS_DROP_REASON_SLOTS - 1 ?
+				      "OTHER" :
+				      ps_dropnames_reason(&cap->drops, r, names[n],
+							  sizeof(names[n]));
+		c[n++].n = counts[r];
+	}
+	return n;
+}
+
+/* The drop hook's packets by reason, after prefix; "" without the hook. */
+static void drop_reasons(const struct ps_capture *cap, const char *prefix, char *buf, size_t len)
+{
+	struct ps_drop_count c[PS_DROP_REASON_SLOTS];
+	char names[PS_DROP_REASON_SLOTS][32];
+
+	ps_report_drops(buf, len, prefix, c, drop_counts(cap, c, names));
+}
+
+/* The text --metrics serves, made anew from every counter. */
+void cap_publish_metrics(struct ps_capture *cap, uint64_t now_ns)
+{
+	struct ps_metrics_target *t = calloc((size_t)cap->n_targets + 1, sizeof(*t));
+	struct ps_drop_count drops[PS_DROP_REASON_SLOTS];
+	char names[PS_DROP_REASON_SLOTS][32];
+	struct ps_metrics_view v = {
+		.targets = t,
+		.n_targets = (size_t)cap->n_targets,
+		.drops = drops,
+		.n_drops = drop_counts(cap, drops, names),
+		.sflow = cap->sflow != NULL,
+		.start_time_s = cap->start_time_s,
+	};
+	size_t len;
+	char *body;
+
+	cap->metrics_at_ns = now_ns;
+	if (!t)
+		return;
+	/* The interfaces there are: a gone one's series ends. */
+	v.n_targets = 0;
+	for (int i = 0; i < cap->n_targets; i++) {
+		struct ps_metrics_target *m = &t[v.n_targets];
+
+		if (cap->targets[i].gone)
+			continue;
+		m->ifname = cap->targets[i].ifname;
+		m->hook = ps_hook_name(cap->targets[i].hook);
+		cap_target_counters(cap, i, &m->c);
+		m->written = cap_written_total(cap, i);
+		v.n_targets++;
+	}
+	if (cap->sflow) {
+		v.sflow_samples = cap->sflow->samples;
+		v.sflow_datagrams = cap->sflow->datagrams;
+		v.sflow_sent = cap->sflow->sent;
+		v.sflow_failed = cap->sflow->send_errors;
+		v.sflow_dropped = cap->sflow->paced_out;
+	}
+	len = ps_metrics_format(NULL, 0, &v);
+	body = malloc(len + 1);
+	if (body) {
+		ps_metrics_format(body, len + 1, &v);
+		ps_metrics_publish(cap->metrics, body, len);
+	}
+	free(t);
+}
+
+/* Every (interface, hook)'s counters, summed, those gone included. */
+static void sum_counters(const struct ps_capture *cap, struct ps_counters *all)
+{
+	*all = cap->retired;
+	for (int i = 0; i < cap->n_targets; i++) {
+		struct ps_counters c;
+
+		if (!cap_target_counters(cap, i, &c))
+			ps_counters_add(all, &c);
+	}
+}
+
+/* One --stats line: the counters, the packets written (in the files, as
+ * the summary and the ISBs count them), sFlow's sends, drops by reason. */
+void cap_print_stats(struct ps_capture *cap, uint64_t written, uint64_t prev_written,
+		     uint64_t elapsed_ns)
+{
+	struct ps_counters c;
+	char line[320], sflow[64] = "", drops[400], text[800];
+
+	sum_counters(cap, &c);
+	drop_reasons(cap, " drops ", drops, sizeof(drops));
+	ps_report_stats(line, sizeof(line), &c, written, prev_written, elapsed_ns, &cap->smp);
+	if (cap->sflow)
+		snprintf(sflow, sizeof(sflow), " sflow sent %llu failed %llu",
+			 (unsigned long long)cap->sflow->sent,
+			 (unsigned long long)cap->sflow->send_errors);
+	snprintf(text, sizeof(text), "%s%s%s\n", line, sflow, drops);
+	ps_log_text(text);
+}
+
+void cap_report_clock(const struct ps_capture *cap)
+{
+	struct ps_sampler *per_cpu = calloc(cap->loader.ncpus, sizeof(*per_cpu));
+	int err = per_cpu ? ps_loader_read_sampler(&cap->loader, per_cpu) : -ENOMEM;
+
+	if (err)
+		pr_warn("cannot read the clock sampling statistics: %s\n", strerror(-err));
+	else
+		ps_report_clock(per_cpu, cap->ticker.cpu, cap->ticker.n);
+	free(per_cpu);
+}
+
+/* The whole capture's stages, summed into *all; per target with -v. */
+static void report_stages(struct ps_capture *cap, struct ps_counters *all)
+{
+	*all = cap->retired;
+	for (int t = 0; t < cap->n_targets; t++) {
+		struct ps_target *tg = &cap->targets[t];
+		struct ps_counters c;
+		char line[320];
+
+		if (cap_target_counters(cap, t, &c))
+			continue; /* write_isbs said so */
+		ps_counters_add(all, &c);
+		ps_report_stages(line, sizeof(line), &c, cap_written_total(cap, t));
+		pr_info("%s %s: %s\n", tg->ifname, ps_hook_name(tg->hook), line);
+	}
+}
+
+/* The closing lines: every (interface, hook)'s stages with -v, the
+ * ingest's, the summary, drops by reason, sFlow's. */
+void cap_summary(struct ps_capture *cap)
+{
+	struct ps_summary sum = {
+		.written = 0,
+		.filter = cap->filter != NULL,
+		.smp = &cap->smp,
+		.transport = cap->transport,
+	};
+	char text[512], *sflow_line = NULL;
+
+	if (cap->sflow) {
+		char line[320], paced[120] = "";
+
+		if (cap->sflow->paced_out)
+			snprintf(paced, sizeof(paced),
+				 ", %llu dropped (they came faster than --sflow-burst lets them leave)",
+				 (unsigned long long)cap->sflow->paced_out);
+		snprintf(line, sizeof(line),
+			 "%llu sFlow samples in %llu datagrams: %llu sent, %llu failed%s\n",
+			 (unsigned long long)cap->sflow->samples,
+			 (unsigned long long)cap->sflow->datagrams,
+			 (unsigned long long)cap->sflow->sent,
+			 (unsigned long long)cap->sflow->send_errors, paced);
+		sflow_line = strdup(line);
+	}
+	report_stages(cap, &sum.all);
+
+	ps_ingest_report(cap->in, cap->transport == PS_TRANSPORT_RINGBUF);
+	/* Only what is whole in the files counts as captured. */
+	sum.written = cap_written_total(cap, -1);
+	if (cap->file && ps_capfile_failed(cap->file)) {
+		sum.write_error = true;
+		sum.lost_to_write = sum.all.emitted > sum.written ? sum.all.emitted - sum.written :
+								    0;
+	}
+	sum.buffer_hint_kib = ps_ingest_buffer_hint(cap->in, &cap->bufs,
+						    cap->transport == PS_TRANSPORT_RINGBUF,
+						    sum.all.output_errors);
+	sum.n_cpus = ps_ingest_n_sources(cap->in);
+	ps_report_summary(text, sizeof(text), &sum);
+	ps_log_text(text);
+	drop_reasons(cap, "kernel drops by reason: ", text, sizeof(text) - 1);
+	if (text[0])
+		ps_log_text(strcat(text, "\n")); /* room kept for it */
+	if (sflow_line)
+		ps_log_text(sflow_line);
+	free(sflow_line);
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The capture's parts, private to user/app/capture.c and its cap_*.c:
+ * capture.c keeps the session's steps (init, resolve, setup, loop,
+ * reload, finish, teardown) and calls down into
+ *   cap_ifaces.c    the interfaces: -i's names and patterns, and those that
+ *                   come, go, go down and come up (the link watch)
+ *   cap_programs.c  the programs: loaded, attached, a reload's swapped in
+ *   cap_outputs.c   the targets, the ingest and its sinks, one failure policy
+ *   cap_stats.c     the counters, --stats, --metrics, the closing summary
+ * Interfaces that come later are attached and given outputs through
+ * cap_programs.c and cap_outputs.c; nothing calls back up into capture.c.
+ */
+#ifndef PS_CAPTURE_INT_H
+#define PS_CAPTURE_INT_H
+
+#include "capture.h"
+#include "linkwatch.h"
+
+/* cap_ifaces.c */
+/* An interface's place in the capture's list, or -1. */
+int cap_slot_of(const struct ps_capture *cap, int ifindex);
+/* Every interface there is, as if each had just told us (following: the
+ * ones missed while rtnetlink's news were lost, or before it listened). */
+void cap_rescan(struct ps_capture *cap);
+/* What rtnetlink told us; if it dropped news, ask about every interface. */
+void cap_read_link_events(struct ps_capture *cap);
+/* A reload's interfaces and patterns: those left out go, those now in
+ * come, and those refused before are asked about again. */
+void cap_ifaces_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg);
+
+/* cap_programs.c */
+/* perf buffers, or the ring where perf events are closed to us. */
+int cap_choose_transport(struct ps_capture *cap);
+/* Where TC may attach through clsact, the guardian (guardian.h). */
+int cap_start_guardian(struct ps_capture *cap);
+int cap_load_programs(struct ps_capture *cap);
+/* The interfaces the hooks count and capture (the kernel's ifaces map). */
+int cap_add_kernel_ifaces(struct ps_capture *cap);
+/* Every interface's hooks: XDP lower devices first, tracing, drop, TC. */
+int cap_attach_all(struct ps_capture *cap);
+/* Interface i's hooks, as at the start (XDP, then TC): one that came. */
+int cap_attach_iface(struct ps_capture *cap, int i);
+void cap_set_promiscuous(struct ps_capture *cap);
+/* A reload's new filter or sampling, in place on every hook at once. */
+int cap_swap_programs(struct ps_capture *cap, struct ps_filter *filter,
+		      const struct ps_sampling *smp);
+
+/* cap_outputs.c */
+/* One target per (interface, hook), with room for max_ifaces. */
+int cap_plan_targets(struct ps_capture *cap);
+/* Interface i's targets, taken (before it is attached); 0 or -E2BIG. */
+int cap_take_targets(struct ps_capture *cap, int i);
+/* What each target's IDB says: the hook, how attached, the sampling. */
+void cap_describe_targets(struct ps_capture *cap);
+void cap_describe_target_idb(struct ps_capture *cap, int t);
+/* Interface i attached: its targets' IDBs, and sFlow samplers. */
+int cap_open_targets(struct ps_capture *cap, int i);
+/* The ingest, its sinks in order (file, printed lines, sFlow), buffers. */
+int cap_open_ingest(struct ps_capture *cap);
+/* An output's error ended the capture: one line, or none where the
+ * reader left (as tcpdump's | head); the error to end with, or 0. */
+int cap_output_failed(struct ps_capture *cap, int err);
+
+/* cap_stats.c */
+/* The kernel's exact counters, for the outputs (ISBs, sFlow). */
+struct ps_counter_src cap_counter_src(struct ps_capture *cap);
+/* Target t's counters: the kernel's, or, its interface gone, as they
+ * were then. 0 or -errno. */
+int cap_target_counters(const struct ps_capture *cap, int t, struct ps_counters *c);
+/* Packets of target t (or of all, t < 0) in every file so far; printing
+ * only, what was printed. */
+uint64_t cap_written_total(const struct ps_capture *cap, int t);
+/* The text --metrics serves, made anew from every counter. */
+void cap_publish_metrics(struct ps_capture *cap, uint64_t now_ns);
+/* One --stats line. */
+void cap_print_stats(struct ps_capture *cap, uint64_t written, uint64_t prev_written,
+		     uint64_t elapsed_ns);
+/* --sample-interval's clock, per CPU. */
+void cap_report_clock(const struct ps_capture *cap);
+/* The closing lines: stages (-v), the ingest's, the summary, drops, sFlow. */
+void cap_summary(struct ps_capture *cap);
+
+#endif

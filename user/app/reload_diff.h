@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What a new configuration changes against the running one (SIGHUP with
+ * --config): pure, unit-tested (tests/unit/test_reload_diff.c). A setting
+ * is applied live, needs new programs (the filter, the sampling: swapped
+ * in place on every hook), or needs a restart (named in the one line the
+ * capture says).
+ */
+#ifndef PS_RELOAD_DIFF_H
+#define PS_RELOAD_DIFF_H
+
+#include <stdbool.h>
+#include "capture_cfg.h"
+
+struct ps_reload_diff {
+	/* The first setting that only a restart can change, as the user
+	 * writes it ("snaplen", ...); NULL: none. */
+	const char *restart;
+	bool programs; /* the filter or the sampling: new programs */
+	bool metrics;  /* --metrics turned on or off, or to another address */
+};
+
+/* run: the running configuration and its filter expression (NULL: none);
+ * next: the new one. */
+void ps_reload_diff(const struct ps_capture_cfg *run, const char *run_filter,
+		    const struct ps_capture_cfg *next, const char *next_filter,
+		    struct ps_reload_diff *d);
+
+#endif
