@@ -217,7 +217,7 @@ static void isb_stages_add_up(void **state)
 	char buf[320];
 
 	(void)state;
-	ps_report_stages(buf, sizeof(buf), &every_stage, 70);
+	ps_counters_format(buf, sizeof(buf), &every_stage, 70);
 	assert_string_equal(buf, "seen=1000 filtered-out=600 sampled-out=300 rate-limited=20 "
 				 "emitted=80 written=70 lost=5");
 }

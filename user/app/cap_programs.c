@@ -340,6 +340,21 @@ int cap_attach_iface(struct ps_capture *cap, int i)
 	return err;
 }
 
+/* What the outputs say of the sampling and the filter, from a swap on:
+ * the file's interfaces anew, after the last statistics of the old. */
+static int describe_anew(struct ps_capture *cap)
+{
+	cap->sampling[0] = '\0';
+	if (ps_sampling_active(&cap->smp))
+		ps_sampling_describe(&cap->smp, cap->sampling, sizeof(cap->sampling));
+	ps_sampling_tag(&cap->smp, cap->tag, sizeof(cap->tag));
+	cap_describe_targets(cap);
+	if (!cap->file)
+		return 0;
+	return ps_capfile_renew(cap->file, cap->filter ? cap->filter->expr : NULL,
+				cap->filter || ps_sampling_active(&cap->smp));
+}
+
 /*
  * A reload's new filter or sampling: the programs built anew with them,
  * on the same maps (buffers, counters, pools, interfaces, owners), and put
@@ -419,15 +434,5 @@ int cap_swap_programs(struct ps_capture *cap, struct ps_filter *filter,
 	cap->own_filter = filter;
 	cap->filter = filter;
 	cap->smp = s;
-	/* What the outputs say of the sampling and the filter, from here on:
-	 * the file's interfaces anew, after the last statistics of the old. */
-	cap->sampling[0] = '\0';
-	if (ps_sampling_active(&cap->smp))
-		ps_sampling_describe(&cap->smp, cap->sampling, sizeof(cap->sampling));
-	ps_sampling_tag(&cap->smp, cap->tag, sizeof(cap->tag));
-	cap_describe_targets(cap);
-	if (cap->file)
-		err = ps_capfile_renew(cap->file, filter ? filter->expr : NULL,
-				       filter || ps_sampling_active(&cap->smp));
-	return err;
+	return describe_anew(cap);
 }

@@ -194,7 +194,7 @@ static void report_stages(struct ps_capture *cap, struct ps_counters *all)
 		if (cap_target_counters(cap, t, &c))
 			continue; /* write_isbs said so */
 		ps_counters_add(all, &c);
-		ps_report_stages(line, sizeof(line), &c, cap_written_total(cap, t));
+		ps_counters_format(line, sizeof(line), &c, cap_written_total(cap, t));
 		pr_info("%s %s: %s\n", tg->ifname, ps_hook_name(tg->hook), line);
 	}
 }

@@ -12,83 +12,17 @@
 #include "sampling.h"
 #include "pktsample.h"
 
-int ps_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
-{
-	unsigned long long x;
-	char *end;
-
-	/* Digits first: strtoull would skip blanks and take a sign. */
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || *end || x < min || x > max)
-		return -EINVAL;
-	*v = x;
-	return 0;
-}
-
-int ps_parse_hooks(const char *s, unsigned int *mask)
-{
-	unsigned int m = 0;
-	const char *p = s;
-
-	while (p && *p) {
-		size_t n = strcspn(p, ",");
-		unsigned int h;
-
-		for (h = 0; h < PS_HOOK_MAX; h++)
-			if (strlen(ps_hook_name(h)) == n && !strncmp(p, ps_hook_name(h), n))
-				break;
-		if (h == PS_HOOK_MAX)
-			return -EINVAL;
-		/* Where a drop's bytes start is the packet's business: drop
-		 * takes both. */
-		m |= h == PS_HOOK_DROP ? PS_HOOKS_DROP : 1u << h;
-		p += n;
-		if (*p == ',' && !*++p)
-			return -EINVAL; /* a trailing comma: an item is missing */
-	}
-	if (!m)
-		return -EINVAL;
-	*mask = m;
-	return 0;
-}
-
-int ps_parse_duration_ms(const char *s, uint64_t *ms)
-{
-	static const struct {
-		const char *suffix;
-		uint64_t ms;
-	} units[] = {
-		{ "", 1000 }, { "s", 1000 }, { "ms", 1 }, { "m", 60000 }, { "h", 3600000 },
-	};
-	unsigned long long x;
-	char *end;
-	size_t i;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].suffix))
-			continue;
-		if (x == 0 || x > UINT64_MAX / units[i].ms)
-			return -EINVAL;
-		*ms = x * units[i].ms;
-		return 0;
-	}
-	return -EINVAL;
-}
-
 /*
  * One row per option: getopt's table, the help text and the handler, or
  * for a switch, a counted switch or a string kept as given the field of
  * struct ps_opts it sets.
  */
+/* One word of an option that takes one of a few (--xdp-mode native). */
+struct cli_word {
+	const char *name;
+	unsigned int value;
+};
+
 struct cli_opt {
 	const char *name;
 	int key;
@@ -96,18 +30,32 @@ struct cli_opt {
 	const char *arg;
 	const char *help;
 	int (*set)(struct ps_opts *o, const char *arg, char *err, size_t errlen);
-	size_t field;	/* SET_FLAG: a bool, SET_COUNT: an unsigned int, SET_STR: a
-		       * const char * in struct ps_opts */
-	bool live;	/* only a live capture takes it, not -r */
-	bool hidden;	/* not in --help: Wireshark's extcap options */
-	bool no_config; /* not a setting of a configuration file (config.h) */
-	enum { SET_BY_FN, SET_FLAG, SET_COUNT, SET_STR } kind; /* SET_BY_FN: set() */
+	size_t field; /* SET_FLAG: a bool, SET_COUNT and SET_WORD: an unsigned int (or
+		       * enum), SET_STR: a const char * in struct ps_opts */
+	const struct cli_word *words; /* SET_WORD: its words and their values */
+	const char *shown;	      /* SET_WORD: the option as its error names it */
+	bool live;		      /* only a live capture takes it, not -r */
+	bool hidden;		      /* not in --help: Wireshark's extcap options */
+	bool no_config;		      /* not a setting of a configuration file (config.h) */
+	enum { SET_BY_FN, SET_FLAG, SET_COUNT, SET_STR, SET_WORD } kind; /* SET_BY_FN: set() */
 };
 /* A switch: sets a bool. A counted switch (-t, -x, ...): each use adds one. */
 #define FLAG(f) .kind = SET_FLAG, .field = offsetof(struct ps_opts, f)
 #define COUNT(f) .kind = SET_COUNT, .field = offsetof(struct ps_opts, f)
 /* A string kept as given (the extcap options; user/app/extcap.c checks them). */
 #define STR(f) .kind = SET_STR, .field = offsetof(struct ps_opts, f)
+/* One of a few words, into an unsigned int or enum field (in the error's
+ * order: "use native, skb or auto"). */
+#define WORDS(shown_as, f, ...)                                                    \
+	.kind = SET_WORD, .field = offsetof(struct ps_opts, f), .shown = shown_as, \
+	.words = (const struct cli_word[])                                         \
+	{                                                                          \
+		__VA_ARGS__,                                                       \
+		{                                                                  \
+			NULL, 0                                                    \
+		}                                                                  \
+	}
+_Static_assert(sizeof(enum ps_xdp_mode) == sizeof(unsigned int), "SET_WORD writes enums");
 /* Marks a row that -r refuses. */
 #define LIVE .live = true
 /* Marks a row --help does not list. */
@@ -252,34 +200,6 @@ static int set_count(struct ps_opts *o, const char *a, char *err, size_t len)
 	return 0;
 }
 
-int ps_parse_file_size(const char *s, uint64_t *bytes)
-{
-	static const struct {
-		char suffix;
-		uint64_t unit;
-	} units[] = {
-		{ '\0', 1000000 }, { 'k', 1024 },    { 'K', 1024 },    { 'm', 1 << 20 },
-		{ 'M', 1 << 20 },  { 'g', 1 << 30 }, { 'G', 1 << 30 },
-	};
-	unsigned long long x;
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || !x || (*end && end[1]))
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (*end == units[i].suffix) {
-			if (x > UINT64_MAX / units[i].unit)
-				return -EINVAL;
-			*bytes = x * units[i].unit;
-			return 0;
-		}
-	return -EINVAL;
-}
-
 static int set_file_size(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (ps_parse_file_size(a, &o->file_size))
@@ -341,38 +261,36 @@ static int set_buffer(struct ps_opts *o, const char *a, char *err, size_t len)
 	return 0;
 }
 
-/* The index of word a in names[n] (an enum's values, in order), or -1. */
-static int pick_word(const char *a, const char *const *names, int n)
+/* Word a's value among words (ended by a NULL name) into *v; or -EINVAL
+ * and "bad OPT 'a': use x, y or z", the words in the table's order. */
+static int pick_word(const char *opt, const struct cli_word *words, const char *a, unsigned int *v,
+		     char *err, size_t len)
 {
+	char use[128] = "";
+	int n = 0;
+
+	for (const struct cli_word *w = words; w->name; w++, n++)
+		if (!strcmp(a, w->name)) {
+			*v = w->value;
+			return 0;
+		}
 	for (int i = 0; i < n; i++)
-		if (!strcmp(a, names[i]))
-			return i;
-	return -1;
-}
-
-static int set_xdp_mode(struct ps_opts *o, const char *a, char *err, size_t len)
-{
-	static const char *const names[] = {
-		[PS_XDP_AUTO] = "auto",
-		[PS_XDP_NATIVE] = "native",
-		[PS_XDP_SKB] = "skb",
-	};
-	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
-
-	if (i < 0)
-		return ps_fail(err, len, "bad --xdp-mode '%s': use native, skb or auto", a);
-	o->xdp_mode = (enum ps_xdp_mode)i;
-	return 0;
+		snprintf(use + strlen(use), sizeof(use) - strlen(use), "%s%s",
+			 !i	    ? "" :
+			 i == n - 1 ? " or " :
+				      ", ",
+			 words[i].name);
+	return ps_fail(err, len, "bad %s '%s': use %s", opt, a, use);
 }
 
 static int set_context(struct ps_opts *o, const char *a, char *err, size_t len)
 {
-	static const char *const names[] = { "off", "on" };
-	int i = pick_word(a, names, 2);
+	static const struct cli_word words[] = { { "on", 1 }, { "off", 0 }, { NULL, 0 } };
+	unsigned int on;
 
-	if (i < 0)
-		return ps_fail(err, len, "bad --context '%s': use on or off", a);
-	o->no_context = i == 0;
+	if (pick_word("--context", words, a, &on, err, len))
+		return -EINVAL;
+	o->no_context = !on;
 	return 0;
 }
 
@@ -420,82 +338,6 @@ static int set_netns(struct ps_opts *o, const char *a, char *err, size_t len)
 	if (!*a)
 		return ps_fail(err, len, "empty --netns");
 	o->netns = a;
-	return 0;
-}
-
-static int set_transport(struct ps_opts *o, const char *a, char *err, size_t len)
-{
-	static const char *const names[] = {
-		[PS_TRANSPORT_PERF] = "perf",
-		[PS_TRANSPORT_RINGBUF] = "ringbuf",
-	};
-	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
-
-	if (i < 0)
-		return ps_fail(err, len, "bad --transport '%s': use perf or ringbuf", a);
-	o->transport = (unsigned int)i;
-	o->transport_given = true;
-	return 0;
-}
-
-static int set_tc_mode(struct ps_opts *o, const char *a, char *err, size_t len)
-{
-	static const char *const names[] = {
-		[PS_TC_AUTO] = "auto",
-		[PS_TC_TCX] = "tcx",
-		[PS_TC_CLSACT] = "clsact",
-	};
-	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
-
-	if (i < 0)
-		return ps_fail(err, len, "bad --tc-mode '%s': use tcx, clsact or auto", a);
-	o->tc_mode = (enum ps_tc_mode)i;
-	return 0;
-}
-
-static int set_tc_position(struct ps_opts *o, const char *a, char *err, size_t len)
-{
-	static const char *const names[] = {
-		[PS_TC_WIRE] = "wire",
-		[PS_TC_FIRST] = "first",
-		[PS_TC_LAST] = "last",
-	};
-	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
-
-	if (i < 0)
-		return ps_fail(err, len, "bad --tc-position '%s': use first, last or wire", a);
-	o->tc_position = (enum ps_tc_position)i;
-	return 0;
-}
-
-/* tcpdump's -Q: in is the ingress hook pktsample uses by default (TC). */
-static int set_direction(struct ps_opts *o, const char *a, char *err, size_t len)
-{
-	static const char *const names[] = { "in", "out", "inout" };
-	static const unsigned int hooks[] = {
-		PS_HOOK_BIT(PS_HOOK_TC_INGRESS),
-		PS_HOOK_BIT(PS_HOOK_TC_EGRESS),
-		PS_HOOKS_DEFAULT,
-	};
-	int i = pick_word(a, names, 3);
-
-	if (i < 0)
-		return ps_fail(err, len, "bad -Q '%s': use in, out or inout", a);
-	o->direction_hooks = hooks[i];
-	return 0;
-}
-
-static int set_xdp_attach(struct ps_opts *o, const char *a, char *err, size_t len)
-{
-	static const char *const names[] = {
-		[PS_XDP_VIA_LINK] = "link",
-		[PS_XDP_VIA_LIBXDP] = "libxdp",
-	};
-	int i = pick_word(a, names, (int)(sizeof(names) / sizeof(names[0])));
-
-	if (i < 0)
-		return ps_fail(err, len, "bad --xdp-attach '%s': use link or libxdp", a);
-	o->xdp_attach = (enum ps_xdp_attach)i;
 	return 0;
 }
 
@@ -701,7 +543,9 @@ static const struct cli_opt cli_opts[] = {
 	{ "direction", 'Q', required_argument, "DIR",
 	  "in (tc-ingress), out (tc-egress) or inout (both, the default), as tcpdump's -Q; "
 	  "around another XDP program too",
-	  set_direction, LIVE },
+	  WORDS("-Q", direction_hooks, { "in", PS_HOOK_BIT(PS_HOOK_TC_INGRESS) },
+		{ "out", PS_HOOK_BIT(PS_HOOK_TC_EGRESS) }, { "inout", PS_HOOKS_DEFAULT }),
+	  LIVE },
 	{ "no-promiscuous-mode", 'p', no_argument, NULL,
 	  "do not put the interfaces into promiscuous mode", FLAG(no_promisc), LIVE },
 	{ "list-interfaces", 'D', no_argument, NULL,
@@ -720,19 +564,31 @@ static const struct cli_opt cli_opts[] = {
 	  "threads reading the perf buffers (default: one per 8 CPUs, at most half the cores)",
 	  set_threads, LIVE },
 	{ "transport", KEY_TRANSPORT, required_argument, "KIND",
-	  "perf (default: per-CPU perf buffers) or ringbuf (one BPF ring)", set_transport, LIVE },
+	  "perf (default: per-CPU perf buffers) or ringbuf (one BPF ring)",
+	  WORDS("--transport", transport, { "perf", PS_TRANSPORT_PERF },
+		{ "ringbuf", PS_TRANSPORT_RINGBUF }),
+	  LIVE },
 	{ "xdp-mode", KEY_XDP_MODE, required_argument, "MODE",
 	  "with --hook xdp: native, skb or auto (default: skb on veth, else native if the driver has it)",
-	  set_xdp_mode, LIVE },
+	  WORDS("--xdp-mode", xdp_mode, { "native", PS_XDP_NATIVE }, { "skb", PS_XDP_SKB },
+		{ "auto", PS_XDP_AUTO }),
+	  LIVE },
 	{ "tc-mode", KEY_TC_MODE, required_argument, "MODE",
-	  "TC attach: tcx, clsact or auto (default auto: tcx, else clsact)", set_tc_mode, LIVE },
+	  "TC attach: tcx, clsact or auto (default auto: tcx, else clsact)",
+	  WORDS("--tc-mode", tc_mode, { "tcx", PS_TC_TCX }, { "clsact", PS_TC_CLSACT },
+		{ "auto", PS_TC_AUTO }),
+	  LIVE },
 	{ "xdp-attach", KEY_XDP_ATTACH, required_argument, "HOW",
 	  "link (default: the kernel detaches it if pktsample dies) or libxdp (its dispatcher)",
-	  set_xdp_attach, LIVE },
+	  WORDS("--xdp-attach", xdp_attach, { "link", PS_XDP_VIA_LINK },
+		{ "libxdp", PS_XDP_VIA_LIBXDP }),
+	  LIVE },
 	{ "tc-position", KEY_TC_POSITION, required_argument, "WHERE",
 	  "first or last among the TC programs already there (default wire: first at "
 	  "ingress, last at egress, as tcpdump sees it)",
-	  set_tc_position, LIVE },
+	  WORDS("--tc-position", tc_position, { "first", PS_TC_FIRST }, { "last", PS_TC_LAST },
+		{ "wire", PS_TC_WIRE }),
+	  LIVE },
 	{ "filter-file", 'F', required_argument, "FILE",
 	  "read the filter expression from FILE ('#' starts a comment)", set_filter_file },
 	{ "dump-filter", 'd', no_argument, NULL,
@@ -829,6 +685,11 @@ static int apply(struct ps_opts *o, const struct cli_opt *c, const char *value, 
 	case SET_STR:
 		*(const char **)field = value;
 		return 0;
+	case SET_WORD:
+		if (pick_word(c->shown, c->words, value, (unsigned int *)field, err, errlen))
+			return -EINVAL;
+		o->transport_given |= c->field == offsetof(struct ps_opts, transport);
+		return 0;
 	case SET_BY_FN:
 		break;
 	}
@@ -891,41 +752,6 @@ void ps_cli_usage(FILE *f)
 	      "XDP and TC programs run, in the kernel verifier's notation.\n"
 	      "\nExit status: 0 done, 1 runtime failure, 2 usage error.\n",
 	      f);
-}
-
-/*
- * sFlow carries a 1-in-N sampling rate, and collectors multiply by it:
- * random (--sample N) and count (every Nth per CPU) are 1 in N, no
- * sampling is 1 in 1. Whole flows, a clock, or a rate cap have no such N.
- */
-static int check_sflow(struct ps_opts *o, char *err, size_t errlen)
-{
-	struct ps_sflow_config *c = &o->sflow;
-
-	if (!c->n_collectors) {
-		if (o->sflow_opts)
-			return ps_fail(
-				err, errlen,
-				"--sflow-agent, --sflow-header and --sflow-counters need --sflow");
-		return 0;
-	}
-	if (o->sample_mode == PS_SAMPLE_FLOW || o->sample_mode == PS_SAMPLE_CLOCK)
-		return ps_fail(err, errlen, "--sflow needs a 1-in-N rate: use --sample N, not %s",
-			       o->sample_mode == PS_SAMPLE_FLOW ? "--sample-flows" :
-								  "--sample-interval");
-	if (o->max_rate)
-		return ps_fail(err, errlen,
-			       "--sflow needs a 1-in-N rate, which --max-rate would break");
-	if (o->sample_n > UINT32_MAX)
-		return ps_fail(err, errlen, "--sflow carries a rate of at most %u", UINT32_MAX);
-	c->rate = o->sample_mode == PS_SAMPLE_ALL ? 1 : (uint32_t)o->sample_n;
-	if (!c->header_bytes)
-		c->header_bytes = 128;
-	if (!c->counters_s)
-		c->counters_s = 20;
-	if (!c->burst)
-		c->burst = PS_SFLOW_BURST_DEFAULT;
-	return 0;
 }
 
 /* What was wrong with --NAME[=VALUE], which getopt_long refused. */
@@ -1032,72 +858,5 @@ int ps_cli_parse_at(int argc, char **argv, struct ps_opts *o, char *err, size_t 
 		o->filter_words = &argv[optind];
 		o->n_filter_words = argc - optind;
 	}
-	return 0;
-}
-
-int ps_cli_check(struct ps_opts *o, char *err, size_t errlen)
-{
-	int ret;
-
-	if (o->direction_hooks && o->hooks_given)
-		return ps_fail(err, errlen, "-Q and --hook exclude each other: -Q picks the hooks");
-	if (o->direction_hooks) {
-		o->hooks = o->direction_hooks;
-		o->hooks_given = true;
-	}
-	if (o->sample_mode_given && o->sample_mode != PS_SAMPLE_RANDOM)
-		return ps_fail(err, errlen, "--sample-mode needs --sample N");
-	if (o->sample_mode == PS_SAMPLE_RANDOM && o->sample_count)
-		o->sample_mode = PS_SAMPLE_COUNT;
-	ret = check_sflow(o, err, errlen);
-	if (ret)
-		return ret;
-	if (o->filter_file && o->n_filter_words)
-		return ps_fail(err, errlen,
-			       "give the filter either as arguments or with -F, not both ('%s')",
-			       o->filter_words[0]);
-	if (o->filter_expr && (o->filter_file || o->n_filter_words))
-		return ps_fail(err, errlen,
-			       "give the filter once: --filter, -F or the words after the options");
-	if (o->filter_expr) {
-		/* One word: the expression as given. */
-		o->filter_words = &o->filter_expr;
-		o->n_filter_words = 1;
-	}
-	if (o->dump_filter) {
-		if (!o->filter_file && !o->n_filter_words)
-			return ps_fail(err, errlen, "-d needs a filter expression");
-		return 0;
-	}
-	if (o->ts_format > 5)
-		return ps_fail(err, errlen, "-t repeats at most five times (-ttttt)");
-	if (o->print && o->output && !strcmp(o->output, "-"))
-		return ps_fail(err, errlen, "--print and -w - would both write to stdout");
-	if (o->read_file) {
-		if (o->live_opt[0])
-			return ps_fail(err, errlen, "%s is for a live capture; -r reads a file",
-				       o->live_opt);
-		return 0;
-	}
-	if (!o->n_ifaces)
-		return ps_fail(err, errlen, "no interface: use -i IFACE (or -r FILE to read one)");
-	if (o->no_context && (o->ctx_pid || o->ctx_comm || o->ctx_cgroup || o->ctx_container))
-		return ps_fail(err, errlen,
-			       "--%s needs --context on: it filters on whom packets "
-			       "belong to",
-			       o->ctx_pid    ? "pid" :
-			       o->ctx_comm   ? "comm" :
-			       o->ctx_cgroup ? "cgroup" :
-					       "container");
-	if ((o->file_size || o->rotate_seconds) && (!o->output || !strcmp(o->output, "-")))
-		return ps_fail(err, errlen, "-C and -G need -w FILE, not stdout");
-	if (o->file_count && !o->file_size && !o->rotate_seconds)
-		return ps_fail(err, errlen, "-W needs -C or -G");
-	if (o->postrotate_cmd && !o->file_size && !o->rotate_seconds)
-		return ps_fail(err, errlen, "-z needs -C or -G");
-	if (o->user && o->xdp_attach == PS_XDP_VIA_LIBXDP)
-		return ps_fail(
-			err, errlen,
-			"-Z cannot be used with --xdp-attach libxdp: libxdp needs CAP_SYS_ADMIN to detach");
 	return 0;
 }

@@ -114,15 +114,6 @@ int ps_report_drops(char *buf, size_t len, const char *prefix, struct ps_drop_co
 	return w;
 }
 
-int ps_report_stages(char *buf, size_t len, const struct ps_counters *c, uint64_t written)
-{
-	return snprintf(buf, len,
-			"seen=%llu filtered-out=%llu sampled-out=%llu rate-limited=%llu "
-			"emitted=%llu written=%llu lost=%llu",
-			ULL(c->seen), ULL(c->filtered), ULL(c->sampled_out), ULL(c->rate_limited),
-			ULL(c->emitted + c->output_errors), ULL(written), ULL(c->output_errors));
-}
-
 int ps_report_idb_comment(char *buf, size_t len, unsigned int hook, const char *attached_via,
 			  const char *sampling)
 {

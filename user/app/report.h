@@ -47,14 +47,6 @@ int ps_report_stats(char *buf, size_t len, const struct ps_counters *c, uint64_t
 		    uint64_t prev_written, uint64_t elapsed_ns, const struct ps_sampling *smp);
 
 /*
- * Every stage of one (interface, hook), for its ISB comment and -v, so a
- * reader can check the sums and scale back:
- * seen = filtered-out + sampled-out + rate-limited + emitted,
- * emitted = written + lost (lost: the buffer was full).
- */
-int ps_report_stages(char *buf, size_t len, const struct ps_counters *c, uint64_t written);
-
-/*
  * The IDB comment: how the hook was attached, and the sampling. sampling is
  * ps_sampling_describe()'s text, or "" when every packet is kept: built
  * once by the caller, it is the same for every interface.

@@ -11,7 +11,6 @@
 #include "counters.h"
 #include "hooks.h"
 #include "log.h"
-#include "report.h"
 
 static uint64_t wall_ns(void)
 {
@@ -129,7 +128,7 @@ static int write_isb(struct ps_capfile *f, int t, uint64_t end_ns)
 	}
 	ps_counters_sub(&c, &now, &f->file_base[t]);
 	f->file_base[t] = now;
-	ps_report_stages(line, sizeof(line), &c, written);
+	ps_counters_format(line, sizeof(line), &c, written);
 	snprintf(comment, sizeof(comment), "%s%s", f->gone[t] ? "interface disappeared; " : "",
 		 line);
 	return pcapng_write_isb(f->w, &(struct pcapng_isb){

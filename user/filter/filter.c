@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "decode.h" /* PS_LINKTYPE_* */
+#include "linktype.h"
 #include "filter.h"
 
 _Static_assert(sizeof(struct ps_cbpf_insn) == sizeof(struct sock_filter),

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "wake.h"
 
 struct perf_event_attr;
 
@@ -75,22 +76,6 @@ int ps_source_open_memory(struct ps_source *s, int cpu, void *area, size_t data_
 /* Map the BPF ring buffer map ring_fd of ring_bytes. 0 or -errno. */
 int ps_source_open_ring(struct ps_source *s, int ring_fd, uint32_t ring_bytes);
 void ps_source_close(struct ps_source *s);
-
-/*
- * The kernel wakes the reader each time this much more of a buffer of
- * `size` bytes (a power of two) has been written: a sixteenth, the perf
- * buffers' wakeup watermark and the ring's programs' mark; a round reads
- * at most as much of a buffer. A per-record wakeup would cost the sender
- * most of its rate. With -B 4096 at 2,000-2,400 MB/s (bench/bulk.sh,
- * doc/performance.md) a quarter lost twice the packets of an eighth, and
- * an eighth three to four times those of a sixteenth through the perf
- * buffers (the ring the same either way): a reader woken sooner and
- * holding less per round leaves the producer more room.
- */
-static inline uint64_t ps_source_wake_bytes(uint64_t size)
-{
-	return size / 16;
-}
 
 /* Where the producer is now: a round reads up to it and no further. */
 uint64_t ps_source_head(const struct ps_source *s);

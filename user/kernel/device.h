@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <net/if.h>
-#include "decode.h" /* PS_LINKTYPE_* */
+#include "linktype.h"
 #include "hooks.h"
 
 struct ps_device {

@@ -13,7 +13,7 @@
 #include "loader.h"
 #include "log.h"
 #include "sampling.h"
-#include "source.h"
+#include "wake.h"
 #include "splice.h"
 #include "pktsample.skel.h"
 #include "pktsample_nokfunc.skel.h"

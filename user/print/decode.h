@@ -24,20 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Link types we decode (pcap LINKTYPE_*; 12 is DLT_RAW as Linux numbers
- * it, which files from Linux hold). */
-#define PS_LINKTYPE_NULL 0
-#define PS_LINKTYPE_ETHERNET 1
-#define PS_LINKTYPE_RAW_DLT 12
-#define PS_LINKTYPE_RAW 101
-#define PS_LINKTYPE_LOOP 108
-#define PS_LINKTYPE_LINUX_SLL 113
-#define PS_LINKTYPE_IPV4 228
-#define PS_LINKTYPE_IPV6 229
-#define PS_LINKTYPE_LINUX_SLL2 276
-#define PS_LINKTYPE_PPP 9
-#define PS_LINKTYPE_PPP_HDLC 50
-#define PS_LINKTYPE_PPP_ETHER 51
+#include "linktype.h"
 #define PS_LINKTYPE_PPP_PPPD 166
 
 #define PS_TCP_CONV_BUCKETS 919 /* tcpdump's TSEQ_HASHSIZE */

@@ -18,7 +18,7 @@
 #include "counters.h"
 #include "hooks.h"
 #include "log.h"
-#include "decode.h"
+#include "linktype.h"
 #include "linkwatch.h"
 #include "sflowexp.h"
 

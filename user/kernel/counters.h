@@ -5,6 +5,7 @@
 #define PS_COUNTERS_H
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "pktsample.h"
 
@@ -42,5 +43,13 @@ static inline int ps_counter_read(const struct ps_counter_src *src, uint32_t ifi
 {
 	return src && src->read ? src->read(src->arg, ifindex, hook, c) : -ENOENT;
 }
+
+/*
+ * Every stage of one (interface, hook), for its ISB comment and -v, so a
+ * reader can check the sums and scale back:
+ * seen = filtered-out + sampled-out + rate-limited + emitted,
+ * emitted = written + lost (lost: the buffer was full).
+ */
+int ps_counters_format(char *buf, size_t len, const struct ps_counters *c, uint64_t written);
 
 #endif
