@@ -283,6 +283,20 @@ static int pick_word(const char *opt, const struct cli_word *words, const char *
 	return ps_fail(err, len, "bad %s '%s': use %s", opt, a, use);
 }
 
+/* A --transport given is kept even where perf events are closed (no
+ * fallback to the ring): it was asked for. */
+static int set_transport(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	static const struct cli_word words[] = { { "perf", PS_TRANSPORT_PERF },
+						 { "ringbuf", PS_TRANSPORT_RINGBUF },
+						 { NULL, 0 } };
+
+	if (pick_word("--transport", words, a, &o->transport, err, len))
+		return -EINVAL;
+	o->transport_given = true;
+	return 0;
+}
+
 static int set_context(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	static const struct cli_word words[] = { { "on", 1 }, { "off", 0 }, { NULL, 0 } };
@@ -564,10 +578,7 @@ static const struct cli_opt cli_opts[] = {
 	  "threads reading the perf buffers (default: one per 8 CPUs, at most half the cores)",
 	  set_threads, LIVE },
 	{ "transport", KEY_TRANSPORT, required_argument, "KIND",
-	  "perf (default: per-CPU perf buffers) or ringbuf (one BPF ring)",
-	  WORDS("--transport", transport, { "perf", PS_TRANSPORT_PERF },
-		{ "ringbuf", PS_TRANSPORT_RINGBUF }),
-	  LIVE },
+	  "perf (default: per-CPU perf buffers) or ringbuf (one BPF ring)", set_transport, LIVE },
 	{ "xdp-mode", KEY_XDP_MODE, required_argument, "MODE",
 	  "with --hook xdp: native, skb or auto (default: skb on veth, else native if the driver has it)",
 	  WORDS("--xdp-mode", xdp_mode, { "native", PS_XDP_NATIVE }, { "skb", PS_XDP_SKB },
@@ -688,7 +699,6 @@ static int apply(struct ps_opts *o, const struct cli_opt *c, const char *value, 
 	case SET_WORD:
 		if (pick_word(c->shown, c->words, value, (unsigned int *)field, err, errlen))
 			return -EINVAL;
-		o->transport_given |= c->field == offsetof(struct ps_opts, transport);
 		return 0;
 	case SET_BY_FN:
 		break;
