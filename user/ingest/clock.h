@@ -4,6 +4,7 @@
 #define PS_CLOCK_H
 
 #include <stdint.h>
+#include <time.h>
 
 struct ps_clock {
 	int64_t offset_ns; /* realtime - monotonic */
@@ -14,6 +15,11 @@ struct ps_clock {
 typedef int64_t (*ps_clock_read_fn)(int clock_id, void *ctx);
 
 int64_t ps_clock_read_ns(int clock_id, void *ctx);
+/* CLOCK_MONOTONIC in ns: the kernel's timestamps' clock. */
+static inline uint64_t ps_clock_mono_ns(void)
+{
+	return (uint64_t)ps_clock_read_ns(CLOCK_MONOTONIC, NULL);
+}
 
 /*
  * Estimate realtime - monotonic from `tries` (mono, real, mono) triples,

@@ -24,17 +24,18 @@ static void set_done(struct ps_ingest *c)
 	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
 }
 
-static const struct ps_reader_out merge_out; /* below: the merge's side */
+static struct ps_reader_out merge_output(struct ps_ingest *c); /* below */
 
 int ps_ingest_init(struct ps_ingest *c, struct ps_target *targets, int n_targets, int ncpus,
 		   uint32_t snaplen, uint64_t limit)
 {
+	struct ps_reader_out out;
+
 	memset(c, 0, sizeof(*c));
 	c->emit_fd = -1;
 	c->epoll_fd = -1;
-	if (ps_reader_init(&c->r0, ncpus, -1, &c->done,
-			   &(struct ps_reader_out){ merge_out.sample, merge_out.mark,
-						    merge_out.fail, c }) ||
+	out = merge_output(c);
+	if (ps_reader_init(&c->r0, ncpus, -1, &c->done, &out) ||
 	    ps_order_init(&c->order, ncpus, PS_ORDER_DEFAULT_HELD)) {
 		pr_err("cannot set up the ingest for %d CPUs: %s\n", ncpus, strerror(ENOMEM));
 		return -ENOMEM;
@@ -286,7 +287,11 @@ static void merge_fail(void *arg, int err)
 		sink_failed(c, NULL, err);
 }
 
-static const struct ps_reader_out merge_out = { merge_sample, merge_mark, merge_fail, NULL };
+/* Where a reader's output goes when it is the merge. */
+static struct ps_reader_out merge_output(struct ps_ingest *c)
+{
+	return (struct ps_reader_out){ merge_sample, merge_mark, merge_fail, c };
+}
 
 void ps_ingest_sample(struct ps_ingest *c, int cpu, const void *raw, uint32_t size)
 {
@@ -419,13 +424,7 @@ void ps_buffer_plan(uint32_t total_kib, int ncpus, long page_size, struct ps_buf
 /* Every reader's counts, and its CPUs' gaps added into gaps[ncpus]. */
 static void reader_counts(const struct ps_ingest *c, struct ps_reader_counts *n, uint64_t *gaps)
 {
-	const struct ps_reader *r = &c->r0;
-
-	n->malformed += r->n.malformed;
-	n->incomplete += r->n.incomplete;
-	n->seq_gaps += r->n.seq_gaps;
-	for (int cpu = 0; gaps && cpu < c->ncpus; cpu++)
-		gaps[cpu] += r->cpus[cpu].gaps;
+	ps_reader_add_counts(&c->r0, n, gaps);
 	if (c->threads)
 		ps_readers_counts(c->threads, n, gaps);
 }
@@ -639,11 +638,6 @@ int ps_ingest_open_ring(struct ps_ingest *c, int ring_fd, int emit_fd, uint32_t 
 	return 0;
 }
 
-static uint64_t now_ns(void)
-{
-	return (uint64_t)ps_clock_read_ns(CLOCK_MONOTONIC, NULL);
-}
-
 /*
  * One round of the merge: with one reader, it reads first; with reader
  * threads, the merge takes what their mailboxes hold. Then every packet
@@ -707,7 +701,7 @@ static void stop_threads(struct ps_ingest *c, bool drain)
 
 int ps_ingest_drain(struct ps_ingest *c)
 {
-	uint64_t until = now_ns() + DRAIN_WAIT_NS;
+	uint64_t until = ps_clock_mono_ns() + DRAIN_WAIT_NS;
 	bool in_flight;
 	int err;
 
@@ -718,7 +712,7 @@ int ps_ingest_drain(struct ps_ingest *c)
 	/* The hooks are detached, but a program that started before may still
 	 * be between its timestamp and its output. */
 	while (!(err = rounds(c, false, &in_flight)) && in_flight && c->emit_fd >= 0 &&
-	       now_ns() < until)
+	       ps_clock_mono_ns() < until)
 		usleep(1000);
 	return err ? err : rounds(c, true, &in_flight);
 }
@@ -734,6 +728,7 @@ int ps_ingest_default_threads(int buffer_cpus, int cores)
 
 int ps_ingest_threads(struct ps_ingest *c, int n)
 {
+	const struct ps_reader_out out = merge_output(c);
 	int err;
 
 	if (n > c->n_src)
@@ -749,9 +744,7 @@ int ps_ingest_threads(struct ps_ingest *c, int n)
 		return -ENOMEM;
 	}
 	err = ps_readers_start(c->threads, n, c->src, c->n_src, c->ncpus, c->emit_fd, c->epoll_fd,
-			       &c->done,
-			       &(struct ps_reader_out){ merge_out.sample, merge_out.mark,
-							merge_out.fail, c });
+			       &c->done, &out);
 	if (err) {
 		ps_readers_free(c->threads);
 		free(c->threads);

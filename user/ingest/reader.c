@@ -73,6 +73,15 @@ void ps_reader_free(struct ps_reader *r)
 	memset(r, 0, sizeof(*r));
 }
 
+void ps_reader_add_counts(const struct ps_reader *r, struct ps_reader_counts *n, uint64_t *gaps)
+{
+	n->malformed += r->n.malformed;
+	n->incomplete += r->n.incomplete;
+	n->seq_gaps += r->n.seq_gaps;
+	for (int cpu = 0; gaps && r->cpus && cpu < r->ncpus; cpu++)
+		gaps[cpu] += r->cpus[cpu].gaps;
+}
+
 static bool stopped(const struct ps_reader *r)
 {
 	return r->failed || __atomic_load_n(r->stop, __ATOMIC_ACQUIRE);
@@ -154,11 +163,6 @@ drop:
 void ps_reader_take_copy(struct ps_reader *r, const void *raw, uint32_t size)
 {
 	take(r, raw, size, -1, 0, TAKE_COPY);
-}
-
-static uint64_t now_ns(void)
-{
-	return (uint64_t)ps_clock_read_ns(CLOCK_MONOTONIC, NULL);
 }
 
 /* Every CPU's in-flight mark, in one read; false if it failed. */
@@ -323,7 +327,7 @@ static void mark_cpus(struct ps_reader *r, int k, bool marks, uint64_t settle_at
  */
 void ps_reader_round(struct ps_reader *r, bool *in_flight)
 {
-	uint64_t now = now_ns();
+	uint64_t now = ps_clock_mono_ns();
 	bool marks = read_marks(r);
 
 	*in_flight = !marks;

@@ -100,6 +100,9 @@ void ps_reader_round(struct ps_reader *r, bool *in_flight);
 /* One sample (raw: ps_meta and the packet) as r would read it, copied:
  * the caller's buffer is free when this returns (tests, the fuzzer). */
 void ps_reader_take_copy(struct ps_reader *r, const void *raw, uint32_t size);
+/* r's counts added into *n, its CPUs' gaps into gaps[ncpus] (NULL: not
+ * wanted); once r has stopped. */
+void ps_reader_add_counts(const struct ps_reader *r, struct ps_reader_counts *n, uint64_t *gaps);
 void ps_reader_free(struct ps_reader *r);
 
 #endif

@@ -3,10 +3,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include "clock.h"
 #include "log.h"
 #include "threads.h"
 
@@ -18,14 +18,6 @@
 #define READER_IDLE_MS 100
 /* The last rounds wait at most this long for samples still in flight. */
 #define READER_DRAIN_NS 10000000ull
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void kick(int fd)
 {
@@ -125,7 +117,7 @@ void ps_readers_poke(struct ps_readers *t)
 {
 	/* At most once per 100 us: a round a reader runs sooner settles no
 	 * more, and each costs it a map read. */
-	uint64_t now = mono_ns();
+	uint64_t now = ps_clock_mono_ns();
 
 	if (now - t->last_poke_ns < 100000)
 		return;
@@ -156,8 +148,8 @@ static void *reader_main(void *arg)
 	reader_rounds(rt, &in_flight);
 	/* The hooks are detached; a program that started before may still be
 	 * between its timestamp and its output. */
-	until = mono_ns() + READER_DRAIN_NS;
-	while (in_flight && mono_ns() < until) {
+	until = ps_clock_mono_ns() + READER_DRAIN_NS;
+	while (in_flight && ps_clock_mono_ns() < until) {
 		usleep(1000);
 		reader_rounds(rt, &in_flight);
 	}
@@ -284,15 +276,8 @@ void ps_readers_join(struct ps_readers *t)
 
 void ps_readers_counts(const struct ps_readers *t, struct ps_reader_counts *n, uint64_t *gaps)
 {
-	for (int k = 0; k < t->n_alloc; k++) {
-		const struct ps_reader *r = &t->t[k].r;
-
-		n->malformed += r->n.malformed;
-		n->incomplete += r->n.incomplete;
-		n->seq_gaps += r->n.seq_gaps;
-		for (int cpu = 0; gaps && r->cpus && cpu < t->ncpus; cpu++)
-			gaps[cpu] += r->cpus[cpu].gaps;
-	}
+	for (int k = 0; k < t->n_alloc; k++)
+		ps_reader_add_counts(&t->t[k].r, n, gaps);
 }
 
 void ps_readers_free(struct ps_readers *t)
