@@ -188,13 +188,13 @@ static int resolve_one(struct ps_capture *cap, int i, const struct ps_netdev_nl 
 		return -EPROTONOSUPPORT;
 	}
 	f->xdp_mode = plan.xdp_mode;
-	f->hooks = plan.hooks | plan.missing; /* the filter applies to what was asked */
 	pr_info("%s\n", plan.line);
 	/* Packets that start at the IP header meet the expression compiled
 	 * for raw IP: a device without a link-layer header, and drops from
 	 * before a packet had one (drop-ip). */
 	if (cap->filter &&
-	    (f->linktype == PS_LINKTYPE_RAW || (f->hooks & PS_HOOK_BIT(PS_HOOK_DROP_IP))) &&
+	    (f->linktype == PS_LINKTYPE_RAW ||
+	     ((plan.hooks | plan.missing) & PS_HOOK_BIT(PS_HOOK_DROP_IP))) &&
 	    (later ? !cap->filter->raw.cbpf : ps_filter_build_raw(cap->filter, msg, sizeof(msg)))) {
 		static const char bad[] = "bad filter expression: ";
 

@@ -6,17 +6,24 @@
 #include <string.h>
 #include "cli.h"
 
+/* The decimal number s starts with, into *x, *end after it; -EINVAL where s
+ * starts with no digit (strtoull would skip blanks and take a sign) or the
+ * number does not fit. */
+static int leading_number(const char *s, unsigned long long *x, char **end)
+{
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*x = strtoull(s, end, 10);
+	return errno ? -EINVAL : 0;
+}
+
 int ps_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 {
 	unsigned long long x;
 	char *end;
 
-	/* Digits first: strtoull would skip blanks and take a sign. */
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || *end || x < min || x > max)
+	if (leading_number(s, &x, &end) || *end || x < min || x > max)
 		return -EINVAL;
 	*v = x;
 	return 0;
@@ -61,11 +68,7 @@ int ps_parse_duration_ms(const char *s, uint64_t *ms)
 	char *end;
 	size_t i;
 
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno)
+	if (leading_number(s, &x, &end))
 		return -EINVAL;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcmp(end, units[i].suffix))
@@ -90,11 +93,7 @@ int ps_parse_file_size(const char *s, uint64_t *bytes)
 	unsigned long long x;
 	char *end;
 
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || !x || (*end && end[1]))
+	if (leading_number(s, &x, &end) || !x || (*end && end[1]))
 		return -EINVAL;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (*end == units[i].suffix) {
