@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The capture's interfaces: -i's names and patterns resolved, and the
- * interfaces that come, go, go down and come up while it runs; see
- * capture_int.h. */
+/*
+ * The capture's interfaces: the capture subscribes to its interface set
+ * (user/app/ifset.h), which replays the interfaces there are at the start
+ * and tells, while it runs, which come, go, go down and come up. Here each
+ * piece of that news becomes what the capture does: resolve, attach and
+ * give outputs to one that comes (at the start, resolve only: the rest
+ * follows for all at once), let one go. See capture_int.h.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,120 +14,44 @@
 #include <unistd.h>
 #include <net/if.h>
 #include "capture_int.h"
-#include "log.h"
-#include <fnmatch.h>
 #include "filter.h"
 #include "hookplan.h"
 #include "linkwatch.h"
+#include "log.h"
 #include "report.h"
 
-/* Why an interface is let go: said or not, detached or gone with it. */
-enum gone_why {
-	GONE_QUIETLY,  /* it could not be captured: said where it failed */
-	GONE_VANISHED, /* deleted, or moved to another namespace */
-	GONE_UNWANTED, /* a new configuration leaves it out */
-};
-
-/* Room for room interfaces: 0 or -ENOMEM (logged). */
-static int resize_ifaces(struct ps_capture *cap, int room)
+/* cap->ifs holds at least n entries (a slot the set may give): 0 or
+ * -ENOMEM (logged). */
+static int ensure_ifs(struct ps_capture *cap, int n)
 {
-	struct ps_cap_iface *ifs = realloc(cap->ifs, (size_t)room * sizeof(*ifs));
+	struct ps_cap_iface *ifs;
 
+	if (n <= cap->ifs_room)
+		return 0;
+	ifs = realloc(cap->ifs, (size_t)n * sizeof(*ifs));
 	if (!ifs) {
-		pr_err("cannot keep %d interfaces: %s\n", room, strerror(ENOMEM));
+		pr_err("cannot keep %d interfaces: %s\n", n, strerror(ENOMEM));
 		return -ENOMEM;
 	}
+	/* Free entries: teardown closes what each holds. */
+	memset(ifs + cap->ifs_room, 0, (size_t)(n - cap->ifs_room) * sizeof(*ifs));
+	for (int i = cap->ifs_room; i < n; i++)
+		ifs[i].xdp_target.fd = -1;
 	cap->ifs = ifs;
-	cap->max_ifaces = room;
+	cap->ifs_room = n;
 	return 0;
 }
 
-/* One more interface, by name: 0 or -ENOMEM (logged). */
-static int add_iface(struct ps_capture *cap, const char *name)
+/* Slot i's entry, fresh, for ev's interface. */
+static struct ps_cap_iface *take_slot(struct ps_capture *cap, int i, const struct ps_link_event *ev)
 {
-	struct ps_cap_iface *f;
+	struct ps_cap_iface *f = &cap->ifs[i];
 
-	if (cap->n_ifaces == cap->max_ifaces &&
-	    resize_ifaces(cap, cap->max_ifaces ? 2 * cap->max_ifaces : 8))
-		return -ENOMEM;
-	f = &cap->ifs[cap->n_ifaces++];
 	memset(f, 0, sizeof(*f));
-	snprintf(f->name, sizeof(f->name), "%s", name);
+	snprintf(f->name, sizeof(f->name), "%s", ev->name);
+	f->ifindex = ev->ifindex;
 	f->xdp_target.fd = -1;
-	return 0;
-}
-
-/* A name with a shell pattern's characters in it: -i 'veth*'. */
-static bool is_pattern(const char *name)
-{
-	return strpbrk(name, "*?[") != NULL;
-}
-
-/* -i any or a pattern: what makes a capture follow interfaces. */
-static bool follows(const char *name)
-{
-	return !strcmp(name, "any") || is_pattern(name);
-}
-
-/* Does an interface, new or there at the start, belong to the capture? */
-static bool wanted(const struct ps_capture *cap, const char *name, bool up, bool loopback)
-{
-	for (int i = 0; i < cap->cfg.n_ifaces; i++) {
-		const char *w = cap->cfg.ifaces[i];
-
-		if (!strcmp(w, "any") ? up && !loopback :
-		    is_pattern(w)     ? !fnmatch(w, name, 0) :
-					!strcmp(w, name))
-			return true;
-	}
-	return false;
-}
-
-/*
- * -i any: every interface that is up, but lo (whose packets are the host
- * talking to itself) only when named as well; -i PATTERN: every interface
- * whose name matches, up or not (as a named one). The named ones come
- * first. None at all is fine: the capture follows interfaces, and takes
- * them as they come.
- */
-static int expand(struct ps_capture *cap, const char *what)
-{
-	struct if_nameindex *all = if_nameindex(), *p;
-	int err = 0, named = cap->n_ifaces;
-	char list[8 * (IF_NAMESIZE + 2)] = "";
-
-	if (!all) {
-		err = -errno;
-		pr_err("cannot list the interfaces for -i %s: %s\n", what, strerror(-err));
-		return err;
-	}
-	for (p = all; p->if_index && !err; p++) {
-		int flags = ps_link_flags((int)p->if_index);
-		bool is_named = false;
-
-		for (int i = 0; i < named; i++)
-			is_named |= !strcmp(cap->ifs[i].name, p->if_name);
-		if (!is_named && flags >= 0 &&
-		    wanted(cap, p->if_name, flags & IFF_UP, flags & IFF_LOOPBACK))
-			err = add_iface(cap, p->if_name);
-	}
-	if_freenameindex(all);
-	if (err)
-		return err;
-	/* Which, as a list while it is short. */
-	if (cap->n_ifaces == named)
-		snprintf(list, sizeof(list), "%s",
-			 named ? "the named interfaces only" : "none yet");
-	else if (cap->n_ifaces - named > 8)
-		snprintf(list, sizeof(list), "%d interfaces", cap->n_ifaces - named);
-	for (int i = named; i < cap->n_ifaces && cap->n_ifaces - named <= 8; i++)
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-			 i > named ? ", " : "", cap->ifs[i].name);
-	/* Said once they are attached, after each interface's own line, as
-	 * tcpdump's "listening on" means ready. */
-	snprintf(cap->follow_line, sizeof(cap->follow_line), "-i %s: capturing on %s\n", what,
-		 list);
-	return 0;
+	return f;
 }
 
 /*
@@ -164,7 +93,7 @@ static int find_xdp_target(struct ps_capture *cap, int i)
  * device pktsample cannot write is refused), its hooks (without --hook or
  * -Q: tc-ingress and tc-egress, tc-egress alone on lo) and XDP mode.
  */
-static int resolve_one(struct ps_capture *cap, int i, const struct ps_netdev_nl *nl, bool later)
+static int resolve_one(struct ps_capture *cap, int i, bool later)
 {
 	const struct ps_capture_cfg *o = &cap->cfg;
 	const struct ps_hook_opts ho = { o->hooks_given, o->hooks, o->xdp_mode };
@@ -175,7 +104,7 @@ static int resolve_one(struct ps_capture *cap, int i, const struct ps_netdev_nl 
 	struct ps_hook_plan plan;
 	char msg[512], hooks[64];
 
-	if (ps_device_probe(d, f->ifindex, nl)) {
+	if (ps_device_probe(d, f->ifindex, cap->nl)) {
 		pr_err("unknown interface '%s'\n", f->name);
 		return -ENODEV;
 	}
@@ -228,91 +157,18 @@ static int resolve_one(struct ps_capture *cap, int i, const struct ps_netdev_nl 
 	return 0;
 }
 
-int ps_capture_resolve(struct ps_capture *cap)
-{
-	struct ps_netdev_nl nl;
-	const char *follow = NULL; /* -i any or a pattern: the first */
-	int err = 0, room;
-
-	cap->n_ifaces = 0;
-	for (int i = 0; i < cap->cfg.n_ifaces && !err; i++) {
-		const char *name = cap->cfg.ifaces[i];
-
-		if (follows(name))
-			follow = follow ? follow : name;
-		else if (strlen(name) >= IF_NAMESIZE) {
-			pr_err("unknown interface '%s'\n", name);
-			err = -ENODEV;
-		} else
-			err = add_iface(cap, name);
-	}
-	if (!err && follow)
-		err = expand(cap, follow);
-	if (err)
-		return err;
-	cap->follow = follow;
-	for (int i = 0; i < cap->n_ifaces; i++) {
-		cap->ifs[i].ifindex = (int)if_nametoindex(cap->ifs[i].name);
-		if (!cap->ifs[i].ifindex) {
-			pr_err("unknown interface '%s'\n", cap->ifs[i].name);
-			return -ENODEV;
-		}
-	}
-	/* Following, the hooks are loaded for interfaces to come, as asked
-	 * or as the default is; and the filter's raw IP part, where the
-	 * expression has one, for those without a link-layer header. */
-	if (cap->follow) {
-		char msg[512];
-
-		cap->hooks = cap->cfg.hooks_given ? cap->cfg.hooks & ~PS_HOOKS_XDP_TRACE :
-						    PS_HOOKS_TC;
-		if (cap->filter)
-			ps_filter_build_raw(cap->filter, msg, sizeof(msg));
-	}
-	/* Room for as many as --max-ifaces says; without it, for these, and
-	 * following (or with a configuration a reload may change), for
-	 * PS_FOLLOW_IFACES or twice these. */
-	room = cap->cfg.max_ifaces;
-	if (!room && (cap->follow || cap->cfg.reloadable))
-		room = 2 * cap->n_ifaces > PS_FOLLOW_IFACES ? 2 * cap->n_ifaces : PS_FOLLOW_IFACES;
-	if (room < cap->n_ifaces)
-		room = cap->n_ifaces;
-	if (room < 1)
-		room = 1;
-	if (resize_ifaces(cap, room))
-		return -ENOMEM;
-	ps_netdev_nl_open(&nl);
-	for (int i = 0; i < cap->n_ifaces && !err; i++)
-		err = resolve_one(cap, i, &nl, false);
-	ps_netdev_nl_close(&nl);
-	if (!err)
-		err = ps_context_resolve(&cap->ctx, &cap->cfg.context);
-	return err;
-}
-
-/* An interface's place in -i's list, or -1. */
-int cap_slot_of(const struct ps_capture *cap, int ifindex)
-{
-	for (int i = 0; i < cap->n_ifaces; i++)
-		if (cap->ifs[i].ifindex == ifindex)
-			return i;
-	return -1;
-}
-
 /*
- * Interface i went: what was attached there is let go, and its kernel
- * slot freed, its last counters kept in its targets (their outputs still
- * answer for it, and the summary counts it). Following, the entry is free
- * for one to come.
+ * Interface i is let go: what was attached there detached (or gone with
+ * it), its kernel slot freed, its last counters kept in its targets (their
+ * outputs still answer for it, and the summary counts it). The entry is
+ * free for one to come.
  */
-static void iface_gone(struct ps_capture *cap, int i, enum gone_why why)
+static void release_iface(struct ps_capture *cap, int i, bool vanished)
 {
 	struct ps_cap_iface *f = &cap->ifs[i];
 	struct ps_counters final[PS_HOOK_MAX] = { 0 };
-	int left = 0;
 
-	f->gone = true;
-	ps_detach_iface(&cap->att, f->ifindex, why == GONE_VANISHED);
+	ps_detach_iface(&cap->att, f->ifindex, vanished);
 	if (cap->file)
 		ps_capfile_mark_gone(cap->file, f->ifindex);
 	ps_loader_remove_iface(&cap->loader, (uint32_t)f->ifindex, final);
@@ -321,55 +177,29 @@ static void iface_gone(struct ps_capture *cap, int i, enum gone_why why)
 			cap->targets[t].final = final[cap->targets[t].hook];
 			cap->targets[t].gone = true;
 		}
-	if (why == GONE_VANISHED && cap->follow)
-		pr_warn("interface %s disappeared\n", f->name);
-	else if (why == GONE_VANISHED)
-		pr_err("interface %s disappeared\n", f->name);
-	else if (why == GONE_UNWANTED)
-		pr_warn("no longer capturing on %s: the configuration leaves it out\n", f->name);
 	ps_loader_close(&f->dev_loader);
 	ps_loader_close(&f->trace_loader);
 	ps_xdp_target_close(&f->xdp_target);
 	f->ifindex = 0; /* free */
-	/* Room again for one refused for the lack of it: the loop looks. */
-	cap->rescan_due |= cap->room_short;
-	for (int j = 0; j < cap->n_ifaces; j++)
-		left += !cap->ifs[j].gone;
-	cap->all_gone = !left && !cap->follow;
 }
 
 /*
- * Following: an interface that came (or was renamed into a pattern, or
- * came up for -i any). It gets a free entry and kernel slot, is resolved
- * as at the start, gets targets (and IDBs, sFlow samplers) before its
- * hooks are attached, so its first packets find them. Anything that goes
- * wrong is a warning: the capture goes on with the others.
+ * An interface that came while capturing (or was renamed into a pattern,
+ * or came up for -i any): resolved as at the start, a kernel slot, targets
+ * (and IDBs, sFlow samplers) before its hooks are attached, so its first
+ * packets find them. Anything that goes wrong is said where it failed,
+ * and the capture goes on with the others.
  */
-static void iface_new(struct ps_capture *cap, const struct ps_link_event *ev)
+static int iface_new(struct ps_capture *cap, int i)
 {
+	struct ps_cap_iface *f = &cap->ifs[i];
 	struct ps_netdev_nl nl;
-	struct ps_cap_iface *f;
-	int i, err;
+	int err;
 
-	for (i = 0; i < cap->n_ifaces && cap->ifs[i].ifindex; i++)
-		;
-	if (i == cap->max_ifaces) {
-		pr_warn("not capturing on %s: the capture has room for %d interfaces "
-			"(--max-ifaces)\n",
-			ev->name, cap->max_ifaces);
-		cap->refused[cap->n_refused++ % PS_REFUSED_KEPT] = ev->ifindex;
-		cap->room_short = true;
-		return;
-	}
-	f = &cap->ifs[i];
-	memset(f, 0, sizeof(*f));
-	snprintf(f->name, sizeof(f->name), "%s", ev->name);
-	f->ifindex = ev->ifindex;
-	f->xdp_target.fd = -1;
-	if (i == cap->n_ifaces)
-		cap->n_ifaces++;
 	ps_netdev_nl_open(&nl);
-	err = resolve_one(cap, i, &nl, true);
+	cap->nl = &nl;
+	err = resolve_one(cap, i, true);
+	cap->nl = NULL;
 	ps_netdev_nl_close(&nl);
 	if (!err) {
 		err = ps_loader_add_iface(&cap->loader, (uint32_t)f->ifindex,
@@ -377,7 +207,7 @@ static void iface_new(struct ps_capture *cap, const struct ps_link_event *ev)
 		if (err == -E2BIG)
 			pr_warn("not capturing on %s: the capture has room for %d interfaces "
 				"(--max-ifaces)\n",
-				f->name, cap->max_ifaces);
+				f->name, cap->ifset.room);
 	}
 	if (!err)
 		err = cap_take_targets(cap, i);
@@ -386,72 +216,188 @@ static void iface_new(struct ps_capture *cap, const struct ps_link_event *ev)
 	if (!err)
 		err = cap_open_targets(cap, i);
 	if (err) {
-		/* Said where it failed; and once: its next news are not retried. */
-		cap->refused[cap->n_refused++ % PS_REFUSED_KEPT] = f->ifindex;
-		iface_gone(cap, i, GONE_QUIETLY);
-		return;
+		release_iface(cap, i, false);
+		return err;
 	}
-	f->down = !ev->up;
 	ps_report_iface(f->name, f->hooks, cap->cfg.snaplen);
+	return 0;
 }
 
-static void link_changed(struct ps_capture *cap, const struct ps_link_event *ev)
+/* The set's news, as the capture's subscriber. At the start an interface
+ * is resolved only: programs, targets and attachments follow for all. */
+static int on_add(void *arg, int i, const struct ps_link_event *ev)
 {
-	int i = cap_slot_of(cap, ev->ifindex);
-	const char *name;
+	struct ps_capture *cap = arg;
+	int err = ensure_ifs(cap, i + 1);
 
-	if (i < 0) {
-		for (int r = 0; r < PS_REFUSED_KEPT; r++)
-			if (cap->refused[r] == ev->ifindex)
-				return;
-		if (cap->follow && !ev->gone && ev->name[0] &&
-		    wanted(cap, ev->name, ev->up, ev->loopback))
-			iface_new(cap, ev);
-		return;
-	}
-	if (cap->ifs[i].gone)
-		return;
-	name = cap->ifs[i].name;
-	/* A deletion first takes the interface down: say only that it went. */
-	if (ev->gone || (!ev->up && ps_link_state(ev->ifindex) == -ENODEV)) {
-		iface_gone(cap, i, GONE_VANISHED);
-		return;
-	}
-	if (ev->up == !cap->ifs[i].down)
-		return;
-	cap->ifs[i].down = !ev->up;
+	if (err)
+		return err;
+	take_slot(cap, i, ev);
+	if (cap->started)
+		return iface_new(cap, i);
+	err = resolve_one(cap, i, false);
+	if (err)
+		cap->ifs[i].ifindex = 0;
+	return err;
+}
+
+static void on_remove(void *arg, int i, enum ps_ifset_why why)
+{
+	struct ps_capture *cap = arg;
+	const char *name = cap->ifs[i].name;
+
+	/* Following, interfaces come and go all day: a warning, not an error. */
+	if (why == PS_IFSET_VANISHED && cap->ifset.follow)
+		pr_warn("interface %s disappeared\n", name);
+	else if (why == PS_IFSET_VANISHED)
+		pr_err("interface %s disappeared\n", name);
+	else
+		pr_warn("no longer capturing on %s: the configuration leaves it out\n", name);
+	release_iface(cap, i, why == PS_IFSET_VANISHED);
+}
+
+static void on_updown(void *arg, int i, bool up)
+{
+	struct ps_capture *cap = arg;
+	const char *name = cap->ifs[i].name;
+
 	/* Following, interfaces come up and go down all day: -v says. */
-	if (ev->up && cap->follow)
+	if (up && cap->ifset.follow)
 		pr_info("interface %s is up\n", name);
-	else if (ev->up)
+	else if (up)
 		pr_warn("interface %s is up again\n", name);
-	else if (cap->follow)
+	else if (cap->ifset.follow)
 		pr_info("interface %s went down; capturing on\n", name);
 	else
 		pr_warn("interface %s went down; capturing on\n", name);
 }
 
-/* Every interface there is, as if each had just told us (following: the
- * ones missed while rtnetlink's news were lost, or before it listened). */
-void cap_rescan(struct ps_capture *cap)
+static void on_no_room(void *arg, const struct ps_link_event *ev)
 {
-	struct if_nameindex *all = if_nameindex(), *p;
+	const struct ps_capture *cap = arg;
 
-	for (p = all; p && p->if_index; p++) {
-		int flags = ps_link_flags((int)p->if_index);
-		struct ps_link_event ev = { .ifindex = (int)p->if_index,
-					    .up = flags >= 0 && (flags & IFF_UP),
-					    .loopback = flags >= 0 && (flags & IFF_LOOPBACK) };
-
-		snprintf(ev.name, sizeof(ev.name), "%s", p->if_name);
-		if (flags >= 0)
-			link_changed(cap, &ev);
-	}
-	if (all)
-		if_freenameindex(all);
+	pr_warn("not capturing on %s: the capture has room for %d interfaces (--max-ifaces)\n",
+		ev->name, cap->ifset.room);
 }
 
-/* What rtnetlink told us; if it dropped news, ask about every interface. */
+static const struct ps_ifset_ops capture_ops = { on_add, on_remove, on_updown, on_no_room };
+
+/* -i any's or a pattern's line: which it found, as a list while it is
+ * short; said once they are attached, after each interface's own line, as
+ * tcpdump's "listening on" means ready. */
+static void follow_line(struct ps_capture *cap)
+{
+	const struct ps_ifset *s = &cap->ifset;
+	int found = s->n - s->n_named;
+	char list[8 * (IF_NAMESIZE + 2)] = "";
+
+	if (!found)
+		snprintf(list, sizeof(list), "%s",
+			 s->n_named ? "the named interfaces only" : "none yet");
+	else if (found > 8)
+		snprintf(list, sizeof(list), "%d interfaces", found);
+	for (int i = s->n_named; i < s->n && found <= 8; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 i > s->n_named ? ", " : "", cap->ifs[i].name);
+	snprintf(cap->follow_line, sizeof(cap->follow_line), "-i %s: capturing on %s\n", s->follow,
+		 list);
+}
+
+/* Every interface there is, the set's to replay; how many, or -errno
+ * (logged). */
+static int list_now(struct ps_link_event **now)
+{
+	int n = ps_link_list(now);
+
+	if (n < 0)
+		pr_err("cannot list the interfaces: %s\n", strerror(-n));
+	return n;
+}
+
+/*
+ * The room for interfaces at once (the kernel's maps are sized for as
+ * many): as --max-ifaces says; without it, these, and following (or with
+ * a configuration a reload may change) PS_FOLLOW_IFACES or twice these.
+ */
+static int room_for(const struct ps_capture *cap)
+{
+	int n = cap->ifset.n, room = cap->cfg.max_ifaces;
+
+	if (!room && (cap->ifset.follow || cap->cfg.reloadable))
+		room = 2 * n > PS_FOLLOW_IFACES ? 2 * n : PS_FOLLOW_IFACES;
+	return room < n ? n : room < 1 ? 1 : room;
+}
+
+/* The set's start: every interface there is, named ones first. */
+static int start_set(struct ps_capture *cap, const struct ps_link_event *now, int n)
+{
+	struct ps_ifset_ops ops = capture_ops;
+	struct ps_netdev_nl nl;
+	char msg[128] = "";
+	int err;
+
+	ops.arg = cap;
+	ps_netdev_nl_open(&nl);
+	cap->nl = &nl;
+	err = ps_ifset_start(&cap->ifset, &ops, now, n, msg, sizeof(msg));
+	cap->nl = NULL;
+	ps_netdev_nl_close(&nl);
+	if (msg[0])
+		pr_err("%s\n", msg);
+	else if (err == -ENOMEM)
+		pr_err("cannot keep the interfaces: %s\n", strerror(ENOMEM));
+	return err;
+}
+
+int ps_capture_resolve(struct ps_capture *cap)
+{
+	struct ps_link_event *now = NULL;
+	char msg[128];
+	int n, err;
+
+	err = ps_ifset_init(&cap->ifset, cap->cfg.ifaces, cap->cfg.n_ifaces, msg, sizeof(msg));
+	if (err) {
+		pr_err("%s\n", msg);
+		return err;
+	}
+	/* Following, the hooks are loaded for interfaces to come, as asked
+	 * or as the default is; and the filter's raw IP part, where the
+	 * expression has one, for those without a link-layer header. */
+	if (cap->ifset.follow) {
+		cap->hooks = cap->cfg.hooks_given ? cap->cfg.hooks & ~PS_HOOKS_XDP_TRACE :
+						    PS_HOOKS_TC;
+		if (cap->filter)
+			ps_filter_build_raw(cap->filter, msg, sizeof(msg));
+	}
+	n = list_now(&now);
+	err = n < 0 ? n : start_set(cap, now, n);
+	free(now);
+	if (err)
+		return err;
+	if (cap->ifset.follow)
+		follow_line(cap);
+	if (ps_ifset_set_room(&cap->ifset, room_for(cap))) {
+		pr_err("cannot keep %d interfaces: %s\n", room_for(cap), strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	err = ensure_ifs(cap, cap->ifset.room);
+	if (err)
+		return err;
+	return ps_context_resolve(&cap->ctx, &cap->cfg.context);
+}
+
+void cap_rescan(struct ps_capture *cap)
+{
+	struct ps_link_event *now = NULL;
+	int n = ps_link_list(&now);
+
+	if (n < 0)
+		pr_warn("cannot list the interfaces: %s\n", strerror(-n));
+	else
+		ps_ifset_replay(&cap->ifset, now, n);
+	free(now);
+}
+
 void cap_read_link_events(struct ps_capture *cap)
 {
 	struct ps_link_event ev[32];
@@ -459,25 +405,22 @@ void cap_read_link_events(struct ps_capture *cap)
 
 	while ((n = ps_linkwatch_read(cap->link_fd, ev, 32)) != 0) {
 		if (n == -ENOBUFS) {
-			for (int i = 0; i < cap->n_ifaces; i++) {
-				int st = ps_link_state(cap->ifs[i].ifindex);
-
-				if (cap->ifs[i].ifindex)
-					link_changed(cap, &(struct ps_link_event){
-								  .ifindex = cap->ifs[i].ifindex,
-								  .gone = st == -ENODEV,
-								  .up = st == 1 });
-			}
-			if (cap->follow)
-				cap_rescan(cap);
+			cap_rescan(cap); /* news were lost: as if each told us */
 			continue;
 		}
 		if (n < 0) {
 			pr_warn("cannot read interface events: %s\n", strerror(-n));
 			return;
 		}
-		for (int i = 0; i < n; i++)
-			link_changed(cap, &ev[i]);
+		for (int i = 0; i < n; i++) {
+			/* A deletion first takes a member down: say only that
+			 * it went. */
+			if (!ev[i].up && !ev[i].gone &&
+			    ps_ifset_slot_of(&cap->ifset, ev[i].ifindex) >= 0 &&
+			    ps_link_state(ev[i].ifindex) == -ENODEV)
+				ev[i].gone = true;
+			ps_ifset_event(&cap->ifset, &ev[i]);
+		}
 		if (n < 32)
 			return;
 	}
@@ -485,30 +428,20 @@ void cap_read_link_events(struct ps_capture *cap)
 
 void cap_ifaces_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg)
 {
-	const char *follow = NULL;
-
 	cap->cfg.ifaces = cfg->ifaces;
 	cap->cfg.n_ifaces = cfg->n_ifaces;
-	for (int i = 0; i < cfg->n_ifaces && !follow; i++)
-		if (follows(cfg->ifaces[i]))
-			follow = cfg->ifaces[i];
-	cap->follow = follow;
-	/* Those left out go; those now in come (rescan: as if each had just
-	 * told us), and those refused before are asked about again. */
-	for (int i = 0; i < cap->n_ifaces; i++) {
-		const struct ps_cap_iface *f = &cap->ifs[i];
-
-		if (f->ifindex && !f->gone &&
-		    !wanted(cap, f->name, !f->down, f->dev.flags & IFF_LOOPBACK))
-			iface_gone(cap, i, GONE_UNWANTED);
-	}
-	memset(cap->refused, 0, sizeof(cap->refused));
+	/* Those left out go; those now in come (as if each had just told
+	 * us), and those refused before are asked about again. */
+	ps_ifset_want(&cap->ifset, cfg->ifaces, cfg->n_ifaces);
 	cap_rescan(cap);
 	for (int i = 0; i < cfg->n_ifaces; i++)
-		if (follows(cfg->ifaces[i]) ||
-		    cap_slot_of(cap, (int)if_nametoindex(cfg->ifaces[i])) >= 0)
-			continue;
-		else
+		if (!ps_ifset_follows(cfg->ifaces[i]) &&
+		    ps_ifset_slot_named(&cap->ifset, cfg->ifaces[i]) < 0)
 			pr_warn("unknown interface '%s'; capturing on the others\n",
 				cfg->ifaces[i]);
+}
+
+bool cap_all_gone(const struct ps_capture *cap)
+{
+	return !cap->ifset.follow && !ps_ifset_count(&cap->ifset);
 }

@@ -19,7 +19,7 @@
  * new one at the end; -1 if there is no room. */
 static int take_target(struct ps_capture *cap)
 {
-	int room = cap->max_ifaces * PS_HOOK_MAX;
+	int room = cap->ifset.room * PS_HOOK_MAX;
 
 	if (cap->n_targets < room)
 		return cap->n_targets;
@@ -76,16 +76,16 @@ int cap_take_targets(struct ps_capture *cap, int i)
 /* One target per (interface, hook), with room for max_ifaces. */
 int cap_plan_targets(struct ps_capture *cap)
 {
-	size_t room = (size_t)cap->max_ifaces * PS_HOOK_MAX;
+	size_t room = (size_t)cap->ifset.room * PS_HOOK_MAX;
 
 	cap->targets = calloc(room, sizeof(*cap->targets));
 	cap->file_ifaces = calloc(room, sizeof(*cap->file_ifaces));
 	if (!cap->targets || !cap->file_ifaces) {
-		pr_err("cannot plan the capture of %d interfaces: %s\n", cap->max_ifaces,
+		pr_err("cannot plan the capture of %d interfaces: %s\n", cap->ifset.room,
 		       strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	for (int i = 0; i < cap->n_ifaces; i++)
+	for (int i = 0; i < cap->ifset.n; i++)
 		cap_take_targets(cap, i); /* room for them all: it cannot fail */
 	return 0;
 }
@@ -109,7 +109,7 @@ static const char *attached_via(const struct ps_capture *cap, const struct ps_ta
 static void describe_target(const struct ps_capture *cap, const struct ps_target *tg, char *buf,
 			    size_t len)
 {
-	int i = cap_slot_of(cap, tg->ifindex);
+	int i = ps_ifset_slot_of(&cap->ifset, tg->ifindex);
 
 	if (i >= 0 && ps_hook_is_xdp_trace(tg->hook))
 		snprintf(buf, len, "%s of %s (id %u)", ps_hook_description(tg->hook),

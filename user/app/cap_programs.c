@@ -21,8 +21,8 @@
  * (auto may need either); following, both, for what may come. */
 static void xdp_programs_needed(const struct ps_capture *cap, bool need[2])
 {
-	need[0] = need[1] = cap->follow && (cap->hooks & PS_HOOK_BIT(PS_HOOK_XDP));
-	for (int i = 0; i < cap->n_ifaces; i++) {
+	need[0] = need[1] = cap->ifset.follow && (cap->hooks & PS_HOOK_BIT(PS_HOOK_XDP));
+	for (int i = 0; i < cap->ifset.n; i++) {
 		if (!(cap->ifs[i].hooks & PS_HOOK_BIT(PS_HOOK_XDP)))
 			continue;
 		need[0] |= cap->ifs[i].xdp_mode != PS_XDP_SKB;
@@ -33,14 +33,14 @@ static void xdp_programs_needed(const struct ps_capture *cap, bool need[2])
 /* The interfaces the hooks count and capture (the kernel's ifaces map). */
 int cap_add_kernel_ifaces(struct ps_capture *cap)
 {
-	for (int i = 0; i < cap->n_ifaces; i++) {
+	for (int i = 0; i < cap->ifset.n; i++) {
 		int err = ps_loader_add_iface(&cap->loader, (uint32_t)cap->ifs[i].ifindex,
 					      cap->ifs[i].linktype == PS_LINKTYPE_RAW);
 
 		if (err == -E2BIG)
 			pr_err("cannot capture on %s: the capture has room for %d interfaces "
 			       "(--max-ifaces)\n",
-			       cap->ifs[i].name, cap->max_ifaces);
+			       cap->ifs[i].name, cap->ifset.room);
 		if (err)
 			return err;
 	}
@@ -99,7 +99,7 @@ int cap_load_programs(struct ps_capture *cap)
 	struct ps_load_opts lo = {
 		.hooks = cap->hooks,
 		.snaplen = o->snaplen,
-		.max_ifaces = (uint32_t)cap->max_ifaces,
+		.max_ifaces = (uint32_t)cap->ifset.room,
 		.sampling = &cap->smp,
 		.filter = cap->filter,
 		.transport = cap->transport,
@@ -132,7 +132,7 @@ int cap_load_programs(struct ps_capture *cap)
 	 * refuses is reported as such before anything is attached. */
 	err = ps_loader_load(&cap->loader, &lo);
 	cap->progs = &cap->loader;
-	for (int i = 0; !err && i < cap->n_ifaces; i++)
+	for (int i = 0; !err && i < cap->ifset.n; i++)
 		err = load_trace_programs(cap, &lo, i);
 	if (err || !(cap->hooks & PS_HOOK_BIT(PS_HOOK_XDP)))
 		return err;
@@ -145,7 +145,7 @@ int cap_load_programs(struct ps_capture *cap)
 	}
 	err = ps_attach_prepare_xdp(&cap->att, ps_loader_object(&cap->loader), names, fds,
 				    o->xdp_attach);
-	for (int i = 0; !err && i < cap->n_ifaces; i++)
+	for (int i = 0; !err && i < cap->ifset.n; i++)
 		load_dev_program(cap, &lo, i);
 	return err;
 }
@@ -153,7 +153,7 @@ int cap_load_programs(struct ps_capture *cap)
 /* Has every captured device below interface i got its XDP already? */
 static bool lowers_attached(const struct ps_capture *cap, const bool *done, int i)
 {
-	for (int j = 0; j < cap->n_ifaces; j++)
+	for (int j = 0; j < cap->ifset.n; j++)
 		if (j != i && !done[j] && ps_device_is_below(&cap->ifs[j].dev, cap->ifs[i].ifindex))
 			return false;
 	return true;
@@ -167,16 +167,16 @@ static bool lowers_attached(const struct ps_capture *cap, const bool *done, int 
  */
 static int attach_xdp_all(struct ps_capture *cap)
 {
-	bool *done = calloc((size_t)cap->n_ifaces + 1, sizeof(*done));
+	bool *done = calloc((size_t)cap->ifset.n + 1, sizeof(*done));
 	int err = 0;
 
 	if (!done)
 		return -ENOMEM;
-	for (int i = 0; i < cap->n_ifaces; i++)
+	for (int i = 0; i < cap->ifset.n; i++)
 		done[i] = !(cap->ifs[i].hooks & PS_HOOK_BIT(PS_HOOK_XDP));
 	for (bool more = true; more && !err;) {
 		more = false;
-		for (int i = 0; i < cap->n_ifaces && !err; i++) {
+		for (int i = 0; i < cap->ifset.n && !err; i++) {
 			if (done[i] || !lowers_attached(cap, done, i))
 				continue;
 			if (cap->stop->requested)
@@ -206,7 +206,7 @@ int cap_start_guardian(struct ps_capture *cap)
 	for (int t = 0; t < cap->n_targets; t++)
 		tc |= ps_hook_is_tc(cap->targets[t].hook);
 	/* Following: for interfaces to come, too. */
-	tc |= cap->follow && (cap->hooks & PS_HOOKS_TC);
+	tc |= cap->ifset.follow && (cap->hooks & PS_HOOKS_TC);
 	if (!tc || cap->cfg.tc_mode == PS_TC_TCX)
 		return 0;
 	fd = ps_guardian_start();
@@ -223,7 +223,7 @@ static int attach_xdp_trace_all(struct ps_capture *cap)
 	static const unsigned int hooks[] = { PS_HOOK_XDP_ENTRY, PS_HOOK_XDP_EXIT };
 	int err = 0;
 
-	for (int i = 0; !err && i < cap->n_ifaces; i++)
+	for (int i = 0; !err && i < cap->ifset.n; i++)
 		for (int k = 0; !err && k < 2; k++) {
 			int fd = ps_loader_prog_fd(&cap->ifs[i].trace_loader, progs[k]);
 
@@ -256,12 +256,12 @@ int cap_attach_all(struct ps_capture *cap)
 	/* tcx everywhere: the guardian has nothing to look after (following,
 	 * once tcx has been seen to work: the interfaces to come get it too). */
 	if (!err && cap->att.guard_fd >= 0 && !ps_attach_has_clsact(&cap->att) &&
-	    (!cap->follow || ps_attach_has_tcx(&cap->att))) {
+	    (!cap->ifset.follow || ps_attach_has_tcx(&cap->att))) {
 		close(cap->att.guard_fd);
 		cap->att.guard_fd = -1;
 	}
 	/* Said once all is attached: a failed start's one line stays one. */
-	for (int i = 0; !err && i < cap->n_ifaces; i++)
+	for (int i = 0; !err && i < cap->ifset.n; i++)
 		ps_attach_warn_xdp_cost(&cap->att, &cap->ifs[i].dev);
 	return err;
 }
@@ -280,7 +280,7 @@ void cap_set_promiscuous(struct ps_capture *cap)
 	cap->promisc_fd = ps_promisc_open();
 	if (cap->promisc_fd < 0)
 		err = cap->promisc_fd;
-	for (int i = 0; !err && i < cap->n_ifaces; i++) {
+	for (int i = 0; !err && i < cap->ifset.n; i++) {
 		err = ps_promisc_add(cap->promisc_fd, cap->ifs[i].ifindex);
 		if (err)
 			pr_warn("cannot put %s into promiscuous mode: %s; capturing without it\n",
@@ -370,7 +370,7 @@ int cap_swap_programs(struct ps_capture *cap, struct ps_filter *filter,
 	struct ps_load_opts lo = {
 		.hooks = cap->hooks,
 		.snaplen = o->snaplen,
-		.max_ifaces = (uint32_t)cap->max_ifaces,
+		.max_ifaces = (uint32_t)cap->ifset.room,
 		.sampling = &s,
 		.filter = filter,
 		.transport = cap->transport,
@@ -382,7 +382,7 @@ int cap_swap_programs(struct ps_capture *cap, struct ps_filter *filter,
 	};
 	int new_fd[PS_REPLACE_SLOTS], old_fd[PS_REPLACE_SLOTS], err;
 	struct ps_loader next;
-	bool raw = cap->follow != NULL;
+	bool raw = cap->ifset.follow != NULL;
 	char msg[512];
 
 	if (!ps_attach_can_replace(&cap->att) ||
@@ -396,10 +396,9 @@ int cap_swap_programs(struct ps_capture *cap, struct ps_filter *filter,
 	if (cap->transport == PS_TRANSPORT_RINGBUF)
 		lo.ring_bytes = cap->bufs.ring_kib * 1024;
 	s.seed = cap->smp.seed; /* which flows are chosen stays the same */
-	for (int i = 0; i < cap->n_ifaces; i++)
-		raw |= cap->ifs[i].ifindex && !cap->ifs[i].gone &&
-		       cap->ifs[i].linktype == PS_LINKTYPE_RAW;
-	if (filter && raw && ps_filter_build_raw(filter, msg, sizeof(msg)) && !cap->follow) {
+	for (int i = 0; i < cap->ifset.n; i++)
+		raw |= cap->ifs[i].ifindex && cap->ifs[i].linktype == PS_LINKTYPE_RAW;
+	if (filter && raw && ps_filter_build_raw(filter, msg, sizeof(msg)) && !cap->ifset.follow) {
 		pr_err("the new filter does not apply where there is no link-layer header: %s; "
 		       "keeping the running configuration\n",
 		       msg);

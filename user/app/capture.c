@@ -103,11 +103,9 @@ static int open_loop(struct ps_capture *cap)
 	ev.data.fd = ps_ingest_epoll_fd(cap->in);
 	if (epoll_ctl(cap->loop_fd, EPOLL_CTL_ADD, ev.data.fd, &ev))
 		goto fail;
-	for (int i = 0; i < cap->n_ifaces; i++)
-		if (ps_link_state(cap->ifs[i].ifindex) == 0) {
-			cap->ifs[i].down = true;
+	for (int i = 0; i < cap->ifset.n; i++)
+		if (cap->ifs[i].ifindex && !cap->ifset.m[i].up)
 			pr_warn("interface %s is down; capturing anyway\n", cap->ifs[i].name);
-		}
 	return 0;
 fail:
 	err = -errno;
@@ -169,14 +167,17 @@ int ps_capture_setup(struct ps_capture *cap)
 		if (cap->metrics->fd >= 0)
 			cap_publish_metrics(cap, read_ns(CLOCK_MONOTONIC));
 		ps_report_start(cap->att.xdp_single_prog, cap->sampling);
-		for (int i = 0; i < cap->n_ifaces; i++)
+		for (int i = 0; i < cap->ifset.n; i++)
 			ps_report_iface(cap->ifs[i].name, cap->ifs[i].hooks, cap->cfg.snaplen);
 		if (cap->follow_line[0])
 			pr_warn("%s", cap->follow_line);
-		if (!cap->n_ifaces)
-			pr_warn("capturing on no interface yet: waiting for -i %s\n", cap->follow);
-		/* Those that came between the listing and the link watch. */
-		if (cap->follow)
+		if (!cap->ifset.n)
+			pr_warn("capturing on no interface yet: waiting for -i %s\n",
+				cap->ifset.follow);
+		/* From here on, one that comes is attached at once; those
+		 * that came between the listing and the link watch now. */
+		cap->started = true;
+		if (cap->ifset.follow)
 			cap_rescan(cap);
 	}
 	return err;
@@ -209,9 +210,9 @@ int ps_capture_loop(struct ps_capture *cap)
 		for (int i = 0; i < n; i++)
 			if (ev[i].data.fd == cap->link_fd)
 				cap_read_link_events(cap);
-		if (cap->rescan_due) {
-			cap->rescan_due = cap->room_short = false;
-			memset(cap->refused, 0, sizeof(cap->refused));
+		/* Room again for one refused for the lack of it. */
+		if (cap->ifset.retry_due) {
+			ps_ifset_forget_refused(&cap->ifset);
 			cap_rescan(cap);
 		}
 		err = ps_ingest_poll(cap->in, 0);
@@ -222,7 +223,7 @@ int ps_capture_loop(struct ps_capture *cap)
 				pr_err("reading the perf buffers failed: %s\n", strerror(-err));
 			break;
 		}
-		if (cap->all_gone)
+		if (cap_all_gone(cap))
 			break;
 		now = read_ns(CLOCK_MONOTONIC);
 		err = cap->file ? ps_capfile_tick(cap->file, now) : 0;
@@ -326,7 +327,7 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 	if (!err && close_err)
 		err = cap_output_failed(cap, close_err);
 	cap_summary(cap);
-	if (!err && cap->all_gone)
+	if (!err && cap_all_gone(cap))
 		err = -ENODEV;
 	return err ? err : detach_err;
 }
@@ -355,7 +356,7 @@ void ps_capture_teardown(struct ps_capture *cap)
 		ps_printer_free(cap->printer);
 	free(cap->printer);
 	cap->printer = NULL;
-	for (int i = 0; i < cap->n_ifaces; i++) {
+	for (int i = 0; i < cap->ifset.n; i++) {
 		ps_loader_close(&cap->ifs[i].dev_loader);
 		ps_loader_close(&cap->ifs[i].trace_loader);
 		ps_xdp_target_close(&cap->ifs[i].xdp_target);
@@ -379,11 +380,12 @@ void ps_capture_teardown(struct ps_capture *cap)
 	if (cap->promisc_fd >= 0)
 		close(cap->promisc_fd); /* the memberships go with it */
 	cap->link_fd = cap->loop_fd = cap->promisc_fd = -1;
+	ps_ifset_free(&cap->ifset);
 	free(cap->ifs);
 	free(cap->targets);
 	free(cap->file_ifaces);
 	cap->ifs = NULL;
 	cap->targets = NULL;
 	cap->file_ifaces = NULL;
-	cap->n_ifaces = cap->n_targets = 0;
+	cap->ifs_room = cap->n_targets = 0;
 }

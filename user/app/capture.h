@@ -20,6 +20,7 @@
 #include "device.h"
 #include "dropnames.h"
 #include "hooks.h"
+#include "ifset.h"
 #include "loader.h"
 #include "metrics.h"
 #include "printer.h"
@@ -53,7 +54,6 @@ struct ps_cap_iface {
 	 * interface's loader traces the same program). */
 	struct ps_xdp_target xdp_target;
 	struct ps_loader trace_loader;
-	bool gone, down; /* it vanished; it is down */
 };
 
 struct ps_capture {
@@ -61,29 +61,25 @@ struct ps_capture {
 	struct ps_filter *filter; /* NULL: capture everything (raw part made on demand) */
 	struct ps_stop *stop;
 	/* The interfaces: -i's, or with -i any every interface that is up,
-	 * or those a pattern matches; room for max_ifaces (the kernel's maps
-	 * are sized for as many). ifindex 0: a free entry. */
+	 * or those a pattern matches (user/app/ifset.h: which, in which slot;
+	 * following, ifset.follow, those that come later too, and none left
+	 * is no reason to end); room for ifset.room (the kernel's maps are
+	 * sized for as many). ifs: the capture's own of each slot, ifindex 0
+	 * where it is free. */
+	struct ps_ifset ifset;
 	struct ps_cap_iface *ifs;
-	int n_ifaces, max_ifaces;
-	unsigned int hooks; /* all of them together: the programs loaded */
-	bool xdp_loaded[2]; /* the XDP programs: [0] native, [1] skb */
-	/* -i any or a pattern (the first given; else NULL): interfaces that
-	 * come later are captured too, those that go are let go, and none
-	 * left is no reason to end. */
-	const char *follow;
+	int ifs_room;
+	const struct ps_netdev_nl *nl; /* while resolving: the netdev family */
+	bool started;		       /* set up: one that comes is attached at once */
+	unsigned int hooks;	       /* all of them together: the programs loaded */
+	bool xdp_loaded[2];	       /* the XDP programs: [0] native, [1] skb */
 	char follow_line[8 * (IF_NAMESIZE + 2) + 64]; /* which, said once attached */
 	/* The counters and packets of interfaces whose targets others took. */
 	struct ps_counters retired;
 	uint64_t retired_written;
-	/* Following: the last interfaces refused (said once; not retried at
-	 * their next news). */
-	int refused[PS_REFUSED_KEPT];
-	unsigned int n_refused;
 	/* The loop's clocks: they run on across a reload. */
 	bool loop_started;
 	uint64_t deadline_ns, stats_at_ns, stats_written;
-	bool room_short;	   /* one was refused for want of room ... */
-	bool rescan_due;	   /* ... and one has gone since: look again */
 	int promisc_fd;		   /* AF_PACKET memberships (-p: none); -1 */
 	struct ps_target *targets; /* room for max_ifaces * PS_HOOK_MAX */
 	int n_targets;
@@ -114,9 +110,8 @@ struct ps_capture {
 	char sampling[200];	 /* the sampling note of every IDB */
 	char tag[96];		 /* the sampling's, in every packet's comment */
 	/* Interfaces that vanish or go down while we capture. */
-	int link_fd;   /* rtnetlink link events; -1 */
-	int loop_fd;   /* epoll: the buffers' and link_fd */
-	bool all_gone; /* none left: the capture ends, exit 1 */
+	int link_fd; /* rtnetlink link events; -1 */
+	int loop_fd; /* epoll: the buffers' and link_fd */
 };
 
 /* The configuration and a fresh flow seed; nothing else is touched. */

@@ -20,7 +20,6 @@
 /* Following interfaces, without --max-ifaces: room for this many at once
  * (or twice those at the start). */
 #define PS_FOLLOW_IFACES 1024
-#define PS_REFUSED_KEPT 64
 
 /* What a capture needs of the options (main.c fills it in). */
 struct ps_capture_cfg {

@@ -3,8 +3,8 @@
  * The capture's parts, private to user/app/capture.c and its cap_*.c:
  * capture.c keeps the session's steps (init, resolve, setup, loop,
  * reload, finish, teardown) and calls down into
- *   cap_ifaces.c    the interfaces: -i's names and patterns, and those that
- *                   come, go, go down and come up (the link watch)
+ *   cap_ifaces.c    the interfaces: the subscriber of the interface set
+ *                   (ifset.h), and the link watch and listings it replays
  *   cap_programs.c  the programs: loaded, attached, a reload's swapped in
  *   cap_outputs.c   the targets, the ingest and its sinks, one failure policy
  *   cap_stats.c     the counters, --stats, --metrics, the closing summary
@@ -18,8 +18,8 @@
 #include "linkwatch.h"
 
 /* cap_ifaces.c */
-/* An interface's place in the capture's list, or -1. */
-int cap_slot_of(const struct ps_capture *cap, int ifindex);
+/* No interface left, and none to come: the capture ends (exit 1). */
+bool cap_all_gone(const struct ps_capture *cap);
 /* Every interface there is, as if each had just told us (following: the
  * ones missed while rtnetlink's news were lost, or before it listened). */
 void cap_rescan(struct ps_capture *cap);

@@ -100,11 +100,9 @@ int ps_service_load(int argc, char **argv, const char *path, struct ps_opts **op
 
 void ps_service_ready(const struct ps_capture *cap)
 {
+	int n = ps_ifset_count(&cap->ifset);
 	char text[128];
-	int n = 0;
 
-	for (int i = 0; i < cap->n_ifaces; i++)
-		n += cap->ifs[i].ifindex && !cap->ifs[i].gone;
 	snprintf(text, sizeof(text), "READY=1\nSTATUS=capturing on %d interface%s", n,
 		 n == 1 ? "" : "s");
 	ps_notify(text);

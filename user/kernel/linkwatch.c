@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
@@ -163,6 +165,38 @@ int ps_linkwatch_read(int fd, struct ps_link_event *ev, int max)
 		}
 		n += ps_linkwatch_parse(buf, (size_t)len, ev + n, max - n);
 	}
+	return n;
+}
+
+int ps_link_list(struct ps_link_event **now)
+{
+	struct if_nameindex *all = if_nameindex(), *p;
+	int n = 0;
+
+	*now = NULL;
+	if (!all)
+		return -errno;
+	for (p = all; p->if_index; p++)
+		n++;
+	*now = calloc((size_t)n + 1, sizeof(**now));
+	if (!*now) {
+		if_freenameindex(all);
+		return -ENOMEM;
+	}
+	n = 0;
+	for (p = all; p->if_index; p++) {
+		int flags = ps_link_flags((int)p->if_index);
+		struct ps_link_event *ev = &(*now)[n];
+
+		if (flags < 0) /* gone meanwhile */
+			continue;
+		ev->ifindex = (int)p->if_index;
+		ev->up = flags & IFF_UP;
+		ev->loopback = flags & IFF_LOOPBACK;
+		snprintf(ev->name, sizeof(ev->name), "%s", p->if_name);
+		n++;
+	}
+	if_freenameindex(all);
 	return n;
 }
 

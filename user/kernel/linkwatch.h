@@ -30,6 +30,9 @@ int ps_linkwatch_open(void);
  */
 int ps_linkwatch_read(int fd, struct ps_link_event *ev, int max);
 
+/* Every interface there is, as link events (name, up, loopback), into
+ * *now (malloc'ed, the caller's to free); how many, or -errno. */
+int ps_link_list(struct ps_link_event **now);
 /* The interface's flags (IFF_*), or -ENODEV (gone) / -errno. */
 int ps_link_flags(int ifindex);
 /* Is ifindex up? 1 up, 0 down, -ENODEV gone. */
