@@ -30,8 +30,6 @@
 #include "promisc.h"
 #include "report.h"
 
-#define POLL_MS 100
-
 static uint64_t read_ns(clockid_t clock)
 {
 	return (uint64_t)ps_clock_read_ns(clock, NULL);
@@ -42,7 +40,7 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 {
 	memset(cap, 0, sizeof(*cap));
 	cap->link_fd = -1;
-	cap->loop_fd = -1;
+	cap->loop.epoll_fd = -1;
 	cap->promisc_fd = -1;
 	cap->att.guard_fd = -1;
 	cap->cfg = *cfg;
@@ -79,40 +77,6 @@ int ps_capture_open_output(struct ps_capture *cap)
 	return ps_capfile_open(cap->file, &fc, &cap->stop->abort);
 }
 
-/*
- * The capture loop sleeps on one epoll set: the buffers' (libbpf's epoll
- * fd, nested) and rtnetlink's link events. Opened before anything is
- * attached, so an interface that vanishes meanwhile is seen.
- */
-static int open_loop(struct ps_capture *cap)
-{
-	struct epoll_event ev = { .events = EPOLLIN };
-	int err;
-
-	cap->loop_fd = epoll_create1(EPOLL_CLOEXEC);
-	if (cap->loop_fd < 0)
-		goto fail;
-	cap->link_fd = ps_linkwatch_open();
-	if (cap->link_fd < 0) {
-		errno = -cap->link_fd;
-		goto fail;
-	}
-	ev.data.fd = cap->link_fd;
-	if (epoll_ctl(cap->loop_fd, EPOLL_CTL_ADD, cap->link_fd, &ev))
-		goto fail;
-	ev.data.fd = ps_ingest_epoll_fd(cap->in);
-	if (epoll_ctl(cap->loop_fd, EPOLL_CTL_ADD, ev.data.fd, &ev))
-		goto fail;
-	for (int i = 0; i < cap->ifset.n; i++)
-		if (cap->ifs[i].ifindex && !cap->ifset.m[i].up)
-			pr_warn("interface %s is down; capturing anyway\n", cap->ifs[i].name);
-	return 0;
-fail:
-	err = -errno;
-	pr_err("cannot set up the capture loop: %s\n", strerror(-err));
-	return err;
-}
-
 int ps_capture_setup(struct ps_capture *cap)
 {
 	int err;
@@ -142,7 +106,7 @@ int ps_capture_setup(struct ps_capture *cap)
 		ps_ingest_set_drop_names(cap->in, &cap->drops);
 	}
 	if (!err)
-		err = open_loop(cap);
+		err = cap_open_loop(cap);
 	/* Before anything is attached: a port that is taken is one line. */
 	if (!err && cap->cfg.metrics)
 		err = ps_metrics_open(cap->metrics, &cap->cfg.metrics_addr);
@@ -179,73 +143,6 @@ int ps_capture_setup(struct ps_capture *cap)
 		cap->started = true;
 		if (cap->ifset.follow)
 			cap_rescan(cap);
-	}
-	return err;
-}
-
-int ps_capture_loop(struct ps_capture *cap)
-{
-	uint64_t period = cap->cfg.stats_ms * 1000000ull, now;
-	int err = 0;
-
-	/* Monotonic: a wall-clock step must not stretch or cut the capture.
-	 * Once: a reload comes back here, the clocks running on. */
-	if (!cap->loop_started) {
-		now = read_ns(CLOCK_MONOTONIC);
-		cap->loop_started = true;
-		cap->deadline_ns = cap->cfg.duration_ms ? now + cap->cfg.duration_ms * 1000000ull :
-							  0;
-		cap->stats_at_ns = now;
-	}
-	while (!cap->stop->requested && !ps_ingest_done(cap->in)) {
-		struct epoll_event ev[4];
-		int wait = ps_ingest_wait_ms(cap->in, POLL_MS), n, due;
-
-		/* sFlow's next burst, if one waits, wakes the loop too. */
-		due = cap->sflow ? ps_sflowexp_tick(cap->sflow, read_ns(CLOCK_MONOTONIC)) : -1;
-		if (due >= 0 && due < wait)
-			wait = due;
-		n = epoll_wait(cap->loop_fd, ev, 4, wait);
-
-		for (int i = 0; i < n; i++)
-			if (ev[i].data.fd == cap->link_fd)
-				cap_read_link_events(cap);
-		/* Room again for one refused for the lack of it. */
-		if (cap->ifset.retry_due) {
-			ps_ifset_forget_refused(&cap->ifset);
-			cap_rescan(cap);
-		}
-		err = ps_ingest_poll(cap->in, 0);
-		if (err) {
-			if (ps_ingest_error(cap->in, NULL))
-				err = cap_output_failed(cap, err);
-			else
-				pr_err("reading the perf buffers failed: %s\n", strerror(-err));
-			break;
-		}
-		if (cap_all_gone(cap))
-			break;
-		now = read_ns(CLOCK_MONOTONIC);
-		err = cap->file ? ps_capfile_tick(cap->file, now) : 0;
-		if (err == 1)
-			return 0; /* -G -W: the last file is complete */
-		if (err)
-			break;
-		if (period && now - cap->stats_at_ns >= period) {
-			uint64_t written = cap_written_total(cap, -1);
-
-			cap_print_stats(cap, written, cap->stats_written, now - cap->stats_at_ns);
-			cap->stats_written = written;
-			cap->stats_at_ns = now;
-		}
-		if (cap->metrics->fd >= 0 && now - cap->metrics_at_ns >= 1000000000ull)
-			cap_publish_metrics(cap, now);
-		if (cap->deadline_ns && now >= cap->deadline_ns)
-			break;
-		if (cap->stop->reload) {
-			cap->stop->reload = 0;
-			return PS_CAPTURE_RELOAD;
-		}
 	}
 	return err;
 }
@@ -375,11 +272,10 @@ void ps_capture_teardown(struct ps_capture *cap)
 	ps_metrics_close(&cap->metrics_slot[1]);
 	if (cap->link_fd >= 0)
 		close(cap->link_fd);
-	if (cap->loop_fd >= 0)
-		close(cap->loop_fd);
+	ps_runloop_free(&cap->loop);
 	if (cap->promisc_fd >= 0)
 		close(cap->promisc_fd); /* the memberships go with it */
-	cap->link_fd = cap->loop_fd = cap->promisc_fd = -1;
+	cap->link_fd = cap->promisc_fd = -1;
 	ps_ifset_free(&cap->ifset);
 	free(cap->ifs);
 	free(cap->targets);

@@ -21,6 +21,7 @@
 #include "dropnames.h"
 #include "hooks.h"
 #include "ifset.h"
+#include "runloop.h"
 #include "loader.h"
 #include "metrics.h"
 #include "printer.h"
@@ -110,8 +111,8 @@ struct ps_capture {
 	char sampling[200];	 /* the sampling note of every IDB */
 	char tag[96];		 /* the sampling's, in every packet's comment */
 	/* Interfaces that vanish or go down while we capture. */
-	int link_fd; /* rtnetlink link events; -1 */
-	int loop_fd; /* epoll: the buffers' and link_fd */
+	int link_fd;		/* rtnetlink link events; -1 */
+	struct ps_runloop loop; /* the link watch, the buffers, the timers */
 };
 
 /* The configuration and a fresh flow seed; nothing else is touched. */

@@ -8,6 +8,7 @@
  *   cap_programs.c  the programs: loaded, attached, a reload's swapped in
  *   cap_outputs.c   the targets, the ingest and its sinks, one failure policy
  *   cap_stats.c     the counters, --stats, --metrics, the closing summary
+ *   cap_loop.c      the run loop: what it waits on, and in which order
  * Interfaces that come later are attached and given outputs through
  * cap_programs.c and cap_outputs.c; nothing calls back up into capture.c.
  */
@@ -28,6 +29,12 @@ void cap_read_link_events(struct ps_capture *cap);
 /* A reload's interfaces and patterns: those left out go, those now in
  * come, and those refused before are asked about again. */
 void cap_ifaces_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg);
+
+/* cap_loop.c */
+/* The run loop and what it runs (user/util/runloop.h): opened before
+ * anything is attached, so an interface that vanishes meanwhile is seen.
+ * 0 or -errno, logged. */
+int cap_open_loop(struct ps_capture *cap);
 
 /* cap_programs.c */
 /* perf buffers, or the ring where perf events are closed to us. */

@@ -504,6 +504,11 @@ int ps_sflowexp_tick(struct ps_sflow_exp *x, uint64_t now_ns)
 	return now_ns >= x->next_send_ns ? 0 : (int)((x->next_send_ns - now_ns + 999999) / 1000000);
 }
 
+uint64_t ps_sflowexp_next_ns(const struct ps_sflow_exp *x)
+{
+	return x->n_queued ? x->next_send_ns : 0;
+}
+
 /* End of a round: counters when due, send what is ready. */
 static void sflowexp_round_end(struct ps_sflow_exp *x)
 {

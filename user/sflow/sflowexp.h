@@ -119,6 +119,8 @@ struct ps_sink *ps_sflowexp_sink(struct ps_sflow_exp *x);
 /* Send the burst that is due at monotonic now_ns, if any; and how long
  * until the next one (ms, for the capture's wait), -1 if none waits. */
 int ps_sflowexp_tick(struct ps_sflow_exp *x, uint64_t now_ns);
+/* When the next burst is due (monotonic ns); 0 if none waits. */
+uint64_t ps_sflowexp_next_ns(const struct ps_sflow_exp *x);
 /* With flush (the capture ended): the last counters, and everything still
  * open sent (paced: at most PS_SFLOW_RING / burst ms). Then the sockets
  * are closed. */

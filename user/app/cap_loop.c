@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The capture's run loop (user/util/runloop.h): what it waits on and runs,
+ * in this order each round: the link watch, a retry where room was freed,
+ * the buffers (a round of the ingest), sFlow's bursts, rotation, --stats,
+ * --metrics, --duration, and a reload asked by SIGHUP. See capture_int.h.
+ */
+#include <errno.h>
+#include <string.h>
+#include "capture_int.h"
+#include "log.h"
+#include "sflowexp.h"
+
+/* The longest the loop sleeps: a quiet CPU's packets wait at most this. */
+#define IDLE_MS 100
+/* A source's "the loop ends, and the capture with it, without an error". */
+#define END 2
+_Static_assert(END != PS_CAPTURE_RELOAD, "the loop's two endings");
+
+static int run_link(void *arg, uint64_t now)
+{
+	(void)now;
+	cap_read_link_events(arg);
+	return 0;
+}
+
+/* Room again for one refused for the lack of it: look once more. */
+static int run_retry(void *arg, uint64_t now)
+{
+	struct ps_capture *cap = arg;
+
+	(void)now;
+	if (cap->ifset.retry_due) {
+		ps_ifset_forget_refused(&cap->ifset);
+		cap_rescan(cap);
+	}
+	return 0;
+}
+
+/* A round of the ingest; an output's error, -c, or no interface left end
+ * the capture. */
+static int run_ingest(void *arg, uint64_t now)
+{
+	struct ps_capture *cap = arg;
+	int err = ps_ingest_poll(cap->in, 0);
+
+	(void)now;
+	if (err && ps_ingest_error(cap->in, NULL)) {
+		err = cap_output_failed(cap, err);
+		return err ? err : END;
+	}
+	if (err) {
+		pr_err("reading the perf buffers failed: %s\n", strerror(-err));
+		return err;
+	}
+	return ps_ingest_done(cap->in) || cap_all_gone(cap) ? END : 0;
+}
+
+/* While the merge holds packets it cannot place yet: 1 ms, not the idle
+ * wait (user/ingest/ingest.h, ps_ingest_wait_ms). */
+static uint64_t ingest_due(void *arg, uint64_t now)
+{
+	struct ps_capture *cap = arg;
+	int ms = ps_ingest_wait_ms(cap->in, IDLE_MS);
+
+	return ms < IDLE_MS ? now + (uint64_t)ms * 1000000ull : 0;
+}
+
+static int run_sflow(void *arg, uint64_t now)
+{
+	struct ps_capture *cap = arg;
+
+	ps_sflowexp_tick(cap->sflow, now);
+	return 0;
+}
+
+static uint64_t sflow_due(void *arg, uint64_t now)
+{
+	const struct ps_capture *cap = arg;
+
+	(void)now;
+	return ps_sflowexp_next_ns(cap->sflow);
+}
+
+/* -G: rotated if due; -W's last file complete ends the capture. */
+static int run_file(void *arg, uint64_t now)
+{
+	struct ps_capture *cap = arg;
+	int err = ps_capfile_tick(cap->file, now);
+
+	return err == 1 ? END : err;
+}
+
+static int run_stats(void *arg, uint64_t now)
+{
+	struct ps_capture *cap = arg;
+	uint64_t written = cap_written_total(cap, -1);
+
+	cap_print_stats(cap, written, cap->stats_written, now - cap->stats_at_ns);
+	cap->stats_written = written;
+	cap->stats_at_ns = now;
+	return 0;
+}
+
+static uint64_t stats_due(void *arg, uint64_t now)
+{
+	const struct ps_capture *cap = arg;
+
+	(void)now;
+	return cap->cfg.stats_ms ? cap->stats_at_ns + cap->cfg.stats_ms * 1000000ull : 0;
+}
+
+static int run_metrics(void *arg, uint64_t now)
+{
+	cap_publish_metrics(arg, now);
+	return 0;
+}
+
+/* Once a second, while it serves (a reload may start or stop it). */
+static uint64_t metrics_due(void *arg, uint64_t now)
+{
+	const struct ps_capture *cap = arg;
+
+	(void)now;
+	return cap->metrics->fd >= 0 ? cap->metrics_at_ns + 1000000000ull : 0;
+}
+
+static int run_deadline(void *arg, uint64_t now)
+{
+	(void)arg, (void)now;
+	return END;
+}
+
+static uint64_t deadline_due(void *arg, uint64_t now)
+{
+	const struct ps_capture *cap = arg;
+
+	(void)now;
+	return cap->deadline_ns;
+}
+
+static int run_reload(void *arg, uint64_t now)
+{
+	struct ps_capture *cap = arg;
+
+	(void)now;
+	if (!cap->stop->reload)
+		return 0;
+	cap->stop->reload = 0;
+	return PS_CAPTURE_RELOAD;
+}
+
+/* What the loop runs, in this order each round. */
+static int add_sources(struct ps_capture *cap)
+{
+	const struct ps_run_src src[] = {
+		{ cap->link_fd, false, run_link, NULL, cap },
+		{ -1, true, run_retry, NULL, cap },
+		{ ps_ingest_epoll_fd(cap->in), true, run_ingest, ingest_due, cap },
+		{ -1, true, cap->sflow ? run_sflow : NULL, sflow_due, cap },
+		{ -1, true, cap->file ? run_file : NULL, NULL, cap },
+		{ -1, false, run_stats, stats_due, cap },
+		{ -1, false, run_metrics, metrics_due, cap },
+		{ -1, false, run_deadline, deadline_due, cap },
+		{ -1, true, run_reload, NULL, cap },
+	};
+	int err = 0;
+
+	for (size_t i = 0; !err && i < sizeof(src) / sizeof(src[0]); i++)
+		if (src[i].run) /* sFlow's and the file's only with them */
+			err = ps_runloop_add(&cap->loop, &src[i]);
+	return err;
+}
+
+int cap_open_loop(struct ps_capture *cap)
+{
+	int err;
+
+	cap->link_fd = ps_linkwatch_open();
+	err = cap->link_fd < 0 ? cap->link_fd : ps_runloop_init(&cap->loop, IDLE_MS);
+	if (!err)
+		err = add_sources(cap);
+	if (err) {
+		pr_err("cannot set up the capture loop: %s\n", strerror(-err));
+		return err;
+	}
+	for (int i = 0; i < cap->ifset.n; i++)
+		if (cap->ifs[i].ifindex && !cap->ifset.m[i].up)
+			pr_warn("interface %s is down; capturing anyway\n", cap->ifs[i].name);
+	return 0;
+}
+
+int ps_capture_loop(struct ps_capture *cap)
+{
+	int ret;
+
+	/* Monotonic: a wall-clock step must not stretch or cut the capture.
+	 * Once: a reload comes back here, the clocks running on. */
+	if (!cap->loop_started) {
+		uint64_t now = ps_clock_mono_ns();
+
+		cap->loop_started = true;
+		cap->deadline_ns = cap->cfg.duration_ms ? now + cap->cfg.duration_ms * 1000000ull :
+							  0;
+		cap->stats_at_ns = now;
+	}
+	ret = ps_runloop_run(&cap->loop, &cap->stop->requested);
+	return ret == END ? 0 : ret;
+}
