@@ -411,174 +411,206 @@ static bool known_opcode(__u16 code)
 	return false;
 }
 
-static int xlate_insn(struct xl *x, size_t pc, char *err, size_t len)
+/* A helper's "this instruction cannot be translated": xlate_insn says so. */
+#define BAD_INSN 1
+
+/* Loads into A or X (LD, LDX): 0, BAD_INSN, or -EINVAL said in err. */
+static int xlate_load(struct xl *x, size_t pc, char *err, size_t len)
 {
 	const struct sock_filter *f = &x->prog[pc];
 	__u16 code = f->code;
 	__u32 k = f->k;
 	unsigned int bytes = load_bytes(code);
+	__u8 dst = BPF_CLASS(code) == BPF_LD ? R_A : R_X;
+	__u8 mode = BPF_MODE(code);
+
+	if (mode == BPF_IMM) {
+		emit(x, MOV32_IMM(dst, k));
+	} else if (mode == BPF_MEM) {
+		if (k >= MEMWORDS)
+			return BAD_INSN;
+		emit(x, LDX(BPF_W, dst, FP, S_MEM + 4 * k));
+	} else if (mode == BPF_LEN) {
+		emit(x, LDX(BPF_DW, dst, FP, S_LEN));
+		if (x->tag_view) /* the tag counts on the wire */
+			emit(x, ALU32_IMM(BPF_ADD, dst, 4));
+	} else if (mode == BPF_ABS || mode == BPF_IND || mode == BPF_MSH) {
+		if (k >= (__u32)SKF_AD_OFF)
+			return fail(err, len, -EINVAL,
+				    "cBPF insn %zu uses ancillary load SKF_AD_OFF+%u, which has no eBPF equivalent here",
+				    pc, k - (__u32)SKF_AD_OFF);
+		if (!bytes || (BPF_CLASS(code) == BPF_LDX) != (mode == BPF_MSH) ||
+		    (mode == BPF_MSH && bytes != 1))
+			return BAD_INSN;
+		if (k >= 0x80000000u && mode != BPF_IND)
+			return fail(err, len, -EINVAL,
+				    "cBPF insn %zu loads from negative offset %d (SKF_NET_OFF/SKF_LL_OFF), not supported",
+				    pc, (int)k);
+		if (mode == BPF_IND && k >= 0x80000000u) {
+			emit_goto(x, x->ret0); /* always past the packet */
+		} else if (mode == BPF_IND) {
+			emit_view_load_ind(x, k, bytes);
+		} else {
+			emit_view_load_const(x, dst, k, bytes);
+			if (mode == BPF_MSH) { /* X = 4 * (P[k] & 0xf) */
+				emit(x, ALU32_IMM(BPF_AND, R_X, 0xf));
+				emit(x, ALU32_IMM(BPF_LSH, R_X, 2));
+			}
+		}
+	} else {
+		return BAD_INSN;
+	}
+	return 0;
+}
+
+/* Arithmetic on A (ALU): 0 or BAD_INSN. */
+static int xlate_alu(struct xl *x, __u16 code, __u32 k)
+{
+	__u8 op = alu_op(code);
+	bool by_x = BPF_SRC(code) == BPF_X;
+
+	switch (op) {
+	case BPF_NEG:
+		emit(x, insn(BPF_ALU | BPF_NEG, R_A, 0, 0, 0));
+		return 0;
+	case BPF_DIV:
+	case BPF_MOD:
+		if (by_x)
+			emit_jmp(x, BPF_JMP32 | BPF_JEQ | BPF_K, R_X, 0, 0, x->ret0);
+		else if (k == 0) {
+			emit_goto(x, x->ret0);
+			return 0;
+		}
+		break;
+	case BPF_LSH:
+	case BPF_RSH:
+		if (by_x) { /* cBPF: shifting by 32 or more gives 0 */
+			int in_range = new_label(x), done = new_label(x);
+
+			emit_jmp(x, BPF_JMP32 | BPF_JLT | BPF_K, R_X, 0, 32, in_range);
+			emit(x, MOV32_IMM(R_A, 0));
+			emit_goto(x, done);
+			bind(x, in_range);
+			emit(x, ALU32_REG(op, R_A, R_X));
+			bind(x, done);
+			return 0;
+		}
+		/* The kernel refuses a constant shift of 32 or more, and
+		 * libpcap's interpreter does what C does with it (undefined);
+		 * libpcap's compiler never emits one. */
+		if (k >= 32)
+			return BAD_INSN;
+		break;
+	case BPF_ADD:
+	case BPF_SUB:
+	case BPF_MUL:
+	case BPF_OR:
+	case BPF_AND:
+	case BPF_XOR:
+		break;
+	default:
+		return BAD_INSN;
+	}
+	emit(x, by_x ? ALU32_REG(op, R_A, R_X) : ALU32_IMM(op, R_A, k));
+	return 0;
+}
+
+/* Jumps (JMP): 0, BAD_INSN, or -EINVAL said in err. */
+static int xlate_jmp(struct xl *x, size_t pc, char *err, size_t len)
+{
+	const struct sock_filter *f = &x->prog[pc];
+	__u8 op = BPF_OP(f->code);
+	bool by_x = BPF_SRC(f->code) == BPF_X;
 	size_t t = 0, e = 0;
 	int ret;
 
-	/* Only real cBPF opcodes: junk in the unused bits is refused, as the
-	 * kernel's checker and libpcap's interpreter refuse it. */
-	if (!known_opcode(code))
-		goto bad;
-	switch (BPF_CLASS(code)) {
-	case BPF_LD:
-	case BPF_LDX: {
-		__u8 dst = BPF_CLASS(code) == BPF_LD ? R_A : R_X;
-		__u8 mode = BPF_MODE(code);
-
-		if (mode == BPF_IMM) {
-			emit(x, MOV32_IMM(dst, k));
-		} else if (mode == BPF_MEM) {
-			if (k >= MEMWORDS)
-				goto bad;
-			emit(x, LDX(BPF_W, dst, FP, S_MEM + 4 * k));
-		} else if (mode == BPF_LEN) {
-			emit(x, LDX(BPF_DW, dst, FP, S_LEN));
-			if (x->tag_view) /* the tag counts on the wire */
-				emit(x, ALU32_IMM(BPF_ADD, dst, 4));
-		} else if (mode == BPF_ABS || mode == BPF_IND || mode == BPF_MSH) {
-			if (k >= (__u32)SKF_AD_OFF)
-				return fail(err, len, -EINVAL,
-					    "cBPF insn %zu uses ancillary load SKF_AD_OFF+%u, which has no eBPF equivalent here",
-					    pc, k - (__u32)SKF_AD_OFF);
-			if (!bytes || (BPF_CLASS(code) == BPF_LDX) != (mode == BPF_MSH) ||
-			    (mode == BPF_MSH && bytes != 1))
-				goto bad;
-			if (k >= 0x80000000u && mode != BPF_IND)
-				return fail(err, len, -EINVAL,
-					    "cBPF insn %zu loads from negative offset %d (SKF_NET_OFF/SKF_LL_OFF), not supported",
-					    pc, (int)k);
-			if (mode == BPF_IND && k >= 0x80000000u) {
-				emit_goto(x, x->ret0); /* always past the packet */
-			} else if (mode == BPF_IND) {
-				emit_view_load_ind(x, k, bytes);
-			} else {
-				emit_view_load_const(x, dst, k, bytes);
-				if (mode == BPF_MSH) { /* X = 4 * (P[k] & 0xf) */
-					emit(x, ALU32_IMM(BPF_AND, R_X, 0xf));
-					emit(x, ALU32_IMM(BPF_LSH, R_X, 2));
-				}
-			}
-		} else {
-			goto bad;
-		}
-		return 0;
+	if (op == BPF_JA) {
+		ret = jump_target(x, pc, f->k, &t, err, len);
+		if (!ret && t != pc + 1)
+			emit_goto(x, x->first_label + t);
+		return ret;
 	}
+	if (op != BPF_JEQ && op != BPF_JGT && op != BPF_JGE && op != BPF_JSET)
+		return BAD_INSN;
+	ret = jump_target(x, pc, f->jt, &t, err, len);
+	if (!ret)
+		ret = jump_target(x, pc, f->jf, &e, err, len);
+	if (ret || (t == pc + 1 && e == pc + 1))
+		return ret;
+	/* Falling through on true: branch on the inverse to the false target
+	 * (JSET has no inverse in eBPF). */
+	if (t == pc + 1 && op != BPF_JSET) {
+		op = op == BPF_JEQ ? BPF_JNE : op == BPF_JGT ? BPF_JLE : BPF_JLT;
+		t = e;
+		e = pc + 1;
+	}
+	/* u32 compares: JMP32, whose immediate is not sign-extended. */
+	emit_jmp(x, BPF_JMP32 | op | (by_x ? BPF_X : BPF_K), R_A, by_x ? R_X : 0,
+		 by_x ? 0 : (__s32)f->k, x->first_label + t);
+	if (e != pc + 1)
+		emit_goto(x, x->first_label + e);
+	return 0;
+}
+
+/* Stores, returns and the register moves (ST, STX, RET, MISC): 0 or
+ * BAD_INSN. */
+static int xlate_rest(struct xl *x, __u16 code, __u32 k)
+{
+	switch (BPF_CLASS(code)) {
 	case BPF_ST:
 	case BPF_STX:
 		if (k >= MEMWORDS)
-			goto bad;
+			return BAD_INSN;
 		emit(x, STX(BPF_W, FP, BPF_CLASS(code) == BPF_ST ? R_A : R_X, S_MEM + 4 * k));
 		return 0;
-	case BPF_ALU: {
-		__u8 op = alu_op(code);
-		bool by_x = BPF_SRC(code) == BPF_X;
-
-		switch (op) {
-		case BPF_NEG:
-			emit(x, insn(BPF_ALU | BPF_NEG, R_A, 0, 0, 0));
-			return 0;
-		case BPF_DIV:
-		case BPF_MOD:
-			if (by_x)
-				emit_jmp(x, BPF_JMP32 | BPF_JEQ | BPF_K, R_X, 0, 0, x->ret0);
-			else if (k == 0) {
-				emit_goto(x, x->ret0);
-				return 0;
-			}
-			break;
-		case BPF_LSH:
-		case BPF_RSH:
-			if (by_x) { /* cBPF: shifting by 32 or more gives 0 */
-				int in_range = new_label(x), done = new_label(x);
-
-				emit_jmp(x, BPF_JMP32 | BPF_JLT | BPF_K, R_X, 0, 32, in_range);
-				emit(x, MOV32_IMM(R_A, 0));
-				emit_goto(x, done);
-				bind(x, in_range);
-				emit(x, ALU32_REG(op, R_A, R_X));
-				bind(x, done);
-				return 0;
-			}
-			/* The kernel refuses a constant shift of 32 or more,
-			 * and libpcap's interpreter does what C does with it
-			 * (undefined); libpcap's compiler never emits one. */
-			if (k >= 32)
-				goto bad;
-			break;
-		case BPF_ADD:
-		case BPF_SUB:
-		case BPF_MUL:
-		case BPF_OR:
-		case BPF_AND:
-		case BPF_XOR:
-			break;
-		default:
-			goto bad;
-		}
-		emit(x, by_x ? ALU32_REG(op, R_A, R_X) : ALU32_IMM(op, R_A, k));
-		return 0;
-	}
-	case BPF_JMP: {
-		__u8 op = BPF_OP(code);
-		bool by_x = BPF_SRC(code) == BPF_X;
-
-		if (op == BPF_JA) {
-			ret = jump_target(x, pc, k, &t, err, len);
-			if (ret)
-				return ret;
-			if (t != pc + 1)
-				emit_goto(x, x->first_label + t);
-			return 0;
-		}
-		if (op != BPF_JEQ && op != BPF_JGT && op != BPF_JGE && op != BPF_JSET)
-			goto bad;
-		ret = jump_target(x, pc, f->jt, &t, err, len);
-		if (!ret)
-			ret = jump_target(x, pc, f->jf, &e, err, len);
-		if (ret)
-			return ret;
-		/* Falling through on true: branch on the inverse to the false
-		 * target (JSET has no inverse in eBPF). */
-		if (t == pc + 1 && e == pc + 1)
-			return 0;
-		if (t == pc + 1 && op != BPF_JSET) {
-			op = op == BPF_JEQ ? BPF_JNE : op == BPF_JGT ? BPF_JLE : BPF_JLT;
-			t = e;
-			e = pc + 1;
-		}
-		/* u32 compares: JMP32, whose immediate is not sign-extended. */
-		emit_jmp(x, BPF_JMP32 | op | (by_x ? BPF_X : BPF_K), R_A, by_x ? R_X : 0,
-			 by_x ? 0 : (__s32)k, x->first_label + t);
-		if (e != pc + 1)
-			emit_goto(x, x->first_label + e);
-		return 0;
-	}
 	case BPF_RET:
 		if (BPF_RVAL(code) == BPF_K)
 			emit(x, MOV32_IMM(BPF_REG_0, k));
 		else if (BPF_RVAL(code) == BPF_A)
 			emit(x, MOV32_REG(BPF_REG_0, R_A));
 		else
-			goto bad;
+			return BAD_INSN;
 		emit(x, insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
 		return 0;
-	case BPF_MISC:
+	default: /* BPF_MISC */
 		if (BPF_MISCOP(code) == BPF_TAX)
 			emit(x, MOV32_REG(R_X, R_A));
 		else if (BPF_MISCOP(code) == BPF_TXA)
 			emit(x, MOV32_REG(R_A, R_X));
 		else
-			goto bad;
+			return BAD_INSN;
 		return 0;
 	}
-bad:
+}
+
+static int xlate_insn(struct xl *x, size_t pc, char *err, size_t len)
+{
+	const struct sock_filter *f = &x->prog[pc];
+	int ret = BAD_INSN;
+
+	/* Only real cBPF opcodes: junk in the unused bits is refused, as the
+	 * kernel's checker and libpcap's interpreter refuse it. */
+	if (known_opcode(f->code)) {
+		switch (BPF_CLASS(f->code)) {
+		case BPF_LD:
+		case BPF_LDX:
+			ret = xlate_load(x, pc, err, len);
+			break;
+		case BPF_ALU:
+			ret = xlate_alu(x, f->code, f->k);
+			break;
+		case BPF_JMP:
+			ret = xlate_jmp(x, pc, err, len);
+			break;
+		default:
+			ret = xlate_rest(x, f->code, f->k);
+			break;
+		}
+	}
+	if (ret != BAD_INSN)
+		return ret;
 	return fail(err, len, -EINVAL, "cBPF insn %zu (code 0x%04x, k %u) cannot be translated", pc,
-		    code, k);
+		    f->code, f->k);
 }
 
 static int xlate_view(struct xl *x, bool tag_view, char *err, size_t len)

@@ -98,12 +98,156 @@ static const char *error_status(int e, char *buf, size_t n)
 	return buf;
 }
 
+/* The tag at *p (one byte, or more where its id goes on), into e; *p,
+ * *len and *hdr moved past it. 0, or -1 after tcpdump's words for why not. */
+static int asn1_tag(struct ps_print_ctx *c, const uint8_t **p, uint32_t *len, uint32_t *hdr,
+		    struct be *e)
+{
+	const uint8_t *q = *p;
+	unsigned int id;
+
+	if (!need(c, q, 1))
+		return -1;
+	e->id = q[0] & 0x1f;
+	e->form = (q[0] & 0x20) >> 5;
+	e->cls = (q[0] & 0xc0) >> 6;
+	q++;
+	(*len)--;
+	*hdr = 1;
+	if (e->id == 0x1f) { /* the tag goes on in the next bytes */
+		for (id = 0;; q++, (*len)--, (*hdr)++) {
+			if (!need(c, q, 1))
+				return -1;
+			if (!(q[0] & 0x80))
+				break;
+			if (*len < 1) {
+				ps_put(c, "[Xtagfield?]");
+				return -1;
+			}
+			id = (id << 7) | (q[0] & 0x7f);
+		}
+		if (*len < 1) {
+			ps_put(c, "[Xtagfield?]");
+			return -1;
+		}
+		e->id = (id << 7) | q[0];
+		--*len;
+		++*hdr;
+		++q;
+	}
+	*p = q;
+	return 0;
+}
+
+/* The length at *p (short or long form), into e->asnlen; *p, *len and
+ * *hdr moved past it. 0, or -1 after tcpdump's words for why not. */
+static int asn1_length(struct ps_print_ctx *c, const uint8_t **p, uint32_t *len, uint32_t *hdr,
+		       struct be *e)
+{
+	const uint8_t *q = *p;
+
+	if (*len < 1) {
+		ps_put(c, "[no asnlen]");
+		return -1;
+	}
+	if (!need(c, q, 1))
+		return -1;
+	e->asnlen = *q++;
+	(*len)--;
+	(*hdr)++;
+	if (e->asnlen & 0x80) {
+		uint32_t noct = e->asnlen % 0x80;
+
+		e->asnlen = 0;
+		if (*len < noct) {
+			ps_put(c, "[asnlen? %d<%d]", (int)*len, (int)noct);
+			return -1;
+		}
+		if (!have(c, q, noct)) {
+			local_trunc(c);
+			return -1;
+		}
+		for (; noct != 0; (*len)--, (*hdr)++, noct--)
+			e->asnlen = (e->asnlen << 8) | *q++;
+	}
+	*p = q;
+	return 0;
+}
+
+/* A primitive element's type and value (its bytes at p). 0, or -1 after
+ * tcpdump's words for why not. */
+static int asn1_primitive(struct ps_print_ctx *c, const uint8_t *p, struct be *e)
+{
+	unsigned int cls = e->cls, id = e->id;
+
+	if (cls == 0 && id == 2) { /* universal integer */
+		int32_t data = 0;
+
+		e->type = BE_INT;
+		if (e->asnlen == 0) {
+			ps_put(c, "[asnlen=0]");
+			return -1;
+		}
+		if (p[0] & 0x80)
+			data = -1;
+		for (uint32_t i = 0; i < e->asnlen; i++)
+			data = (int32_t)((uint32_t)data << 8 | p[i]);
+		e->integer = data;
+	} else if (cls == 0 && (id == 4 || id == 6 || id == 5)) {
+		e->type = id == 4 ? BE_STR : id == 6 ? BE_OID : BE_NULL;
+		if (id == 5)
+			e->raw = NULL;
+	} else if (cls == 0) {
+		e->type = BE_OCTET;
+		ps_put(c, "[P/U/%s]", classes[cls].ids[id]);
+	} else if (cls == 1 && id == 0) {
+		e->type = BE_INETADDR;
+	} else if (cls == 1 && id >= 1 && id <= 3) {
+		e->type = BE_UNS;
+		e->uns = 0;
+		for (uint32_t i = 0; i < e->asnlen; i++)
+			e->uns = (e->uns << 8) + p[i];
+	} else if (cls == 1 && id == 6) {
+		e->type = BE_UNS64;
+		e->uns64 = 0;
+		for (uint32_t i = 0; i < e->asnlen; i++)
+			e->uns64 = (e->uns64 << 8) + p[i];
+	} else if (cls == 1) {
+		e->type = BE_OCTET;
+		ps_put(c, "[P/A/%s]", classes[cls].ids[id]);
+	} else if (cls == 2) { /* context: the exceptions */
+		if (id <= 2) {
+			e->type = (enum be_type)(BE_NOSUCHOBJECT + id);
+			e->raw = NULL;
+		}
+	} else {
+		ps_put(c, "[P/%s/%s]", classes[cls].name, classes[cls].ids[id]);
+		e->type = BE_OCTET;
+	}
+	return 0;
+}
+
+/* A constructed element's type. */
+static void asn1_constructed(struct ps_print_ctx *c, struct be *e)
+{
+	if (e->cls == 0 && e->id == 16) {
+		e->type = BE_SEQ;
+	} else if (e->cls == 0) {
+		e->type = BE_OCTET;
+		ps_put(c, "C/U/%s", classes[0].ids[e->id]);
+	} else if (e->cls == 2) {
+		e->type = BE_PDU;
+	} else {
+		e->type = BE_OCTET;
+		ps_put(c, "C/%s/%s", classes[e->cls].name, classes[e->cls].ids[e->id]);
+	}
+}
+
 /* tcpdump's asn1_parse(): the element at p within len; the bytes it took,
  * or -1 after tcpdump's words for why not. */
 static int asn1_parse(struct ps_print_ctx *c, const uint8_t *p, uint32_t len, struct be *e)
 {
-	unsigned int form, cls, id;
-	uint32_t hdr;
+	uint32_t hdr = 0;
 
 	e->asnlen = 0;
 	e->type = BE_ANY;
@@ -111,81 +255,22 @@ static int asn1_parse(struct ps_print_ctx *c, const uint8_t *p, uint32_t len, st
 		ps_put(c, "[nothing to parse]");
 		return -1;
 	}
-	if (!need(c, p, 1))
+	if (asn1_tag(c, &p, &len, &hdr, e) || asn1_length(c, &p, &len, &hdr, e))
 		return -1;
-	id = p[0] & 0x1f;
-	form = (p[0] & 0x20) >> 5;
-	cls = (p[0] & 0xc0) >> 6;
-	e->form = form;
-	e->cls = cls;
-	e->id = id;
-	p++;
-	len--;
-	hdr = 1;
-	if (id == 0x1f) { /* the tag goes on in the next bytes */
-		id = 0;
-		for (;;) {
-			if (!need(c, p, 1))
-				return -1;
-			if (!(p[0] & 0x80))
-				break;
-			if (len < 1) {
-				ps_put(c, "[Xtagfield?]");
-				return -1;
-			}
-			id = (id << 7) | (p[0] & 0x7f);
-			len--;
-			hdr++;
-			p++;
-		}
-		if (len < 1) {
-			ps_put(c, "[Xtagfield?]");
-			return -1;
-		}
-		e->id = id = (id << 7) | p[0];
-		--len;
-		++hdr;
-		++p;
-	}
-	if (len < 1) {
-		ps_put(c, "[no asnlen]");
-		return -1;
-	}
-	if (!need(c, p, 1))
-		return -1;
-	e->asnlen = p[0];
-	p++;
-	len--;
-	hdr++;
-	if (e->asnlen & 0x80) {
-		uint32_t noct = e->asnlen % 0x80;
-
-		e->asnlen = 0;
-		if (len < noct) {
-			ps_put(c, "[asnlen? %d<%d]", (int)len, (int)noct);
-			return -1;
-		}
-		if (!have(c, p, noct)) {
-			local_trunc(c);
-			return -1;
-		}
-		for (; noct != 0; len--, hdr++, noct--)
-			e->asnlen = (e->asnlen << 8) | *p++;
-	}
 	if (len < e->asnlen) {
 		ps_put(c, "[len%d<asnlen%u]", (int)len, e->asnlen);
 		return -1;
 	}
-	if (form >= 2) {
-		ps_put(c, "[form?%d]", form);
+	if (e->form >= 2) {
+		ps_put(c, "[form?%d]", e->form);
 		return -1;
 	}
-	if (cls >= 5) {
-		ps_put(c, "[class?%c/%d]", *forms[form], cls);
+	if (e->cls >= 5) {
+		ps_put(c, "[class?%c/%d]", *forms[e->form], e->cls);
 		return -1;
 	}
-	if (id >= classes[cls].n) {
-		ps_put(c, "[id?%c/%s/%d]", *forms[form], classes[cls].name, id);
+	if (e->id >= classes[e->cls].n) {
+		ps_put(c, "[id?%c/%s/%d]", *forms[e->form], classes[e->cls].name, e->id);
 		return -1;
 	}
 	if (!have(c, p, e->asnlen)) {
@@ -193,76 +278,10 @@ static int asn1_parse(struct ps_print_ctx *c, const uint8_t *p, uint32_t len, st
 		return -1;
 	}
 	e->raw = p;
-	if (form == 0) { /* primitive */
-		switch (cls) {
-		case 0: /* universal */
-			if (id == 4) {
-				e->type = BE_STR;
-			} else if (id == 2) {
-				int32_t data = 0;
-
-				e->type = BE_INT;
-				if (e->asnlen == 0) {
-					ps_put(c, "[asnlen=0]");
-					return -1;
-				}
-				if (p[0] & 0x80)
-					data = -1;
-				for (uint32_t i = 0; i < e->asnlen; i++)
-					data = (int32_t)((uint32_t)data << 8 | p[i]);
-				e->integer = data;
-			} else if (id == 6) {
-				e->type = BE_OID;
-			} else if (id == 5) {
-				e->type = BE_NULL;
-				e->raw = NULL;
-			} else {
-				e->type = BE_OCTET;
-				ps_put(c, "[P/U/%s]", classes[cls].ids[id]);
-			}
-			break;
-		case 1: /* application */
-			if (id == 0) {
-				e->type = BE_INETADDR;
-			} else if (id >= 1 && id <= 3) {
-				e->type = BE_UNS;
-				e->uns = 0;
-				for (uint32_t i = 0; i < e->asnlen; i++)
-					e->uns = (e->uns << 8) + p[i];
-			} else if (id == 6) {
-				e->type = BE_UNS64;
-				e->uns64 = 0;
-				for (uint32_t i = 0; i < e->asnlen; i++)
-					e->uns64 = (e->uns64 << 8) + p[i];
-			} else {
-				e->type = BE_OCTET;
-				ps_put(c, "[P/A/%s]", classes[cls].ids[id]);
-			}
-			break;
-		case 2: /* context: the exceptions */
-			if (id <= 2) {
-				e->type = (enum be_type)(BE_NOSUCHOBJECT + id);
-				e->raw = NULL;
-			}
-			break;
-		default:
-			ps_put(c, "[P/%s/%s]", classes[cls].name, classes[cls].ids[id]);
-			e->type = BE_OCTET;
-			break;
-		}
-	} else { /* constructed */
-		if (cls == 0 && id == 16) {
-			e->type = BE_SEQ;
-		} else if (cls == 0) {
-			e->type = BE_OCTET;
-			ps_put(c, "C/U/%s", classes[cls].ids[id]);
-		} else if (cls == 2) {
-			e->type = BE_PDU;
-		} else {
-			e->type = BE_OCTET;
-			ps_put(c, "C/%s/%s", classes[cls].name, classes[cls].ids[id]);
-		}
-	}
+	if (e->form == 1)
+		asn1_constructed(c, e);
+	else if (asn1_primitive(c, p, e))
+		return -1;
 	return (int)(e->asnlen + hdr);
 }
 
