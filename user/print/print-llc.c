@@ -283,6 +283,89 @@ static bool snap_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length
 	return false;
 }
 
+/* Without -e: the SAPs by name (one where both are the same), after the
+ * addresses where there are any. */
+static void saps(struct ps_print_ctx *c, uint8_t ssap, uint8_t dsap, const uint8_t *src,
+		 const uint8_t *dst)
+{
+	char sbuf[24], dbuf[24];
+
+	if (sap_name(dsap))
+		snprintf(dbuf, sizeof(dbuf), "%s", sap_name(dsap));
+	else
+		snprintf(dbuf, sizeof(dbuf), "Unknown DSAP 0x%02x", dsap);
+	if (ssap == dsap) {
+		if (src && dst)
+			ps_put(c, "%s > %s %s ", mac_str(src).s, mac_str(dst).s, dbuf);
+		else
+			ps_put(c, "%s ", dbuf);
+		return;
+	}
+	if (sap_name(ssap))
+		snprintf(sbuf, sizeof(sbuf), "%s", sap_name(ssap));
+	else
+		snprintf(sbuf, sizeof(sbuf), "Unknown SSAP 0x%02x", ssap);
+	if (src && dst)
+		ps_put(c, "%s %s > %s %s ", mac_str(src).s, sbuf, mac_str(dst).s, dbuf);
+	else
+		ps_put(c, "%s > %s ", sbuf, dbuf);
+}
+
+/* An unnumbered frame's XID information field (p, after the header);
+ * true if it was one. */
+static bool xid_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint32_t caplen)
+{
+	if (length == 0)
+		return true;
+	if (caplen < 1) {
+		local_trunc(c);
+		return true;
+	}
+	if (!need(c, p, 1))
+		return true;
+	if (p[0] != LLC_XID_FI)
+		return false;
+	if (caplen < 3 || length < 3) {
+		local_trunc(c);
+		unknown(c, p, caplen, false);
+	} else if (need(c, p, 3)) {
+		ps_put(c, ": %02x %02x", p[1], p[2]);
+	}
+	return true;
+}
+
+/* The frame's kind from its control field: unnumbered (and XID's field),
+ * supervisory, information. ps_llc_print's return value. */
+static int control_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint32_t caplen,
+			 int hdrlen, bool is_u, uint16_t control, uint8_t ssap_field)
+{
+	static const char *const sup[] = { "Receiver Ready", "Receiver not Ready", "Reject", "?" };
+	uint32_t wire = length + (uint32_t)hdrlen;
+
+	if (is_u) {
+		const char *cmd = cmd_name(control & 0xef);
+
+		if (cmd)
+			ps_put(c, "Unnumbered, %s", cmd);
+		else
+			ps_put(c, "Unnumbered, %02x", control & 0xef);
+		ps_put(c, ", Flags [%s], length %u",
+		       flag_name((ssap_field & LLC_GSAP) | (control & LLC_U_POLL)), wire);
+		if ((control & ~LLC_U_POLL) == LLC_XID && xid_print(c, p, length, caplen))
+			return hdrlen;
+	} else if ((control & LLC_S_FMT) == LLC_S_FMT) {
+		ps_put(c, "Supervisory, %s, rcv seq %u, Flags [%s], length %u",
+		       sup[(control >> 2) & 3], (control >> 9) & 0x7f,
+		       flag_name((ssap_field & LLC_GSAP) | (control & LLC_IS_POLL)), wire);
+		return hdrlen;
+	} else {
+		ps_put(c, "Information, send seq %u, rcv seq %u, Flags [%s], length %u",
+		       (control >> 1) & 0x7f, (control >> 9) & 0x7f,
+		       flag_name((ssap_field & LLC_GSAP) | (control & LLC_IS_POLL)), wire);
+	}
+	return -hdrlen;
+}
+
 int ps_llc_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint32_t caplen,
 		 const uint8_t *src, const uint8_t *dst)
 {
@@ -290,7 +373,6 @@ int ps_llc_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint
 	uint16_t control;
 	int hdrlen;
 	bool is_u;
-	char buf[24];
 
 	c->proto = "llc";
 	if (caplen < 3 || length < 3) {
@@ -353,77 +435,7 @@ int ps_llc_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint
 			ps_put(c, "IPX 802.2: ");
 		return hdrlen;
 	}
-	if (!c->d->link) {
-		if (ssap == dsap) {
-			if (sap_name(dsap))
-				snprintf(buf, sizeof(buf), "%s", sap_name(dsap));
-			else
-				snprintf(buf, sizeof(buf), "Unknown DSAP 0x%02x", dsap);
-			if (src && dst)
-				ps_put(c, "%s > %s %s ", mac_str(src).s, mac_str(dst).s, buf);
-			else
-				ps_put(c, "%s ", buf);
-		} else {
-			char sbuf[24];
-
-			if (sap_name(ssap))
-				snprintf(sbuf, sizeof(sbuf), "%s", sap_name(ssap));
-			else
-				snprintf(sbuf, sizeof(sbuf), "Unknown SSAP 0x%02x", ssap);
-			if (sap_name(dsap))
-				snprintf(buf, sizeof(buf), "%s", sap_name(dsap));
-			else
-				snprintf(buf, sizeof(buf), "Unknown DSAP 0x%02x", dsap);
-			if (src && dst)
-				ps_put(c, "%s %s > %s %s ", mac_str(src).s, sbuf, mac_str(dst).s,
-				       buf);
-			else
-				ps_put(c, "%s > %s ", sbuf, buf);
-		}
-	}
-	if (is_u) {
-		const char *cmd = cmd_name(control & 0xef);
-
-		if (cmd)
-			ps_put(c, "Unnumbered, %s", cmd);
-		else
-			ps_put(c, "Unnumbered, %02x", control & 0xef);
-		ps_put(c, ", Flags [%s], length %u",
-		       flag_name((ssap_field & LLC_GSAP) | (control & LLC_U_POLL)),
-		       length + (uint32_t)hdrlen);
-		if ((control & ~LLC_U_POLL) == LLC_XID) {
-			if (length == 0)
-				return hdrlen;
-			if (caplen < 1) {
-				local_trunc(c);
-				return hdrlen;
-			}
-			if (!need(c, p, 1))
-				return hdrlen;
-			if (p[0] == LLC_XID_FI) {
-				if (caplen < 3 || length < 3) {
-					local_trunc(c);
-					unknown(c, p, caplen, false);
-				} else if (need(c, p, 3)) {
-					ps_put(c, ": %02x %02x", p[1], p[2]);
-				}
-				return hdrlen;
-			}
-		}
-	} else if ((control & LLC_S_FMT) == LLC_S_FMT) {
-		static const char *const sup[] = { "Receiver Ready", "Receiver not Ready", "Reject",
-						   "?" };
-
-		ps_put(c, "Supervisory, %s, rcv seq %u, Flags [%s], length %u",
-		       sup[(control >> 2) & 3], (control >> 9) & 0x7f,
-		       flag_name((ssap_field & LLC_GSAP) | (control & LLC_IS_POLL)),
-		       length + (uint32_t)hdrlen);
-		return hdrlen;
-	} else {
-		ps_put(c, "Information, send seq %u, rcv seq %u, Flags [%s], length %u",
-		       (control >> 1) & 0x7f, (control >> 9) & 0x7f,
-		       flag_name((ssap_field & LLC_GSAP) | (control & LLC_IS_POLL)),
-		       length + (uint32_t)hdrlen);
-	}
-	return -hdrlen;
+	if (!c->d->link)
+		saps(c, ssap, dsap, src, dst);
+	return control_print(c, p, length, caplen, hdrlen, is_u, control, ssap_field);
 }
