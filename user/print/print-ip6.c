@@ -175,126 +175,159 @@ static int rt6(struct ps_print_ctx *c, const uint8_t *cp)
 	return (int)((len + 1) << 3);
 }
 
-void ps_ip6_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length)
-{
-	struct l3 n = { .ver = 6, .hdr = bp };
-	const uint8_t *cp = bp;
-	uint32_t payload_len, len, total = 0;
-	bool found_ext = false, found_jumbo = false, found_hbh = false, fragmented = false;
-	int advance = 40, ph = 255;
-	uint8_t nh;
+/* What the walk over the extension headers has found so far. */
+struct ip6_walk {
+	uint32_t payload_len, len, total;
+	bool found_ext, found_jumbo, found_hbh, fragmented;
+	int ph; /* the header before (255: the IPv6 header) */
+};
 
-	c->proto = "ip6";
+/* The hop-by-hop options: once, first, and with a jumbo payload where the
+ * header says 0. Its length, or -1 where printing ends. */
+static int hop_by_hop(struct ps_print_ctx *c, const uint8_t *cp, struct ip6_walk *w)
+{
+	int advance;
+
+	if (w->found_hbh) {
+		ps_put(c, "[The Hop-by-Hop Options header was already found] (invalid)");
+		return -1;
+	}
+	if (w->ph != 255) {
+		ps_put(c, "[The Hop-by-Hop Options header don't follow the IPv6 header] (invalid)");
+		return -1;
+	}
+	advance = ip6_opt_header(c, cp, true, &w->found_jumbo, &w->payload_len);
+	if (c->jumped)
+		return -1;
+	if (w->payload_len == 0 && !w->found_jumbo) {
+		ps_put(c, "[No valid Jumbo Payload Hop-by-Hop option found] (invalid)");
+		return -1;
+	}
+	w->found_hbh = advance >= 0;
+	return advance;
+}
+
+/* Extension header nh at cp: its length (the next one follows), or -1
+ * where printing ends; 0 for a header that is no extension. */
+static int extension(struct ps_print_ctx *c, uint8_t nh, const uint8_t *cp, const uint8_t *bp,
+		     struct ip6_walk *w)
+{
+	int advance;
+
+	switch (nh) {
+	case 0:
+		advance = hop_by_hop(c, cp, w);
+		break;
+	case 60:
+		advance = ip6_opt_header(c, cp, false, NULL, NULL);
+		break;
+	case 44:
+		advance = frag6(c, cp, bp);
+		if (advance >= 0 && c->end <= cp + advance)
+			return -1;
+		w->fragmented = true;
+		break;
+	case 43:
+		if (!have(c, cp, 1)) {
+			local_trunc(c);
+			return -1;
+		}
+		advance = rt6(c, cp);
+		break;
+	default:
+		return 0;
+	}
+	w->found_ext |= advance >= 0;
+	return advance;
+}
+
+/* The upper layer at cp: its length from a jumbo payload or the header
+ * (where the walk found one), then the protocol's printer. */
+static void upper_layer(struct ps_print_ctx *c, const uint8_t *bp, const uint8_t *cp,
+			uint32_t length, struct ip6_walk *w, struct l3 *n, uint8_t nh)
+{
+	if (w->found_jumbo) {
+		w->len = w->payload_len + 40;
+		if (w->len < w->total) {
+			local_trunc(c);
+			return;
+		}
+		if (length < w->len)
+			ps_put(c, "truncated-ip6 - %u bytes missing!", w->len - length);
+		c->end = bp + w->len < c->end ? bp + w->len : c->end;
+		w->len -= w->total;
+	} else if (w->payload_len == 0) {
+		if (w->found_ext) {
+			local_trunc(c);
+			return;
+		}
+		w->len = 0;
+		c->end = bp + 40 < c->end ? bp + 40 : c->end;
+	}
+	ps_ip_demux(c, cp, w->len, n, w->fragmented, nh);
+}
+
+/* The fixed header's checks; false where printing ends. */
+static bool fixed_header(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length)
+{
 	if (!have(c, bp, 40)) {
 		local_trunc(c);
-		return;
+		return false;
 	}
 	if (length < 40) {
 		ps_put(c, "truncated-ip6 %u", length);
-		return;
+		return false;
 	}
 	if (!c->d->link)
 		ps_put(c, "IP6 ");
 	if (bp[0] >> 4 != 6) {
 		ps_put(c, "version error: %u != 6", bp[0] >> 4);
-		return;
+		return false;
 	}
-	payload_len = be16(bp + 4);
-	if (payload_len) {
-		len = payload_len + 40;
-		if (length < len)
-			ps_put(c, "truncated-ip6 - %u bytes missing!", len - length);
+	return true;
+}
+
+void ps_ip6_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length)
+{
+	struct l3 n = { .ver = 6, .hdr = bp };
+	struct ip6_walk w = { .ph = 255 };
+	const uint8_t *cp = bp;
+	int advance = 40;
+	uint8_t nh;
+
+	c->proto = "ip6";
+	if (!fixed_header(c, bp, length))
+		return;
+	w.payload_len = be16(bp + 4);
+	if (w.payload_len) {
+		w.len = w.payload_len + 40;
+		if (length < w.len)
+			ps_put(c, "truncated-ip6 - %u bytes missing!", w.len - length);
 	} else {
-		len = length + 40;
+		w.len = length + 40;
 	}
 	nh = bp[6];
-	push_end(c, bp, len);
+	push_end(c, bp, w.len);
 	while (cp < c->end && advance > 0) {
-		if (len < (uint32_t)advance) {
+		if (w.len < (uint32_t)advance) {
 			local_trunc(c);
 			return;
 		}
 		cp += advance;
-		len -= advance;
-		total += advance;
+		w.len -= advance;
+		w.total += advance;
 		n.direct = cp == bp + 40;
 		if (n.direct && nh != 6 && nh != 17 && nh != 132)
 			ps_put(c, "%s > %s: ", ip6_str(bp + 8).s, ip6_str(bp + 24).s);
-		switch (nh) {
-		case 0:
-			if (found_hbh) {
-				ps_put(c,
-				       "[The Hop-by-Hop Options header was already found] (invalid)");
-				return;
-			}
-			if (ph != 255) {
-				ps_put(c,
-				       "[The Hop-by-Hop Options header don't follow the IPv6 header] (invalid)");
-				return;
-			}
-			advance = ip6_opt_header(c, cp, true, &found_jumbo, &payload_len);
-			if (c->jumped)
-				return;
-			if (payload_len == 0 && !found_jumbo) {
-				ps_put(c,
-				       "[No valid Jumbo Payload Hop-by-Hop option found] (invalid)");
-				return;
-			}
-			if (advance < 0)
-				return;
-			found_ext = found_hbh = true;
-			nh = cp[0];
-			break;
-		case 60:
-			advance = ip6_opt_header(c, cp, false, NULL, NULL);
-			if (advance < 0)
-				return;
-			found_ext = true;
-			nh = cp[0];
-			break;
-		case 44:
-			advance = frag6(c, cp, bp);
-			if (advance < 0 || c->end <= cp + advance)
-				return;
-			found_ext = true;
-			nh = cp[0];
-			fragmented = true;
-			break;
-		case 43:
-			if (!have(c, cp, 1)) {
-				local_trunc(c);
-				return;
-			}
-			advance = rt6(c, cp);
-			if (advance < 0)
-				return;
-			found_ext = true;
-			nh = cp[0];
-			break;
-		default:
-			if (found_jumbo) {
-				len = payload_len + 40;
-				if (len < total) {
-					local_trunc(c);
-					return;
-				}
-				if (length < len)
-					ps_put(c, "truncated-ip6 - %u bytes missing!",
-					       len - length);
-				c->end = bp + len < c->end ? bp + len : c->end;
-				len -= total;
-			} else if (payload_len == 0) {
-				if (found_ext) {
-					local_trunc(c);
-					return;
-				}
-				len = 0;
-				c->end = bp + 40 < c->end ? bp + 40 : c->end;
-			}
-			ps_ip_demux(c, cp, len, &n, fragmented, nh);
+		advance = extension(c, nh, cp, bp, &w);
+		if (advance == 0) {
+			upper_layer(c, bp, cp, length, &w, &n, nh);
 			return;
 		}
-		ph = nh;
+		if (advance < 0)
+			return;
+		nh = cp[0];
+		w.ph = nh;
 		c->proto = "ip6";
 	}
 }

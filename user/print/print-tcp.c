@@ -136,6 +136,140 @@ static void tcp_relative(struct ps_print_ctx *c, const struct l3 *n, uint16_t sp
 
 enum opt_end { OPT_OK, OPT_BAD, OPT_TRUNC };
 
+/* l bytes of the option's data: OPT_BAD if its length leaves fewer,
+ * OPT_TRUNC if they were not captured. */
+static enum opt_end check(struct ps_print_ctx *c, const uint8_t *cp, uint32_t left, uint32_t l)
+{
+	if (l > left)
+		return OPT_BAD;
+	return have(c, cp, l) ? OPT_OK : OPT_TRUNC;
+}
+
+/* The options of a fixed length: their numbers. OPT_BAD for a kind that
+ * is not one of them. */
+static enum opt_end fixed_option(struct ps_print_ctx *c, uint32_t opt, const uint8_t *cp,
+				 uint32_t left, uint32_t *datalen)
+{
+	enum opt_end e;
+	uint32_t uto;
+
+	*datalen = opt == 3			      ? 1 :
+		   opt == 2 || opt == 20 || opt == 28 ? 2 :
+		   opt == 8			      ? 8 :
+		   opt == 19			      ? 16 :
+							4;
+	e = check(c, cp, left, *datalen);
+	if (e)
+		return e;
+	switch (opt) {
+	case 2:
+		ps_put(c, " %u", be16(cp));
+		break;
+	case 3:
+		ps_put(c, " %u", cp[0]);
+		break;
+	case 8:
+		ps_put(c, " val %u ecr %u", be32(cp), be32(cp + 4));
+		break;
+	case 19:
+		/* tcpdump (with libcrypto, as Debian builds it) cannot check
+		 * the signature without -M. */
+		ps_put(c, " can't check - ");
+		for (uint32_t i = 0; i < 16; i++)
+			ps_put(c, "%02x", cp[i]);
+		break;
+	case 20:
+		ps_put(c, " cap %02x id %u", cp[0], cp[1]);
+		break;
+	case 28:
+		uto = be16(cp);
+		ps_put(c, " 0x%x", uto);
+		uto = uto & 1 ? (uto >> 1) * 60 : uto >> 1;
+		ps_put(c, " %u", uto);
+		break;
+	default: /* 6, 7, 11, 12, 13 */
+		ps_put(c, " %u", be32(cp));
+		break;
+	}
+	return OPT_OK;
+}
+
+/* SACK's blocks, relative as tcpdump shows them. */
+static enum opt_end sack_option(struct ps_print_ctx *c, const uint8_t *cp, uint32_t left,
+				uint32_t datalen, uint32_t base)
+{
+	if (datalen % 8) {
+		ps_put(c, " invalid sack");
+		return OPT_OK;
+	}
+	ps_put(c, " %u ", datalen / 8);
+	for (uint32_t i = 0; i < datalen; i += 8) {
+		enum opt_end e = check(c, cp, left, i + 8);
+
+		if (e)
+			return e;
+		ps_put(c, "{%u:%u}", be32(cp + i) - base, be32(cp + i + 4) - base);
+	}
+	return OPT_OK;
+}
+
+/* The bytes of an option as hex, after prefix (TCP-AO's MAC, and those
+ * not decoded here) from byte `from`. */
+static enum opt_end hex_option(struct ps_print_ctx *c, const char *prefix, const uint8_t *cp,
+			       uint32_t left, uint32_t from, uint32_t datalen)
+{
+	if (datalen > from)
+		ps_put(c, "%s", prefix);
+	for (uint32_t i = from; i < datalen; i++) {
+		enum opt_end e = check(c, cp, left, i + 1);
+
+		if (e)
+			return e;
+		ps_put(c, "%02x", cp[i]);
+	}
+	return OPT_OK;
+}
+
+/* TCP-AO (29): its key ids and MAC. */
+static enum opt_end auth_option(struct ps_print_ctx *c, const uint8_t *cp, uint32_t left,
+				uint32_t datalen)
+{
+	enum opt_end e;
+
+	if (datalen < 2) {
+		ps_put(c, " (invalid)");
+		return OPT_OK;
+	}
+	e = check(c, cp, left, 2);
+	if (e)
+		return e;
+	ps_put(c, " keyid %u rnextkeyid %u", cp[0], cp[1]);
+	return hex_option(c, " mac 0x", cp, left, 2, datalen);
+}
+
+/* TCP Fast Open (34) or the experimental option (254) carrying it. */
+static enum opt_end fastopen_option(struct ps_print_ctx *c, uint32_t opt, const uint8_t *cp,
+				    uint32_t left, uint32_t datalen)
+{
+	enum opt_end e = check(c, cp, left, datalen);
+
+	if (e)
+		return e;
+	if (opt == 34) {
+		ps_put(c, " ");
+		tcp_fastopen(c, cp, datalen, false);
+		return OPT_OK;
+	}
+	if (datalen < 2)
+		return OPT_BAD;
+	ps_put(c, "-");
+	if (be16(cp) == 0xf989)
+		tcp_fastopen(c, cp + 2, datalen - 2, true);
+	else
+		ps_put(c, "%04x", be16(cp));
+	return OPT_OK;
+}
+
 /*
  * One option's value, after its name: *datalen is how many bytes of it
  * follow the kind and length. OPT_BAD: tcpdump's "[bad opt]" (a length
@@ -145,130 +279,37 @@ static enum opt_end tcp_option(struct ps_print_ctx *c, uint32_t opt, uint32_t le
 			       const uint8_t *cp, uint32_t left, bool rev, uint32_t thseq,
 			       uint32_t thack, uint32_t *datalen)
 {
-/* Bail if l bytes of data are not left or were not captured. */
-#define LENCHECK(l)                       \
-	do {                              \
-		if ((l) > left)           \
-			return OPT_BAD;   \
-		if (!have(c, cp, (l)))    \
-			return OPT_TRUNC; \
-	} while (0)
 	*datalen = 0;
 	switch (opt) {
-	case 2:
-		*datalen = 2;
-		LENCHECK(*datalen);
-		ps_put(c, " %u", be16(cp));
-		break;
-	case 3:
-		*datalen = 1;
-		LENCHECK(*datalen);
-		ps_put(c, " %u", cp[0]);
-		break;
-	case 5:
-		*datalen = len - 2;
-		if (*datalen % 8) {
-			ps_put(c, " invalid sack");
-		} else {
-			ps_put(c, " %u ", *datalen / 8);
-			for (uint32_t i = 0; i < *datalen; i += 8) {
-				uint32_t s, e;
-
-				LENCHECK(i + 8);
-				s = be32(cp + i) - (rev ? thseq : thack);
-				e = be32(cp + i + 4) - (rev ? thseq : thack);
-				ps_put(c, "{%u:%u}", s, e);
-			}
-		}
-		break;
-	case 6:
-	case 7:
-	case 11:
-	case 12:
-	case 13:
-		*datalen = 4;
-		LENCHECK(*datalen);
-		ps_put(c, " %u", be32(cp));
-		break;
-	case 8:
-		*datalen = 8;
-		LENCHECK(*datalen);
-		ps_put(c, " val %u ecr %u", be32(cp), be32(cp + 4));
-		break;
-	case 19:
-		/* tcpdump (with libcrypto, as Debian builds it)
-		 * cannot check the signature without -M. */
-		*datalen = 16;
-		LENCHECK(*datalen);
-		ps_put(c, " can't check - ");
-		for (uint32_t i = 0; i < 16; i++)
-			ps_put(c, "%02x", cp[i]);
-		break;
-	case 20:
-		*datalen = 2;
-		LENCHECK(*datalen);
-		ps_put(c, " cap %02x id %u", cp[0], cp[1]);
-		break;
-	case 29:
-		*datalen = len - 2;
-		if (*datalen < 2) {
-			ps_put(c, " (invalid)");
-		} else {
-			LENCHECK(2);
-			ps_put(c, " keyid %u rnextkeyid %u", cp[0], cp[1]);
-			if (*datalen > 2) {
-				ps_put(c, " mac 0x");
-				for (uint32_t i = 2; i < *datalen; i++) {
-					LENCHECK(i + 1);
-					ps_put(c, "%02x", cp[i]);
-				}
-			}
-		}
-		break;
 	case 0:
 	case 1:
 	case 4:
-		break;
-	case 28: {
-		uint32_t uto;
-
-		*datalen = 2;
-		LENCHECK(*datalen);
-		uto = be16(cp);
-		ps_put(c, " 0x%x", uto);
-		uto = uto & 1 ? (uto >> 1) * 60 : uto >> 1;
-		ps_put(c, " %u", uto);
-		break;
+		return OPT_OK;
+	case 2:
+	case 3:
+	case 6:
+	case 7:
+	case 8:
+	case 11:
+	case 12:
+	case 13:
+	case 19:
+	case 20:
+	case 28:
+		return fixed_option(c, opt, cp, left, datalen);
 	}
+	*datalen = len - 2;
+	switch (opt) {
+	case 5:
+		return sack_option(c, cp, left, *datalen, rev ? thseq : thack);
+	case 29:
+		return auth_option(c, cp, left, *datalen);
 	case 34:
-		*datalen = len - 2;
-		LENCHECK(*datalen);
-		ps_put(c, " ");
-		tcp_fastopen(c, cp, *datalen, false);
-		break;
 	case 254:
-		*datalen = len - 2;
-		LENCHECK(*datalen);
-		if (*datalen < 2)
-			return OPT_BAD;
-		ps_put(c, "-");
-		if (be16(cp) == 0xf989)
-			tcp_fastopen(c, cp + 2, *datalen - 2, true);
-		else
-			ps_put(c, "%04x", be16(cp));
-		break;
+		return fastopen_option(c, opt, cp, left, *datalen);
 	default: /* also MPTCP: its subtypes are not decoded here */
-		*datalen = len - 2;
-		if (*datalen)
-			ps_put(c, " 0x");
-		for (uint32_t i = 0; i < *datalen; i++) {
-			LENCHECK(i + 1);
-			ps_put(c, "%02x", cp[i]);
-		}
-		break;
+		return hex_option(c, " 0x", cp, left, 0, *datalen);
 	}
-#undef LENCHECK
-	return OPT_OK;
 }
 
 /*
