@@ -284,6 +284,101 @@ static const uint8_t *qprint(struct ps_print_ctx *c, const uint8_t *cp, const ui
 	return cp ? cp + 4 : NULL;
 }
 
+/* An A6 record: the prefix length, the address's suffix, the prefix's
+ * name. */
+static bool a6(struct ps_print_ctx *c, const uint8_t *cp, const uint8_t *bp)
+{
+	unsigned int pbit, pbyte;
+	uint8_t a[16] = { 0 };
+
+	if (!have(c, cp, 1))
+		return false;
+	pbit = cp[0];
+	pbyte = (pbit & ~7u) / 8;
+	if (pbit > 128) {
+		ps_put(c, " %u(bad plen)", pbit);
+		return true;
+	}
+	if (pbit < 128) {
+		if (!need(c, cp + 1, 16 - pbyte))
+			return false;
+		memcpy(a + pbyte, cp + 1, 16 - pbyte);
+		ps_put(c, " %u %s", pbit, ip6_str(a).s);
+	}
+	if (pbit > 0) {
+		ps_put(c, " ");
+		if (!fqdn_print(c, cp + 1 + 16 - pbyte, bp))
+			return false;
+	}
+	return true;
+}
+
+/* A record's data of type t, from cp to rp; false where it ran past the
+ * capture. */
+static bool rdata(struct ps_print_ctx *c, unsigned int t, const uint8_t *cp, const uint8_t *rp,
+		  const uint8_t *bp)
+{
+	unsigned int len = (unsigned int)(rp - cp);
+
+	switch (t) {
+	case 1: /* A */
+		if (!have(c, cp, 4))
+			return false;
+		ps_put(c, " %s", ip4_str(cp).s);
+		break;
+	case 2: /* NS, CNAME, PTR, DNAME */
+	case 5:
+	case 12:
+	case 39:
+		ps_put(c, " ");
+		if (!fqdn_print(c, cp, bp))
+			return false;
+		break;
+	case 15: /* MX */
+		ps_put(c, " ");
+		if (!have(c, cp, 2) || !fqdn_print(c, cp + 2, bp))
+			return false;
+		ps_put(c, " %u", be16(cp));
+		break;
+	case 16: /* TXT */
+		while (cp < rp) {
+			ps_put(c, " \"");
+			if (!have(c, cp, 1) || ps_printn(c, cp + 1, cp[0]))
+				return false;
+			cp += 1 + cp[0];
+			ps_put(c, "\"");
+		}
+		break;
+	case 33: /* SRV */
+		ps_put(c, " ");
+		if (!have(c, cp, 6) || !fqdn_print(c, cp + 6, bp))
+			return false;
+		ps_put(c, ":%u %u %u", be16(cp + 4), be16(cp), be16(cp + 2));
+		break;
+	case 28: /* AAAA */
+		if (!have(c, cp, 16))
+			return false;
+		ps_put(c, " %s", ip6_str(cp).s);
+		break;
+	case 38: /* A6 */
+		return a6(c, cp, bp);
+	case 256: /* URI */
+		if (!have(c, cp, len) || !need(c, cp, 4))
+			return false;
+		ps_put(c, " %u %u ", be16(cp), be16(cp + 2));
+		if (ps_printn(c, cp + 4, len - 4)) /* below 4, as tcpdump: to the end */
+			return false;
+		break;
+	case 104: /* UNSPECA */
+		if (!have(c, cp, len) || ps_printn(c, cp, len))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
 /* A record's type and data (tcpdump's ns_rprint() without -v); the
  * record's end, or NULL where it ran past the capture. */
 static const uint8_t *rprint(struct ps_print_ctx *c, const uint8_t *cp, const uint8_t *bp,
@@ -312,93 +407,15 @@ static const uint8_t *rprint(struct ps_print_ctx *c, const uint8_t *cp, const ui
 	ps_put(c, " %s", type_name(t, buf, sizeof(buf)));
 	if (rp > c->end)
 		return NULL;
-	switch (t) {
-	case 1: /* A */
-		if (!have(c, cp, 4))
-			return NULL;
-		ps_put(c, " %s", ip4_str(cp).s);
-		break;
-	case 2: /* NS, CNAME, PTR, DNAME */
-	case 5:
-	case 12:
-	case 39:
-		ps_put(c, " ");
-		if (!fqdn_print(c, cp, bp))
-			return NULL;
-		break;
-	case 15: /* MX */
-		ps_put(c, " ");
-		if (!have(c, cp, 2) || !fqdn_print(c, cp + 2, bp))
-			return NULL;
-		ps_put(c, " %u", be16(cp));
-		break;
-	case 16: /* TXT */
-		while (cp < rp) {
-			ps_put(c, " \"");
-			if (!have(c, cp, 1) || ps_printn(c, cp + 1, cp[0]))
-				return NULL;
-			cp += 1 + cp[0];
-			ps_put(c, "\"");
-		}
-		break;
-	case 33: /* SRV */
-		ps_put(c, " ");
-		if (!have(c, cp, 6) || !fqdn_print(c, cp + 6, bp))
-			return NULL;
-		ps_put(c, ":%u %u %u", be16(cp + 4), be16(cp), be16(cp + 2));
-		break;
-	case 28: /* AAAA */
-		if (!have(c, cp, 16))
-			return NULL;
-		ps_put(c, " %s", ip6_str(cp).s);
-		break;
-	case 38: { /* A6 */
-		unsigned int pbit, pbyte;
-		uint8_t a[16] = { 0 };
-
-		if (!have(c, cp, 1))
-			return NULL;
-		pbit = cp[0];
-		pbyte = (pbit & ~7u) / 8;
-		if (pbit > 128) {
-			ps_put(c, " %u(bad plen)", pbit);
-			break;
-		}
-		if (pbit < 128) {
-			if (!need(c, cp + 1, 16 - pbyte))
-				return NULL;
-			memcpy(a + pbyte, cp + 1, 16 - pbyte);
-			ps_put(c, " %u %s", pbit, ip6_str(a).s);
-		}
-		if (pbit > 0) {
-			ps_put(c, " ");
-			if (!fqdn_print(c, cp + 1 + 16 - pbyte, bp))
-				return NULL;
-		}
-		break;
-	}
-	case 256: /* URI */
-		if (!have(c, cp, len) || !need(c, cp, 4))
-			return NULL;
-		ps_put(c, " %u %u ", be16(cp), be16(cp + 2));
-		if (ps_printn(c, cp + 4, len - 4)) /* below 4, as tcpdump: to the end */
-			return NULL;
-		break;
-	case T_OPT:
+	if (t == T_OPT) {
 		ps_put(c, " UDPsize=%u", cl);
 		if (dnssec_ok)
 			ps_put(c, " DO");
 		/* tcpdump goes on with the options, " [NAME value,...]";
 		 * the line ends before them. */
-		break;
-	case 104: /* UNSPECA */
-		if (!have(c, cp, len) || ps_printn(c, cp, len))
-			return NULL;
-		break;
-	default:
-		break;
+		return rp;
 	}
-	return rp;
+	return rdata(c, t, cp, rp, bp) ? rp : NULL;
 }
 
 /* A section's n answers (or questions), as tcpdump walks them: the first
@@ -423,12 +440,111 @@ static bool section(struct ps_print_ctx *c, const uint8_t **cp, const uint8_t *n
 	return true;
 }
 
+/* The message's counts: questions, answers, authority, additional. */
+struct dns_counts {
+	unsigned int qd, an, ns, ar;
+};
+
+/* The response code, extended by the OPT record among the additional
+ * ones, as far as the capture goes. */
+static unsigned int rcode_of(struct ps_print_ctx *c, const uint8_t *np, unsigned int flags,
+			     const struct dns_counts *n)
+{
+	unsigned int rcode = flags & 0xf;
+	const uint8_t *cp = np + 12;
+
+	for (unsigned int i = 0; i < n->qd; i++)
+		if (!(cp = nskip(c, cp)) || (cp += 4) >= c->end)
+			return rcode;
+	for (unsigned int i = 0; i < n->an + n->ns; i++) {
+		if (!(cp = nskip(c, cp)) || (cp += 8) + 2 > c->end)
+			return rcode;
+		cp += 2 + be16(cp);
+		if (cp >= c->end)
+			return rcode;
+	}
+	for (unsigned int i = 0; i < n->ar; i++) {
+		unsigned int type;
+
+		if (!(cp = nskip(c, cp)) || cp + 2 > c->end)
+			return rcode;
+		type = be16(cp);
+		cp += 4;
+		if (cp + 1 > c->end)
+			return rcode;
+		if (type == T_OPT)
+			return rcode | (unsigned int)cp[0] << 4;
+		cp += 4;
+		if (cp + 2 > c->end)
+			return rcode;
+		cp += 2 + be16(cp);
+		if (cp >= c->end)
+			return rcode;
+	}
+	return rcode;
+}
+
+/* A response: id, opcode, rcode and flags, the questions skipped, the
+ * counts, the answers. False where printing ended. */
+static bool response(struct ps_print_ctx *c, const uint8_t *np, unsigned int flags,
+		     const struct dns_counts *n, bool mdns)
+{
+	const uint8_t *cp = np + 12;
+	char buf[24];
+
+	ps_put(c, "%u%s%s%s%s%s%s", be16(np), ops[(flags >> 11) & 0xf],
+	       rcode_name(rcode_of(c, np, flags, n), buf, sizeof(buf)), flags & 0x0400 ? "*" : "",
+	       flags & 0x0080 ? "" : "-", flags & 0x0200 ? "|" : "", flags & 0x0020 ? "$" : "");
+	if (n->qd != 1)
+		ps_put(c, " [%uq]", n->qd);
+	for (unsigned int i = 0; i < n->qd; i++) {
+		if (i)
+			ps_put(c, ",");
+		if (!(cp = nskip(c, cp))) {
+			local_trunc(c);
+			return false;
+		}
+		cp += 4;
+	}
+	ps_put(c, " %u/%u/%u", n->an, n->ns, n->ar);
+	return section(c, &cp, np, mdns, n->an, true);
+}
+
+/* A query: id, opcode and flags, the counts that are not the usual, the
+ * questions. False where printing ended. */
+static bool query(struct ps_print_ctx *c, const uint8_t *np, unsigned int flags,
+		  const struct dns_counts *n, bool mdns)
+{
+	unsigned int opcode = (flags >> 11) & 0xf;
+	const uint8_t *cp = np + 12;
+
+	ps_put(c, "%u%s%s%s", be16(np), ops[opcode], flags & 0x0100 ? "+" : "",
+	       flags & 0x0010 ? "%" : "");
+	if (flags & 0x6cf)
+		ps_put(c, " [b2&3=0x%x]", flags);
+	if (opcode == 1) { /* inverse query */
+		if (n->qd)
+			ps_put(c, " [%uq]", n->qd);
+		if (n->an != 1)
+			ps_put(c, " [%ua]", n->an);
+	} else {
+		if (n->an)
+			ps_put(c, " [%ua]", n->an);
+		if (n->qd != 1)
+			ps_put(c, " [%uq]", n->qd);
+	}
+	if (n->ns)
+		ps_put(c, " [%un]", n->ns);
+	if (n->ar)
+		ps_put(c, " [%uau]", n->ar);
+	return section(c, &cp, np, mdns, n->qd, false);
+}
+
 void ps_domain_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length, bool over_tcp,
 		     bool mdns)
 {
-	const uint8_t *np, *cp;
-	unsigned int flags, rcode, qd, an, ns, ar;
-	char buf[24];
+	struct dns_counts n;
+	unsigned int flags;
 
 	c->proto = "domain";
 	if (over_tcp) {
@@ -446,99 +562,16 @@ void ps_domain_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length,
 		bp += 2;
 		ps_put(c, " ");
 	}
-	np = bp;
 	if (length < 12) {
 		ps_put(c, "domain [length %u < 12] (invalid)", length);
 		return;
 	}
-	if (!have(c, np, 12)) {
+	if (!have(c, bp, 12)) {
 		local_trunc(c);
 		return;
 	}
-	flags = be16(np + 2);
-	qd = be16(np + 4);
-	an = be16(np + 6);
-	ns = be16(np + 8);
-	ar = be16(np + 10);
-	rcode = flags & 0xf;
-	/* The extended rcode is in an OPT record among the additional ones. */
-	cp = np + 12;
-	for (unsigned int i = 0; i < qd; i++)
-		if (!(cp = nskip(c, cp)) || (cp += 4) >= c->end)
-			goto print;
-	for (unsigned int i = 0; i < an + ns; i++) {
-		if (!(cp = nskip(c, cp)) || (cp += 8) + 2 > c->end)
-			goto print;
-		cp += 2 + be16(cp);
-		if (cp >= c->end)
-			goto print;
-	}
-	for (unsigned int i = 0; i < ar; i++) {
-		unsigned int type;
-
-		if (!(cp = nskip(c, cp)) || cp + 2 > c->end)
-			goto print;
-		type = be16(cp);
-		cp += 4;
-		if (cp + 1 > c->end)
-			goto print;
-		if (type == T_OPT) {
-			rcode |= (unsigned int)cp[0] << 4;
-			goto print;
-		}
-		cp += 4;
-		if (cp + 2 > c->end)
-			goto print;
-		cp += 2 + be16(cp);
-		if (cp >= c->end)
-			goto print;
-	}
-print:
-	if (flags & 0x8000) {
-		ps_put(c, "%u%s%s%s%s%s%s", be16(np), ops[(flags >> 11) & 0xf],
-		       rcode_name(rcode, buf, sizeof(buf)), flags & 0x0400 ? "*" : "",
-		       flags & 0x0080 ? "" : "-", flags & 0x0200 ? "|" : "",
-		       flags & 0x0020 ? "$" : "");
-		if (qd != 1)
-			ps_put(c, " [%uq]", qd);
-		cp = np + 12;
-		for (unsigned int i = 0; i < qd; i++) {
-			if (i)
-				ps_put(c, ",");
-			if (!(cp = nskip(c, cp))) {
-				local_trunc(c);
-				return;
-			}
-			cp += 4;
-		}
-		ps_put(c, " %u/%u/%u", an, ns, ar);
-		if (!section(c, &cp, np, mdns, an, true))
-			return;
-	} else {
-		unsigned int opcode = (flags >> 11) & 0xf;
-
-		ps_put(c, "%u%s%s%s", be16(np), ops[opcode], flags & 0x0100 ? "+" : "",
-		       flags & 0x0010 ? "%" : "");
-		if (flags & 0x6cf)
-			ps_put(c, " [b2&3=0x%x]", flags);
-		if (opcode == 1) { /* inverse query */
-			if (qd)
-				ps_put(c, " [%uq]", qd);
-			if (an != 1)
-				ps_put(c, " [%ua]", an);
-		} else {
-			if (an)
-				ps_put(c, " [%ua]", an);
-			if (qd != 1)
-				ps_put(c, " [%uq]", qd);
-		}
-		if (ns)
-			ps_put(c, " [%un]", ns);
-		if (ar)
-			ps_put(c, " [%uau]", ar);
-		cp = np + 12;
-		if (!section(c, &cp, np, mdns, qd, false))
-			return;
-	}
-	ps_put(c, " (%u)", length);
+	flags = be16(bp + 2);
+	n = (struct dns_counts){ be16(bp + 4), be16(bp + 6), be16(bp + 8), be16(bp + 10) };
+	if (flags & 0x8000 ? response(c, bp, flags, &n, mdns) : query(c, bp, flags, &n, mdns))
+		ps_put(c, " (%u)", length);
 }
