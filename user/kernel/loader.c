@@ -268,11 +268,82 @@ static int pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
 	return pick_trace_programs(skel, o);
 }
 
-int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
+/* Every map's size: the ring (a page when unused: the perf transport
+ * leaves it be), the context's maps (a socket per entry; the cgroups
+ * wanted), and per interface and hook the counters and pools. 0 or
+ * -errno, logged. */
+static int size_maps(struct ps_loader *l, struct pktsample *skel, const struct ps_load_opts *o)
 {
 	uint32_t max_ifaces = o->max_ifaces ? o->max_ifaces : 1;
-	struct pktsample *skel;
 	long page = sysconf(_SC_PAGESIZE);
+	int err;
+
+	err = bpf_map__set_max_entries(skel->maps.ring,
+				       o->ring_bytes ? o->ring_bytes : (uint32_t)page);
+	if (err) {
+		pr_err("cannot size the ring buffer (%u bytes): %s\n", o->ring_bytes,
+		       strerror(-err));
+		return err;
+	}
+	err = bpf_map__set_max_entries(skel->maps.owners,
+				       o->ctx && o->ctx->enabled ? PS_OWNERS_MAX : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.ctx_cgroups,
+					       o->ctx && o->ctx->n_cgroups ?
+						       (uint32_t)o->ctx->n_cgroups :
+						       1);
+	if (err) {
+		pr_err("cannot size the context maps: %s\n", strerror(-err));
+		return err;
+	}
+	err = bpf_map__set_max_entries(skel->maps.ifaces, max_ifaces);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.counters, max_ifaces * PS_HOOK_MAX);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.pools, max_ifaces * PS_HOOK_MAX);
+	if (!err && !o->maps_from)
+		err = ps_ifslots_init(&l->slots, max_ifaces);
+	if (err)
+		pr_err("cannot size the maps for %u interfaces: %s\n", max_ifaces, strerror(-err));
+	return err;
+}
+
+/* Into the kernel: the maps shared with another loader's, the filter
+ * spliced, the object loaded, then the cgroups of the context filter. 0 or
+ * -errno, logged. */
+static int load_object(struct pktsample *skel, const struct ps_load_opts *o)
+{
+	int err = o->maps_from ? share_maps(skel, o->maps_from->skel) : 0;
+
+	if (!err && o->filter)
+		err = ps_splice_set(skel->obj, o->filter);
+	if (err)
+		return err;
+	err = pktsample__load(skel);
+	/* Loaded or not, the splice images are no longer needed. */
+	ps_splice_forget(skel->obj);
+	if (err && o->filter)
+		pr_err("cannot load the BPF programs with this filter: %s; the kernel's "
+		       "verifier rejected it or it is too complex (-v for the verifier log)\n",
+		       strerror(-err));
+	else if (err)
+		pr_err("cannot load the BPF programs: %s (-v for the verifier log)\n",
+		       strerror(-err));
+	for (size_t i = 0; !err && !o->maps_from && o->ctx && i < o->ctx->n_cgroups; i++) {
+		uint8_t one = 1;
+
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.ctx_cgroups), &o->ctx->cgroups[i],
+					&one, BPF_ANY)) {
+			err = -errno;
+			pr_err("cannot fill the cgroup filter: %s\n", strerror(-err));
+		}
+	}
+	return err;
+}
+
+int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
+{
+	struct pktsample *skel;
 	int err;
 
 	memset(l, 0, sizeof(*l));
@@ -294,79 +365,17 @@ int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
 	}
 	set_knobs(skel, o);
 	err = pick_programs(skel, o);
-	if (err)
-		goto fail;
-	/* The ring is a page when unused: the perf transport leaves it be. */
-	err = bpf_map__set_max_entries(skel->maps.ring,
-				       o->ring_bytes ? o->ring_bytes : (uint32_t)page);
-	if (err) {
-		pr_err("cannot size the ring buffer (%u bytes): %s\n", o->ring_bytes,
-		       strerror(-err));
-		goto fail;
-	}
-	/* The context's maps: a socket per entry; the cgroups wanted. */
-	err = bpf_map__set_max_entries(skel->maps.owners,
-				       o->ctx && o->ctx->enabled ? PS_OWNERS_MAX : 1);
 	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.ctx_cgroups,
-					       o->ctx && o->ctx->n_cgroups ?
-						       (uint32_t)o->ctx->n_cgroups :
-						       1);
-	if (err) {
-		pr_err("cannot size the context maps: %s\n", strerror(-err));
-		goto fail;
-	}
-	/* The interfaces, and a counter (and pool) per interface and hook. */
-	err = bpf_map__set_max_entries(skel->maps.ifaces, max_ifaces);
+		err = size_maps(l, skel, o);
 	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.counters, max_ifaces * PS_HOOK_MAX);
-	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.pools, max_ifaces * PS_HOOK_MAX);
-	if (!err && !o->maps_from)
-		err = ps_ifslots_init(&l->slots, max_ifaces);
+		err = load_object(skel, o);
 	if (err) {
-		pr_err("cannot size the maps for %u interfaces: %s\n", max_ifaces, strerror(-err));
-		goto fail;
-	}
-	if (o->maps_from) {
-		err = share_maps(skel, o->maps_from->skel);
-		if (err)
-			goto fail;
-	}
-	if (o->filter) {
-		err = ps_splice_set(skel->obj, o->filter);
-		if (err)
-			goto fail;
-	}
-	err = pktsample__load(skel);
-	/* Loaded or not, the splice images are no longer needed. */
-	ps_splice_forget(skel->obj);
-	if (err) {
-		if (o->filter)
-			pr_err("cannot load the BPF programs with this filter: %s; the kernel's "
-			       "verifier rejected it or it is too complex (-v for the verifier log)\n",
-			       strerror(-err));
-		else
-			pr_err("cannot load the BPF programs: %s (-v for the verifier log)\n",
-			       strerror(-err));
-		goto fail;
-	}
-	for (size_t i = 0; !o->maps_from && o->ctx && i < o->ctx->n_cgroups; i++) {
-		uint8_t one = 1;
-
-		if (bpf_map_update_elem(bpf_map__fd(skel->maps.ctx_cgroups), &o->ctx->cgroups[i],
-					&one, BPF_ANY)) {
-			err = -errno;
-			pr_err("cannot fill the cgroup filter: %s\n", strerror(-err));
-			goto fail;
-		}
+		pktsample__destroy(skel);
+		ps_ifslots_free(&l->slots);
+		return err;
 	}
 	l->skel = skel;
 	return 0;
-fail:
-	pktsample__destroy(skel);
-	ps_ifslots_free(&l->slots);
-	return err;
 }
 
 int ps_loader_owners_fd(const struct ps_loader *l)

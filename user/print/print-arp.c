@@ -13,6 +13,23 @@ static void put_linkaddr(struct ps_print_ctx *c, const uint8_t *p, uint8_t hln)
 		ps_put(c, i ? ":%02x" : "%02x", p[i]);
 }
 
+/* Not IPv4 over a link address: tcpdump names the types only. */
+static void types_only(struct ps_print_ctx *c, uint16_t hrd, uint16_t pro, uint8_t hln, uint8_t pln,
+		       uint32_t length)
+{
+	const char *pname = ps_ethertype_name(pro);
+
+	if (hrd == 1)
+		ps_put(c, "Ethernet (len %u), ", hln);
+	else
+		ps_put(c, "Unknown Hardware (%u) (len %u), ", hrd, hln);
+	if (pname)
+		ps_put(c, "%s (len %u)", pname, pln);
+	else
+		ps_put(c, "Unknown Protocol (0x%04x) (len %u)", pro, pln);
+	ps_put(c, ", length %u", length);
+}
+
 void ps_arp_print(struct ps_print_ctx *c, const uint8_t *ap, uint32_t length)
 {
 	static const char *const ops[11] = {
@@ -41,18 +58,7 @@ void ps_arp_print(struct ps_print_ctx *c, const uint8_t *ap, uint32_t length)
 	if (!c->d->link)
 		ps_put(c, "ARP, ");
 	if ((pro != 0x0800 && pro != 0x1000) || pln != 4 || hln == 0) {
-		/* Not IPv4 over a link address: tcpdump names the types only. */
-		const char *pname = ps_ethertype_name(pro);
-
-		if (hrd == 1)
-			ps_put(c, "Ethernet (len %u), ", hln);
-		else
-			ps_put(c, "Unknown Hardware (%u) (len %u), ", hrd, hln);
-		if (pname)
-			ps_put(c, "%s (len %u)", pname, pln);
-		else
-			ps_put(c, "Unknown Protocol (0x%04x) (len %u)", pro, pln);
-		ps_put(c, ", length %u", length);
+		types_only(c, hrd, pro, hln, pln, length);
 		return;
 	}
 	if (op < 11 && ops[op])

@@ -133,6 +133,32 @@ static bool is_vlan_tpid(uint16_t t)
 	return t == 0x8100 || t == 0x9100 || t == 0x9200 || t == 0x88a8;
 }
 
+/* An 802.3 length field (type <= 1500): the LLC frame, cut there; the
+ * bytes it took after the Ethernet header. */
+static uint32_t ieee8023(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint32_t caplen,
+			 uint16_t type, bool printed_length, const uint8_t *src, const uint8_t *dst)
+{
+	int llc;
+
+	if (type < length) {
+		length = type;
+		if (caplen > length)
+			caplen = length;
+	}
+	push_end(c, p, length);
+	if (c->d->link) {
+		ps_put(c, "802.3");
+		if (!printed_length)
+			ps_put(c, ", length %u: ", length);
+	}
+	llc = ps_llc_print(c, p, length, caplen, src, dst);
+	if (llc < 0) {
+		unknown(c, p, caplen, false);
+		llc = -llc;
+	}
+	return (uint32_t)llc;
+}
+
 uint32_t ps_ether_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint32_t caplen)
 {
 	const uint8_t *dst = p, *src = p + 6;
@@ -189,28 +215,8 @@ uint32_t ps_ether_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t lengt
 	}
 	if (type > 1500 && ps_ethertype_print(c, type, p, length))
 		return hdrlen;
-	if (type <= 1500) {
-		/* An 802.3 length: the LLC frame, cut there. */
-		int llc;
-
-		if (type < length) {
-			length = type;
-			if (caplen > length)
-				caplen = length;
-		}
-		push_end(c, p, length);
-		if (c->d->link) {
-			ps_put(c, "802.3");
-			if (!printed_length)
-				ps_put(c, ", length %u: ", length);
-		}
-		llc = ps_llc_print(c, p, length, caplen, src, dst);
-		if (llc < 0) {
-			unknown(c, p, caplen, false);
-			llc = -llc;
-		}
-		return hdrlen + (uint32_t)llc;
-	}
+	if (type <= 1500)
+		return hdrlen + ieee8023(c, p, length, caplen, type, printed_length, src, dst);
 	/* Anything else: tcpdump's line for a type it does not know, then the
 	 * payload in hex. */
 	if (!c->d->link) {

@@ -56,6 +56,49 @@ static void v3_query(struct ps_print_ctx *c, const uint8_t *bp, uint32_t len)
 	ps_put(c, "]");
 }
 
+/* A membership query: v3 by its length, else v1 or v2 by its max
+ * response time. */
+static void query(struct ps_print_ctx *c, const uint8_t *bp, uint32_t len)
+{
+	ps_put(c, "igmp query");
+	if (len >= 12) {
+		v3_query(c, bp, len);
+		return;
+	}
+	if (!need(c, bp + 1, 1))
+		return;
+	if (bp[1]) {
+		ps_put(c, " v2");
+		if (bp[1] != 100)
+			ps_put(c, " [max resp time %u]", bp[1]);
+	} else {
+		ps_put(c, " v1");
+	}
+	if (!need(c, bp + 4, 4))
+		return;
+	if (be32(bp + 4))
+		ps_put(c, " [gaddr %s]", ip4_str(bp + 4).s);
+	if (len != 8)
+		ps_put(c, " [len %u]", len);
+}
+
+/* mtrace and its response: the query after 8 bytes. */
+static void mtrace(struct ps_print_ctx *c, const uint8_t *bp, uint32_t len)
+{
+	const uint8_t *tr = bp + 8;
+
+	if (len < 8 + 16) {
+		ps_put(c, " [invalid len %u]", len);
+		return;
+	}
+	if (!need(c, tr, 16))
+		return;
+	ps_put(c, "%s %u: %s to %s reply-to %s", bp[0] == 0x1e ? "mresp" : "mtrace",
+	       be32(tr + 12) & 0xffffff, ip4_str(tr).s, ip4_str(tr + 4).s, ip4_str(tr + 8).s);
+	if ((tr[8] & 0xf0) == 0xe0)
+		ps_put(c, " with-ttl %u", tr[12]);
+}
+
 void ps_igmp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t len)
 {
 	c->proto = "igmp";
@@ -67,26 +110,7 @@ void ps_igmp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t len)
 		return;
 	switch (bp[0]) {
 	case 0x11:
-		ps_put(c, "igmp query");
-		if (len >= 12) {
-			v3_query(c, bp, len);
-			break;
-		}
-		if (!need(c, bp + 1, 1))
-			return;
-		if (bp[1]) {
-			ps_put(c, " v2");
-			if (bp[1] != 100)
-				ps_put(c, " [max resp time %u]", bp[1]);
-		} else {
-			ps_put(c, " v1");
-		}
-		if (!need(c, bp + 4, 4))
-			return;
-		if (be32(bp + 4))
-			ps_put(c, " [gaddr %s]", ip4_str(bp + 4).s);
-		if (len != 8)
-			ps_put(c, " [len %u]", len);
+		query(c, bp, len);
 		break;
 	case 0x12:
 	case 0x16:
@@ -120,22 +144,9 @@ void ps_igmp_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t len)
 		ps_put(c, "igmp pimv1");
 		break;
 	case 0x1e:
-	case 0x1f: { /* mtrace: the query after 8 bytes */
-		const uint8_t *tr = bp + 8;
-
-		if (len < 8 + 16) {
-			ps_put(c, " [invalid len %u]", len);
-			break;
-		}
-		if (!need(c, tr, 16))
-			return;
-		ps_put(c, "%s %u: %s to %s reply-to %s", bp[0] == 0x1e ? "mresp" : "mtrace",
-		       be32(tr + 12) & 0xffffff, ip4_str(tr).s, ip4_str(tr + 4).s,
-		       ip4_str(tr + 8).s);
-		if ((tr[8] & 0xf0) == 0xe0)
-			ps_put(c, " with-ttl %u", tr[12]);
+	case 0x1f:
+		mtrace(c, bp, len);
 		break;
-	}
 	default:
 		ps_put(c, "igmp-%u", bp[0]);
 		break;

@@ -47,9 +47,40 @@ static bool config_bpdu(struct ps_print_ctx *c, const uint8_t *p, uint32_t lengt
 	return true;
 }
 
+/* An MSTP (802.1s) or SPB (802.1aq) BPDU: its lengths checked, the CIST
+ * flags; false where it is invalid (said by the caller). */
+static bool mstp_bpdu(struct ps_print_ctx *c, const uint8_t *p, uint32_t length,
+		      unsigned int version)
+{
+	unsigned int mstp_len, spb_len;
+
+	if (length < STP_BPDU_MSTP_MIN_LEN)
+		return false;
+	if (!need(c, p + 35, 1))
+		return true;
+	if (p[35] != 0)
+		return false;
+	if (!need(c, p + MST_BPDU_VER3_LEN_OFFSET, 2))
+		return true;
+	mstp_len = be16(p + MST_BPDU_VER3_LEN_OFFSET) + 2u;
+	if (length < STP_BPDU_LEN + mstp_len)
+		return false;
+	if (!need(c, p + 4, 1))
+		return true;
+	ps_put(c, ", CIST Flags [");
+	flags_print(c, p[4]);
+	ps_put(c, "], length %u", length);
+	if (version != 4)
+		return true;
+	if (!need(c, p + MST_BPDU_VER3_LEN_OFFSET + mstp_len, 2))
+		return true;
+	spb_len = be16(p + MST_BPDU_VER3_LEN_OFFSET + mstp_len) + 2u;
+	return length >= STP_BPDU_LEN + mstp_len + spb_len && spb_len >= SPB_BPDU_MIN_LEN;
+}
+
 void ps_stp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length)
 {
-	unsigned int version, type, mstp_len, spb_len;
+	unsigned int version, type;
 
 	c->proto = "stp";
 	if (length < 4)
@@ -100,30 +131,8 @@ void ps_stp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length)
 			goto invalid;
 		config_bpdu(c, p, length);
 	} else if (type == 2 && (version == 3 || version == 4)) {
-		if (length < STP_BPDU_MSTP_MIN_LEN)
+		if (!mstp_bpdu(c, p, length, version))
 			goto invalid;
-		if (!need(c, p + 35, 1))
-			return;
-		if (p[35] != 0)
-			goto invalid;
-		if (!need(c, p + MST_BPDU_VER3_LEN_OFFSET, 2))
-			return;
-		mstp_len = be16(p + MST_BPDU_VER3_LEN_OFFSET) + 2u;
-		if (length < STP_BPDU_LEN + mstp_len)
-			goto invalid;
-		if (!need(c, p + 4, 1))
-			return;
-		ps_put(c, ", CIST Flags [");
-		flags_print(c, p[4]);
-		ps_put(c, "], length %u", length);
-		if (version == 4) {
-			if (!need(c, p + MST_BPDU_VER3_LEN_OFFSET + mstp_len, 2))
-				return;
-			spb_len = be16(p + MST_BPDU_VER3_LEN_OFFSET + mstp_len) + 2u;
-			if (length < STP_BPDU_LEN + mstp_len + spb_len ||
-			    spb_len < SPB_BPDU_MIN_LEN)
-				goto invalid;
-		}
 	}
 	return;
 invalid:
