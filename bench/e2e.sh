@@ -18,6 +18,8 @@
 #   pktsample-s100 pktsample --sample 100 -w
 #   pktsample-sflow pktsample --sample 100 --sflow 127.0.0.1 (no file; a UDP
 #                  sink in the namespace takes the datagrams)
+#   pktsample-base pktsample -w, defaults, from another build: BASE_PKTSAMPLE
+#                  names its binary (a change's before and after, one run)
 # Contenders are interleaved (A B C ... A B C ...) ROUNDS times per frame
 # size. For each run: the sender's packets/s, frames captured and lost, the
 # capture process's CPU seconds (user+sys) and peak RSS. Prints a markdown
@@ -82,8 +84,9 @@ run_one() {
 		pid=$!
 		wait_for "$err" "listening on" "$pid" ;;
 	pktsample*)
-		local extra=(-w "$SHM/p.pcapng")
+		local extra=(-w "$SHM/p.pcapng") bin=$build/pktsample
 		case $c in
+		pktsample-base) bin=${BASE_PKTSAMPLE:?pktsample-base needs BASE_PKTSAMPLE=/path/to/pktsample} ;;
 		pktsample-s100) extra+=(--sample 100) ;;
 		pktsample-sflow) extra=(--sample 100 --sflow 127.0.0.1) ;;
 		pktsample-drv) extra+=(--hook xdp --xdp-mode native) ;;
@@ -96,7 +99,7 @@ run_one() {
 		# shellcheck disable=SC2206 # words, as on a command line
 		[ -n "${PS_ARGS:-}" ] && extra+=($PS_ARGS)
 		in_cap "$build/bench_runstat" "$time" \
-			"$build/pktsample" -i "$CAPIF" "${extra[@]}" 2>"$err" &
+			"$bin" -i "$CAPIF" "${extra[@]}" 2>"$err" &
 		pid=$!
 		wait_for "$err" "capturing on" "$pid" ;;
 	esac

@@ -20,32 +20,32 @@
 #include "log.h"
 #include "report.h"
 
-/* cap->ifs holds at least n entries (a slot the set may give): 0 or
+/* cap->ifaces.ifs holds at least n entries (a slot the set may give): 0 or
  * -ENOMEM (logged). */
 static int ensure_ifs(struct ps_capture *cap, int n)
 {
 	struct ps_cap_iface *ifs;
 
-	if (n <= cap->ifs_room)
+	if (n <= cap->ifaces.ifs_room)
 		return 0;
-	ifs = realloc(cap->ifs, (size_t)n * sizeof(*ifs));
+	ifs = realloc(cap->ifaces.ifs, (size_t)n * sizeof(*ifs));
 	if (!ifs) {
 		pr_err("cannot keep %d interfaces: %s\n", n, strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	/* Free entries: teardown closes what each holds. */
-	memset(ifs + cap->ifs_room, 0, (size_t)(n - cap->ifs_room) * sizeof(*ifs));
-	for (int i = cap->ifs_room; i < n; i++)
+	memset(ifs + cap->ifaces.ifs_room, 0, (size_t)(n - cap->ifaces.ifs_room) * sizeof(*ifs));
+	for (int i = cap->ifaces.ifs_room; i < n; i++)
 		ifs[i].xdp_target.fd = -1;
-	cap->ifs = ifs;
-	cap->ifs_room = n;
+	cap->ifaces.ifs = ifs;
+	cap->ifaces.ifs_room = n;
 	return 0;
 }
 
 /* Slot i's entry, fresh, for ev's interface. */
 static struct ps_cap_iface *take_slot(struct ps_capture *cap, int i, const struct ps_link_event *ev)
 {
-	struct ps_cap_iface *f = &cap->ifs[i];
+	struct ps_cap_iface *f = &cap->ifaces.ifs[i];
 
 	memset(f, 0, sizeof(*f));
 	snprintf(f->name, sizeof(f->name), "%s", ev->name);
@@ -61,7 +61,7 @@ static struct ps_cap_iface *take_slot(struct ps_capture *cap, int i, const struc
  */
 static int find_xdp_target(struct ps_capture *cap, int i)
 {
-	const struct ps_device *d = &cap->ifs[i].dev;
+	const struct ps_device *d = &cap->ifaces.ifs[i].dev;
 	int err;
 
 	if (!d->xdp_prog_id) {
@@ -78,8 +78,8 @@ static int find_xdp_target(struct ps_capture *cap, int i)
 					  d->xdp_trace_why);
 		return -EOPNOTSUPP;
 	}
-	err = ps_xdp_target_find(d->ifindex, &cap->ifs[i].xdp_target);
-	if (!err && cap->ifs[i].xdp_target.id != d->xdp_prog_id)
+	err = ps_xdp_target_find(d->ifindex, &cap->ifaces.ifs[i].xdp_target);
+	if (!err && cap->ifaces.ifs[i].xdp_target.id != d->xdp_prog_id)
 		err = -EAGAIN;
 	if (err)
 		pr_err("cannot trace XDP program %u (%s) on %s: %s\n", d->xdp_prog_id,
@@ -97,14 +97,15 @@ static int resolve_one(struct ps_capture *cap, int i, bool later)
 {
 	const struct ps_capture_cfg *o = &cap->cfg;
 	const struct ps_hook_opts ho = { o->hooks_given, o->hooks, o->xdp_mode };
-	const struct ps_hooks_loaded loaded = { cap->hooks,
-						{ cap->xdp_loaded[0], cap->xdp_loaded[1] } };
-	struct ps_cap_iface *f = &cap->ifs[i];
+	const struct ps_hooks_loaded loaded = {
+		cap->kern.hooks, { cap->kern.xdp_loaded[0], cap->kern.xdp_loaded[1] }
+	};
+	struct ps_cap_iface *f = &cap->ifaces.ifs[i];
 	struct ps_device *d = &f->dev;
 	struct ps_hook_plan plan;
 	char msg[512], hooks[64];
 
-	if (ps_device_probe(d, f->ifindex, cap->nl)) {
+	if (ps_device_probe(d, f->ifindex, cap->ifaces.nl)) {
 		pr_err("unknown interface '%s'\n", f->name);
 		return -ENODEV;
 	}
@@ -153,7 +154,6 @@ static int resolve_one(struct ps_capture *cap, int i, bool later)
 		if (err)
 			return err;
 	}
-	cap->hooks |= f->hooks;
 	return 0;
 }
 
@@ -165,21 +165,11 @@ static int resolve_one(struct ps_capture *cap, int i, bool later)
  */
 static void release_iface(struct ps_capture *cap, int i, bool vanished)
 {
-	struct ps_cap_iface *f = &cap->ifs[i];
+	struct ps_cap_iface *f = &cap->ifaces.ifs[i];
 	struct ps_counters final[PS_HOOK_MAX] = { 0 };
 
-	ps_detach_iface(&cap->att, f->ifindex, vanished);
-	if (cap->file)
-		ps_capfile_mark_gone(cap->file, f->ifindex);
-	ps_loader_remove_iface(&cap->loader, (uint32_t)f->ifindex, final);
-	for (int t = 0; t < cap->n_targets; t++)
-		if (cap->targets[t].ifindex == f->ifindex && !cap->targets[t].gone) {
-			cap->targets[t].final = final[cap->targets[t].hook];
-			cap->targets[t].gone = true;
-		}
-	ps_loader_close(&f->dev_loader);
-	ps_loader_close(&f->trace_loader);
-	ps_xdp_target_close(&f->xdp_target);
+	cap_kern_iface_gone(cap, i, vanished, final);
+	cap_out_iface_gone(cap, f->ifindex, final);
 	f->ifindex = 0; /* free */
 }
 
@@ -192,23 +182,17 @@ static void release_iface(struct ps_capture *cap, int i, bool vanished)
  */
 static int iface_new(struct ps_capture *cap, int i)
 {
-	struct ps_cap_iface *f = &cap->ifs[i];
+	struct ps_cap_iface *f = &cap->ifaces.ifs[i];
 	struct ps_netdev_nl nl;
 	int err;
 
 	ps_netdev_nl_open(&nl);
-	cap->nl = &nl;
+	cap->ifaces.nl = &nl;
 	err = resolve_one(cap, i, true);
-	cap->nl = NULL;
+	cap->ifaces.nl = NULL;
 	ps_netdev_nl_close(&nl);
-	if (!err) {
-		err = ps_loader_add_iface(&cap->loader, (uint32_t)f->ifindex,
-					  f->linktype == PS_LINKTYPE_RAW);
-		if (err == -E2BIG)
-			pr_warn("not capturing on %s: the capture has room for %d interfaces "
-				"(--max-ifaces)\n",
-				f->name, cap->ifset.room);
-	}
+	if (!err)
+		err = cap_add_kernel_iface(cap, i, true);
 	if (!err)
 		err = cap_take_targets(cap, i);
 	if (!err)
@@ -233,21 +217,21 @@ static int on_add(void *arg, int i, const struct ps_link_event *ev)
 	if (err)
 		return err;
 	take_slot(cap, i, ev);
-	if (cap->started)
+	if (cap->ifaces.started)
 		return iface_new(cap, i);
 	err = resolve_one(cap, i, false);
 	if (err)
-		cap->ifs[i].ifindex = 0;
+		cap->ifaces.ifs[i].ifindex = 0;
 	return err;
 }
 
 static void on_remove(void *arg, int i, enum ps_ifset_why why)
 {
 	struct ps_capture *cap = arg;
-	const char *name = cap->ifs[i].name;
+	const char *name = cap->ifaces.ifs[i].name;
 
 	/* Following, interfaces come and go all day: a warning, not an error. */
-	if (why == PS_IFSET_VANISHED && cap->ifset.follow)
+	if (why == PS_IFSET_VANISHED && cap->ifaces.set.follow)
 		pr_warn("interface %s disappeared\n", name);
 	else if (why == PS_IFSET_VANISHED)
 		pr_err("interface %s disappeared\n", name);
@@ -259,14 +243,14 @@ static void on_remove(void *arg, int i, enum ps_ifset_why why)
 static void on_updown(void *arg, int i, bool up)
 {
 	struct ps_capture *cap = arg;
-	const char *name = cap->ifs[i].name;
+	const char *name = cap->ifaces.ifs[i].name;
 
 	/* Following, interfaces come up and go down all day: -v says. */
-	if (up && cap->ifset.follow)
+	if (up && cap->ifaces.set.follow)
 		pr_info("interface %s is up\n", name);
 	else if (up)
 		pr_warn("interface %s is up again\n", name);
-	else if (cap->ifset.follow)
+	else if (cap->ifaces.set.follow)
 		pr_info("interface %s went down; capturing on\n", name);
 	else
 		pr_warn("interface %s went down; capturing on\n", name);
@@ -277,7 +261,7 @@ static void on_no_room(void *arg, const struct ps_link_event *ev)
 	const struct ps_capture *cap = arg;
 
 	pr_warn("not capturing on %s: the capture has room for %d interfaces (--max-ifaces)\n",
-		ev->name, cap->ifset.room);
+		ev->name, cap->ifaces.set.room);
 }
 
 static const struct ps_ifset_ops capture_ops = { on_add, on_remove, on_updown, on_no_room };
@@ -287,7 +271,7 @@ static const struct ps_ifset_ops capture_ops = { on_add, on_remove, on_updown, o
  * tcpdump's "listening on" means ready. */
 static void follow_line(struct ps_capture *cap)
 {
-	const struct ps_ifset *s = &cap->ifset;
+	const struct ps_ifset *s = &cap->ifaces.set;
 	int found = s->n - s->n_named;
 	char list[8 * (IF_NAMESIZE + 2)] = "";
 
@@ -298,9 +282,9 @@ static void follow_line(struct ps_capture *cap)
 		snprintf(list, sizeof(list), "%d interfaces", found);
 	for (int i = s->n_named; i < s->n && found <= 8; i++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-			 i > s->n_named ? ", " : "", cap->ifs[i].name);
-	snprintf(cap->follow_line, sizeof(cap->follow_line), "-i %s: capturing on %s\n", s->follow,
-		 list);
+			 i > s->n_named ? ", " : "", cap->ifaces.ifs[i].name);
+	snprintf(cap->ifaces.follow_line, sizeof(cap->ifaces.follow_line),
+		 "-i %s: capturing on %s\n", s->follow, list);
 }
 
 /* Every interface there is, the set's to replay; how many, or -errno
@@ -321,9 +305,9 @@ static int list_now(struct ps_link_event **now)
  */
 static int room_for(const struct ps_capture *cap)
 {
-	int n = cap->ifset.n, room = cap->cfg.max_ifaces;
+	int n = cap->ifaces.set.n, room = cap->cfg.max_ifaces;
 
-	if (!room && (cap->ifset.follow || cap->cfg.reloadable))
+	if (!room && (cap->ifaces.set.follow || cap->cfg.reloadable))
 		room = 2 * n > PS_FOLLOW_IFACES ? 2 * n : PS_FOLLOW_IFACES;
 	return room < n ? n : room < 1 ? 1 : room;
 }
@@ -338,9 +322,9 @@ static int start_set(struct ps_capture *cap, const struct ps_link_event *now, in
 
 	ops.arg = cap;
 	ps_netdev_nl_open(&nl);
-	cap->nl = &nl;
-	err = ps_ifset_start(&cap->ifset, &ops, now, n, msg, sizeof(msg));
-	cap->nl = NULL;
+	cap->ifaces.nl = &nl;
+	err = ps_ifset_start(&cap->ifaces.set, &ops, now, n, msg, sizeof(msg));
+	cap->ifaces.nl = NULL;
 	ps_netdev_nl_close(&nl);
 	if (msg[0])
 		pr_err("%s\n", msg);
@@ -355,32 +339,28 @@ int ps_capture_resolve(struct ps_capture *cap)
 	char msg[128];
 	int n, err;
 
-	err = ps_ifset_init(&cap->ifset, cap->cfg.ifaces, cap->cfg.n_ifaces, msg, sizeof(msg));
+	err = ps_ifset_init(&cap->ifaces.set, cap->cfg.ifaces, cap->cfg.n_ifaces, msg, sizeof(msg));
 	if (err) {
 		pr_err("%s\n", msg);
 		return err;
 	}
-	/* Following, the hooks are loaded for interfaces to come, as asked
-	 * or as the default is; and the filter's raw IP part, where the
-	 * expression has one, for those without a link-layer header. */
-	if (cap->ifset.follow) {
-		cap->hooks = cap->cfg.hooks_given ? cap->cfg.hooks & ~PS_HOOKS_XDP_TRACE :
-						    PS_HOOKS_TC;
-		if (cap->filter)
-			ps_filter_build_raw(cap->filter, msg, sizeof(msg));
-	}
+	/* Following: the filter's raw IP part, where the expression has
+	 * one, for those to come without a link-layer header. */
+	if (cap->ifaces.set.follow && cap->filter)
+		ps_filter_build_raw(cap->filter, msg, sizeof(msg));
 	n = list_now(&now);
 	err = n < 0 ? n : start_set(cap, now, n);
 	free(now);
 	if (err)
 		return err;
-	if (cap->ifset.follow)
+	if (cap->ifaces.set.follow)
 		follow_line(cap);
-	if (ps_ifset_set_room(&cap->ifset, room_for(cap))) {
+	cap_plan_hooks(cap);
+	if (ps_ifset_set_room(&cap->ifaces.set, room_for(cap))) {
 		pr_err("cannot keep %d interfaces: %s\n", room_for(cap), strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	err = ensure_ifs(cap, cap->ifset.room);
+	err = ensure_ifs(cap, cap->ifaces.set.room);
 	if (err)
 		return err;
 	return ps_context_resolve(&cap->ctx, &cap->cfg.context);
@@ -394,7 +374,7 @@ void cap_rescan(struct ps_capture *cap)
 	if (n < 0)
 		pr_warn("cannot list the interfaces: %s\n", strerror(-n));
 	else
-		ps_ifset_replay(&cap->ifset, now, n);
+		ps_ifset_replay(&cap->ifaces.set, now, n);
 	free(now);
 }
 
@@ -403,7 +383,7 @@ void cap_read_link_events(struct ps_capture *cap)
 	struct ps_link_event ev[32];
 	int n;
 
-	while ((n = ps_linkwatch_read(cap->link_fd, ev, 32)) != 0) {
+	while ((n = ps_linkwatch_read(cap->run.link_fd, ev, 32)) != 0) {
 		if (n == -ENOBUFS) {
 			cap_rescan(cap); /* news were lost: as if each told us */
 			continue;
@@ -416,10 +396,10 @@ void cap_read_link_events(struct ps_capture *cap)
 			/* A deletion first takes a member down: say only that
 			 * it went. */
 			if (!ev[i].up && !ev[i].gone &&
-			    ps_ifset_slot_of(&cap->ifset, ev[i].ifindex) >= 0 &&
+			    ps_ifset_slot_of(&cap->ifaces.set, ev[i].ifindex) >= 0 &&
 			    ps_link_state(ev[i].ifindex) == -ENODEV)
 				ev[i].gone = true;
-			ps_ifset_event(&cap->ifset, &ev[i]);
+			ps_ifset_event(&cap->ifaces.set, &ev[i]);
 		}
 		if (n < 32)
 			return;
@@ -432,16 +412,41 @@ void cap_ifaces_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg)
 	cap->cfg.n_ifaces = cfg->n_ifaces;
 	/* Those left out go; those now in come (as if each had just told
 	 * us), and those refused before are asked about again. */
-	ps_ifset_want(&cap->ifset, cfg->ifaces, cfg->n_ifaces);
+	ps_ifset_want(&cap->ifaces.set, cfg->ifaces, cfg->n_ifaces);
 	cap_rescan(cap);
 	for (int i = 0; i < cfg->n_ifaces; i++)
 		if (!ps_ifset_follows(cfg->ifaces[i]) &&
-		    ps_ifset_slot_named(&cap->ifset, cfg->ifaces[i]) < 0)
+		    ps_ifset_slot_named(&cap->ifaces.set, cfg->ifaces[i]) < 0)
 			pr_warn("unknown interface '%s'; capturing on the others\n",
 				cfg->ifaces[i]);
 }
 
 bool cap_all_gone(const struct ps_capture *cap)
 {
-	return !cap->ifset.follow && !ps_ifset_count(&cap->ifset);
+	return !cap->ifaces.set.follow && !ps_ifset_count(&cap->ifaces.set);
+}
+
+void cap_ifaces_start(struct ps_capture *cap)
+{
+	struct ps_cap_ifaces *f = &cap->ifaces;
+
+	for (int i = 0; i < f->set.n; i++)
+		ps_report_iface(f->ifs[i].name, f->ifs[i].hooks, cap->cfg.snaplen);
+	if (f->follow_line[0])
+		pr_warn("%s", f->follow_line);
+	if (!f->set.n)
+		pr_warn("capturing on no interface yet: waiting for -i %s\n", f->set.follow);
+	/* From here on, one that comes is attached at once; those that came
+	 * between the listing and the link watch now. */
+	f->started = true;
+	if (f->set.follow)
+		cap_rescan(cap);
+}
+
+void cap_ifaces_free(struct ps_cap_ifaces *f)
+{
+	ps_ifset_free(&f->set);
+	free(f->ifs);
+	f->ifs = NULL;
+	f->ifs_room = 0;
 }

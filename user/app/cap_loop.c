@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include "capture_int.h"
 #include "log.h"
 #include "sflowexp.h"
@@ -30,8 +31,8 @@ static int run_retry(void *arg, uint64_t now)
 	struct ps_capture *cap = arg;
 
 	(void)now;
-	if (cap->ifset.retry_due) {
-		ps_ifset_forget_refused(&cap->ifset);
+	if (cap->ifaces.set.retry_due) {
+		ps_ifset_forget_refused(&cap->ifaces.set);
 		cap_rescan(cap);
 	}
 	return 0;
@@ -42,10 +43,10 @@ static int run_retry(void *arg, uint64_t now)
 static int run_ingest(void *arg, uint64_t now)
 {
 	struct ps_capture *cap = arg;
-	int err = ps_ingest_poll(cap->in, 0);
+	int err = ps_ingest_poll(cap->out.in, 0);
 
 	(void)now;
-	if (err && ps_ingest_error(cap->in, NULL)) {
+	if (err && ps_ingest_error(cap->out.in, NULL)) {
 		err = cap_output_failed(cap, err);
 		return err ? err : END;
 	}
@@ -53,7 +54,7 @@ static int run_ingest(void *arg, uint64_t now)
 		pr_err("reading the perf buffers failed: %s\n", strerror(-err));
 		return err;
 	}
-	return ps_ingest_done(cap->in) || cap_all_gone(cap) ? END : 0;
+	return ps_ingest_done(cap->out.in) || cap_all_gone(cap) ? END : 0;
 }
 
 /* While the merge holds packets it cannot place yet: 1 ms, not the idle
@@ -61,7 +62,7 @@ static int run_ingest(void *arg, uint64_t now)
 static uint64_t ingest_due(void *arg, uint64_t now)
 {
 	struct ps_capture *cap = arg;
-	int ms = ps_ingest_wait_ms(cap->in, IDLE_MS);
+	int ms = ps_ingest_wait_ms(cap->out.in, IDLE_MS);
 
 	return ms < IDLE_MS ? now + (uint64_t)ms * 1000000ull : 0;
 }
@@ -70,7 +71,7 @@ static int run_sflow(void *arg, uint64_t now)
 {
 	struct ps_capture *cap = arg;
 
-	ps_sflowexp_tick(cap->sflow, now);
+	ps_sflowexp_tick(cap->out.sflow, now);
 	return 0;
 }
 
@@ -79,26 +80,21 @@ static uint64_t sflow_due(void *arg, uint64_t now)
 	const struct ps_capture *cap = arg;
 
 	(void)now;
-	return ps_sflowexp_next_ns(cap->sflow);
+	return ps_sflowexp_next_ns(cap->out.sflow);
 }
 
 /* -G: rotated if due; -W's last file complete ends the capture. */
 static int run_file(void *arg, uint64_t now)
 {
 	struct ps_capture *cap = arg;
-	int err = ps_capfile_tick(cap->file, now);
+	int err = ps_capfile_tick(cap->out.file, now);
 
 	return err == 1 ? END : err;
 }
 
 static int run_stats(void *arg, uint64_t now)
 {
-	struct ps_capture *cap = arg;
-	uint64_t written = cap_written_total(cap, -1);
-
-	cap_print_stats(cap, written, cap->stats_written, now - cap->stats_at_ns);
-	cap->stats_written = written;
-	cap->stats_at_ns = now;
+	cap_stats_line(arg, now);
 	return 0;
 }
 
@@ -107,7 +103,7 @@ static uint64_t stats_due(void *arg, uint64_t now)
 	const struct ps_capture *cap = arg;
 
 	(void)now;
-	return cap->cfg.stats_ms ? cap->stats_at_ns + cap->cfg.stats_ms * 1000000ull : 0;
+	return cap->cfg.stats_ms ? cap->stats.stats_at_ns + cap->cfg.stats_ms * 1000000ull : 0;
 }
 
 static int run_metrics(void *arg, uint64_t now)
@@ -122,7 +118,7 @@ static uint64_t metrics_due(void *arg, uint64_t now)
 	const struct ps_capture *cap = arg;
 
 	(void)now;
-	return cap->metrics->fd >= 0 ? cap->metrics_at_ns + 1000000000ull : 0;
+	return cap->stats.metrics->fd >= 0 ? cap->stats.metrics_at_ns + 1000000000ull : 0;
 }
 
 static int run_deadline(void *arg, uint64_t now)
@@ -136,7 +132,7 @@ static uint64_t deadline_due(void *arg, uint64_t now)
 	const struct ps_capture *cap = arg;
 
 	(void)now;
-	return cap->deadline_ns;
+	return cap->run.deadline_ns;
 }
 
 static int run_reload(void *arg, uint64_t now)
@@ -154,11 +150,11 @@ static int run_reload(void *arg, uint64_t now)
 static int add_sources(struct ps_capture *cap)
 {
 	const struct ps_run_src src[] = {
-		{ cap->link_fd, false, run_link, NULL, cap },
+		{ cap->run.link_fd, false, run_link, NULL, cap },
 		{ -1, true, run_retry, NULL, cap },
-		{ ps_ingest_epoll_fd(cap->in), true, run_ingest, ingest_due, cap },
-		{ -1, true, cap->sflow ? run_sflow : NULL, sflow_due, cap },
-		{ -1, true, cap->file ? run_file : NULL, NULL, cap },
+		{ ps_ingest_epoll_fd(cap->out.in), true, run_ingest, ingest_due, cap },
+		{ -1, true, cap->out.sflow ? run_sflow : NULL, sflow_due, cap },
+		{ -1, true, cap->out.file ? run_file : NULL, NULL, cap },
 		{ -1, false, run_stats, stats_due, cap },
 		{ -1, false, run_metrics, metrics_due, cap },
 		{ -1, false, run_deadline, deadline_due, cap },
@@ -168,7 +164,7 @@ static int add_sources(struct ps_capture *cap)
 
 	for (size_t i = 0; !err && i < sizeof(src) / sizeof(src[0]); i++)
 		if (src[i].run) /* sFlow's and the file's only with them */
-			err = ps_runloop_add(&cap->loop, &src[i]);
+			err = ps_runloop_add(&cap->run.loop, &src[i]);
 	return err;
 }
 
@@ -176,17 +172,18 @@ int cap_open_loop(struct ps_capture *cap)
 {
 	int err;
 
-	cap->link_fd = ps_linkwatch_open();
-	err = cap->link_fd < 0 ? cap->link_fd : ps_runloop_init(&cap->loop, IDLE_MS);
+	cap->run.link_fd = ps_linkwatch_open();
+	err = cap->run.link_fd < 0 ? cap->run.link_fd : ps_runloop_init(&cap->run.loop, IDLE_MS);
 	if (!err)
 		err = add_sources(cap);
 	if (err) {
 		pr_err("cannot set up the capture loop: %s\n", strerror(-err));
 		return err;
 	}
-	for (int i = 0; i < cap->ifset.n; i++)
-		if (cap->ifs[i].ifindex && !cap->ifset.m[i].up)
-			pr_warn("interface %s is down; capturing anyway\n", cap->ifs[i].name);
+	for (int i = 0; i < cap->ifaces.set.n; i++)
+		if (cap->ifaces.ifs[i].ifindex && !cap->ifaces.set.m[i].up)
+			pr_warn("interface %s is down; capturing anyway\n",
+				cap->ifaces.ifs[i].name);
 	return 0;
 }
 
@@ -196,14 +193,28 @@ int ps_capture_loop(struct ps_capture *cap)
 
 	/* Monotonic: a wall-clock step must not stretch or cut the capture.
 	 * Once: a reload comes back here, the clocks running on. */
-	if (!cap->loop_started) {
+	if (!cap->run.loop_started) {
 		uint64_t now = ps_clock_mono_ns();
 
-		cap->loop_started = true;
-		cap->deadline_ns = cap->cfg.duration_ms ? now + cap->cfg.duration_ms * 1000000ull :
-							  0;
-		cap->stats_at_ns = now;
+		cap->run.loop_started = true;
+		cap->run.deadline_ns = cap->cfg.duration_ms ?
+					       now + cap->cfg.duration_ms * 1000000ull :
+					       0;
 	}
-	ret = ps_runloop_run(&cap->loop, &cap->stop->requested);
+	ret = ps_runloop_run(&cap->run.loop, &cap->stop->requested);
 	return ret == END ? 0 : ret;
+}
+
+void cap_run_init(struct ps_cap_run *r)
+{
+	r->link_fd = -1;
+	r->loop.epoll_fd = -1;
+}
+
+void cap_run_free(struct ps_cap_run *r)
+{
+	if (r->link_fd >= 0)
+		close(r->link_fd);
+	r->link_fd = -1;
+	ps_runloop_free(&r->loop);
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <net/if.h>
 #include "capture_int.h"
+#include "filter.h"
 #include "log.h"
 #include "pcapng.h"
 #include "report.h"
@@ -19,22 +20,22 @@
  * new one at the end; -1 if there is no room. */
 static int take_target(struct ps_capture *cap)
 {
-	int room = cap->ifset.room * PS_HOOK_MAX;
+	int room = cap->ifaces.set.room * PS_HOOK_MAX;
 
-	if (cap->n_targets < room)
-		return cap->n_targets;
-	for (int t = 0; t < cap->n_targets; t++) {
-		struct ps_target *tg = &cap->targets[t];
+	if (cap->out.n_targets < room)
+		return cap->out.n_targets;
+	for (int t = 0; t < cap->out.n_targets; t++) {
+		struct ps_target *tg = &cap->out.targets[t];
 
 		if (!tg->gone)
 			continue;
-		if (cap->file)
-			ps_capfile_end_target(cap->file, t);
-		if (cap->sflow)
-			ps_sflowexp_end_target(cap->sflow, t);
-		ps_counters_add(&cap->retired, &tg->final);
-		if (!cap->file)
-			cap->retired_written += tg->written;
+		if (cap->out.file)
+			ps_capfile_end_target(cap->out.file, t);
+		if (cap->out.sflow)
+			ps_sflowexp_end_target(cap->out.sflow, t);
+		ps_counters_add(&cap->out.retired, &tg->final);
+		if (!cap->out.file)
+			cap->out.retired_written += tg->written;
 		/* The ingest's readers match on ifindex: none while it changes. */
 		__atomic_store_n(&tg->ifindex, 0, __ATOMIC_RELEASE);
 		return t;
@@ -46,7 +47,7 @@ static int take_target(struct ps_capture *cap)
  * packets from the moment it is attached); 0 or -E2BIG. */
 int cap_take_targets(struct ps_capture *cap, int i)
 {
-	const struct ps_cap_iface *f = &cap->ifs[i];
+	const struct ps_cap_iface *f = &cap->ifaces.ifs[i];
 
 	for (unsigned int h = 0; h < PS_HOOK_MAX; h++) {
 		struct ps_target *tg;
@@ -57,7 +58,7 @@ int cap_take_targets(struct ps_capture *cap, int i)
 		t = take_target(cap);
 		if (t < 0)
 			return -E2BIG;
-		tg = &cap->targets[t];
+		tg = &cap->out.targets[t];
 		snprintf(tg->ifname, sizeof(tg->ifname), "%s", f->name);
 		tg->hook = h;
 		tg->linktype = h == PS_HOOK_DROP_IP ? PS_LINKTYPE_RAW : f->linktype;
@@ -65,27 +66,27 @@ int cap_take_targets(struct ps_capture *cap, int i)
 		tg->gone = false;
 		tg->final = (struct ps_counters){ 0 };
 		__atomic_store_n(&tg->ifindex, f->ifindex, __ATOMIC_RELEASE);
-		if (t == cap->n_targets)
-			cap->n_targets++;
+		if (t == cap->out.n_targets)
+			cap->out.n_targets++;
 	}
-	if (cap->in) /* none yet at the start */
-		ps_ingest_set_n_targets(cap->in, cap->n_targets);
+	if (cap->out.in) /* none yet at the start */
+		ps_ingest_set_n_targets(cap->out.in, cap->out.n_targets);
 	return 0;
 }
 
 /* One target per (interface, hook), with room for max_ifaces. */
 int cap_plan_targets(struct ps_capture *cap)
 {
-	size_t room = (size_t)cap->ifset.room * PS_HOOK_MAX;
+	size_t room = (size_t)cap->ifaces.set.room * PS_HOOK_MAX;
 
-	cap->targets = calloc(room, sizeof(*cap->targets));
-	cap->file_ifaces = calloc(room, sizeof(*cap->file_ifaces));
-	if (!cap->targets || !cap->file_ifaces) {
-		pr_err("cannot plan the capture of %d interfaces: %s\n", cap->ifset.room,
+	cap->out.targets = calloc(room, sizeof(*cap->out.targets));
+	cap->out.file_ifaces = calloc(room, sizeof(*cap->out.file_ifaces));
+	if (!cap->out.targets || !cap->out.file_ifaces) {
+		pr_err("cannot plan the capture of %d interfaces: %s\n", cap->ifaces.set.room,
 		       strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	for (int i = 0; i < cap->ifset.n; i++)
+	for (int i = 0; i < cap->ifaces.set.n; i++)
 		cap_take_targets(cap, i); /* room for them all: it cannot fail */
 	return 0;
 }
@@ -94,11 +95,12 @@ static const char *attached_via(const struct ps_capture *cap, const struct ps_ta
 {
 	/* A traced program is attached once, under the first interface it
 	 * runs on: any attachment of the hook says how. */
-	for (int i = 0; i < cap->att.n; i++)
-		if ((cap->att.list[i].hook == tg->hook &&
-		     (cap->att.list[i].ifindex == tg->ifindex || ps_hook_is_xdp_trace(tg->hook))) ||
-		    (ps_hook_is_drop(tg->hook) && cap->att.list[i].kind == PS_ATT_RAW_TP))
-			return ps_attach_kind_name(&cap->att.list[i]);
+	for (int i = 0; i < cap->kern.att.n; i++)
+		if ((cap->kern.att.list[i].hook == tg->hook &&
+		     (cap->kern.att.list[i].ifindex == tg->ifindex ||
+		      ps_hook_is_xdp_trace(tg->hook))) ||
+		    (ps_hook_is_drop(tg->hook) && cap->kern.att.list[i].kind == PS_ATT_RAW_TP))
+			return ps_attach_kind_name(&cap->kern.att.list[i]);
 	return "?";
 }
 
@@ -109,11 +111,11 @@ static const char *attached_via(const struct ps_capture *cap, const struct ps_ta
 static void describe_target(const struct ps_capture *cap, const struct ps_target *tg, char *buf,
 			    size_t len)
 {
-	int i = ps_ifset_slot_of(&cap->ifset, tg->ifindex);
+	int i = ps_ifset_slot_of(&cap->ifaces.set, tg->ifindex);
 
 	if (i >= 0 && ps_hook_is_xdp_trace(tg->hook))
 		snprintf(buf, len, "%s of %s (id %u)", ps_hook_description(tg->hook),
-			 cap->ifs[i].xdp_target.name, cap->ifs[i].xdp_target.id);
+			 cap->ifaces.ifs[i].xdp_target.name, cap->ifaces.ifs[i].xdp_target.id);
 	else
 		snprintf(buf, len, "%s", ps_hook_description(tg->hook));
 }
@@ -122,16 +124,16 @@ static void describe_target(const struct ps_capture *cap, const struct ps_target
  * sampling. */
 void cap_describe_target_idb(struct ps_capture *cap, int t)
 {
-	struct ps_capfile_iface *fi = &cap->file_ifaces[t];
+	struct ps_capfile_iface *fi = &cap->out.file_ifaces[t];
 
-	ps_report_idb_comment(fi->comment, sizeof(fi->comment), cap->targets[t].hook,
-			      attached_via(cap, &cap->targets[t]), cap->sampling);
-	describe_target(cap, &cap->targets[t], fi->description, sizeof(fi->description));
+	ps_report_idb_comment(fi->comment, sizeof(fi->comment), cap->out.targets[t].hook,
+			      attached_via(cap, &cap->out.targets[t]), cap->out.sampling);
+	describe_target(cap, &cap->out.targets[t], fi->description, sizeof(fi->description));
 }
 
 void cap_describe_targets(struct ps_capture *cap)
 {
-	for (int t = 0; t < cap->n_targets; t++)
+	for (int t = 0; t < cap->out.n_targets; t++)
 		cap_describe_target_idb(cap, t);
 }
 
@@ -142,57 +144,57 @@ int cap_open_ingest(struct ps_capture *cap)
 	const struct ps_counter_src counters = cap_counter_src(cap);
 	int err;
 
-	cap->in = calloc(1, sizeof(*cap->in));
-	if (!cap->in) {
+	cap->out.in = calloc(1, sizeof(*cap->out.in));
+	if (!cap->out.in) {
 		pr_err("cannot set up the ingest: %s\n", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	err = ps_ingest_init(cap->in, cap->targets, cap->n_targets, cap->loader.ncpus, o->snaplen,
-			     o->count);
+	err = ps_ingest_init(cap->out.in, cap->out.targets, cap->out.n_targets,
+			     cap->kern.loader.ncpus, o->snaplen, o->count);
 	if (err)
 		return err;
-	ps_sampling_tag(&cap->smp, cap->tag, sizeof(cap->tag));
 	/* The sinks, in this order: the file, the printed lines, sFlow. */
-	if (cap->file)
-		err = ps_ingest_add_sink(cap->in, ps_capfile_sink(cap->file));
+	if (cap->out.file)
+		err = ps_ingest_add_sink(cap->out.in, ps_capfile_sink(cap->out.file));
 	if (!err && o->print) {
-		cap->printer = malloc(sizeof(*cap->printer));
-		if (!cap->printer) {
+		cap->out.printer = malloc(sizeof(*cap->out.printer));
+		if (!cap->out.printer) {
 			pr_err("cannot set up the printer: %s\n", strerror(ENOMEM));
 			return -ENOMEM;
 		}
 		if (o->line_buffered)
 			setvbuf(stdout, NULL, _IOLBF, 0);
-		ps_printer_init(cap->printer, &o->print_opts, stdout);
-		err = ps_ingest_add_sink(cap->in, ps_printer_sink(cap->printer, cap->tag));
+		ps_printer_init(cap->out.printer, &o->print_opts, stdout);
+		err = ps_ingest_add_sink(cap->out.in,
+					 ps_printer_sink(cap->out.printer, cap->out.tag));
 	}
 	if (!err && o->sflow.n_collectors) {
-		cap->sflow = calloc(1, sizeof(*cap->sflow));
-		if (!cap->sflow) {
+		cap->out.sflow = calloc(1, sizeof(*cap->out.sflow));
+		if (!cap->out.sflow) {
 			pr_err("cannot set up sFlow: %s\n", strerror(ENOMEM));
 			return -ENOMEM;
 		}
-		err = ps_sflowexp_open(cap->sflow, &o->sflow, cap->targets, cap->n_targets,
-				       &counters);
+		err = ps_sflowexp_open(cap->out.sflow, &o->sflow, cap->out.targets,
+				       cap->out.n_targets, &counters);
 		if (!err)
-			err = ps_ingest_add_sink(cap->in, ps_sflowexp_sink(cap->sflow));
+			err = ps_ingest_add_sink(cap->out.in, ps_sflowexp_sink(cap->out.sflow));
 	}
 	if (err)
 		return err;
 	/* After the load (the maps are the object's), before any attach. */
-	if (cap->transport == PS_TRANSPORT_RINGBUF)
-		return ps_ingest_open_ring(cap->in, ps_loader_ring_fd(&cap->loader),
-					   ps_loader_emit_state_fd(&cap->loader),
-					   cap->bufs.ring_kib * 1024);
-	err = ps_ingest_open(cap->in, ps_loader_events_fd(&cap->loader),
-			     ps_loader_emit_state_fd(&cap->loader), cap->bufs.per_cpu_kib,
+	if (cap->kern.transport == PS_TRANSPORT_RINGBUF)
+		return ps_ingest_open_ring(cap->out.in, ps_loader_ring_fd(&cap->kern.loader),
+					   ps_loader_emit_state_fd(&cap->kern.loader),
+					   cap->kern.bufs.ring_kib * 1024);
+	err = ps_ingest_open(cap->out.in, ps_loader_events_fd(&cap->kern.loader),
+			     ps_loader_emit_state_fd(&cap->kern.loader), cap->kern.bufs.per_cpu_kib,
 			     !o->buffer_kib);
 	if (err)
 		return err;
-	return ps_ingest_threads(cap->in,
+	return ps_ingest_threads(cap->out.in,
 				 o->threads ?
 					 (int)o->threads :
-					 ps_ingest_default_threads(cap->in->n_src,
+					 ps_ingest_default_threads(cap->out.in->n_src,
 								   (int)sysconf(
 									   _SC_NPROCESSORS_ONLN)));
 }
@@ -202,14 +204,15 @@ int cap_open_targets(struct ps_capture *cap, int i)
 {
 	int err = 0;
 
-	for (int t = 0; t < cap->n_targets && !err; t++) {
-		if (cap->targets[t].ifindex != cap->ifs[i].ifindex || cap->targets[t].gone)
+	for (int t = 0; t < cap->out.n_targets && !err; t++) {
+		if (cap->out.targets[t].ifindex != cap->ifaces.ifs[i].ifindex ||
+		    cap->out.targets[t].gone)
 			continue;
 		cap_describe_target_idb(cap, t);
-		if (cap->file)
-			err = ps_capfile_add_target(cap->file, t, cap->n_targets);
-		if (!err && cap->sflow)
-			err = ps_sflowexp_add_target(cap->sflow, t, cap->n_targets);
+		if (cap->out.file)
+			err = ps_capfile_add_target(cap->out.file, t, cap->out.n_targets);
+		if (!err && cap->out.sflow)
+			err = ps_sflowexp_add_target(cap->out.sflow, t, cap->out.n_targets);
 	}
 	return err;
 }
@@ -230,7 +233,7 @@ static int write_failed(const struct ps_capture *cap, int err)
 {
 	if (reader_left(cap, err))
 		return 0;
-	pr_err("cannot write %s: %s\n", ps_capfile_path(cap->file), pcapng_strerror(err));
+	pr_err("cannot write %s: %s\n", ps_capfile_path(cap->out.file), pcapng_strerror(err));
 	return err;
 }
 
@@ -252,11 +255,85 @@ int cap_output_failed(struct ps_capture *cap, int err)
 {
 	const struct ps_sink *failed;
 
-	ps_ingest_error(cap->in, &failed);
-	if (cap->file && failed == &cap->file->sink)
+	ps_ingest_error(cap->out.in, &failed);
+	if (cap->out.file && failed == &cap->out.file->sink)
 		return write_failed(cap, err);
-	if (cap->printer && failed == &cap->printer->sink)
+	if (cap->out.printer && failed == &cap->out.printer->sink)
 		return print_failed(cap, err);
 	pr_err("cannot keep the samples: %s\n", strerror(-err));
 	return err;
+}
+
+void cap_out_iface_gone(struct ps_capture *cap, int ifindex,
+			const struct ps_counters final[PS_HOOK_MAX])
+{
+	if (cap->out.file)
+		ps_capfile_mark_gone(cap->out.file, ifindex);
+	for (int t = 0; t < cap->out.n_targets; t++)
+		if (cap->out.targets[t].ifindex == ifindex && !cap->out.targets[t].gone) {
+			cap->out.targets[t].final = final[cap->out.targets[t].hook];
+			cap->out.targets[t].gone = true;
+		}
+}
+
+int ps_capture_open_output(struct ps_capture *cap)
+{
+	const struct ps_capture_cfg *o = &cap->cfg;
+	struct ps_capfile_cfg fc = o->file;
+
+	if (!fc.output)
+		return 0; /* printing only */
+	cap->out.file = calloc(1, sizeof(*cap->out.file));
+	if (!cap->out.file) {
+		pr_err("cannot set up the writer for %s: %s\n", fc.output, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	fc.snaplen = o->snaplen;
+	fc.filter = cap->filter ? cap->filter->expr : NULL;
+	fc.counts_filter = cap->filter || ps_sampling_active(&cap->smp);
+	fc.tag = cap->out.tag;
+	return ps_capfile_open(cap->out.file, &fc, &cap->stop->abort);
+}
+
+void cap_out_describe_sampling(struct ps_capture *cap)
+{
+	cap->out.sampling[0] = '\0';
+	if (ps_sampling_active(&cap->smp))
+		ps_sampling_describe(&cap->smp, cap->out.sampling, sizeof(cap->out.sampling));
+	ps_sampling_tag(&cap->smp, cap->out.tag, sizeof(cap->out.tag));
+}
+
+int cap_out_renew(struct ps_capture *cap)
+{
+	cap_out_describe_sampling(cap);
+	cap_describe_targets(cap);
+	if (!cap->out.file)
+		return 0;
+	return ps_capfile_renew(cap->out.file, cap->filter ? cap->filter->expr : NULL,
+				cap->filter || ps_sampling_active(&cap->smp));
+}
+
+void cap_out_free(struct ps_cap_out *o)
+{
+	if (o->in)
+		ps_ingest_free(o->in);
+	free(o->in);
+	o->in = NULL;
+	if (o->file)
+		ps_capfile_free(o->file);
+	free(o->file);
+	o->file = NULL;
+	if (o->sflow && o->sflow->samplers)
+		ps_sflowexp_close(o->sflow, false);
+	free(o->sflow);
+	o->sflow = NULL;
+	if (o->printer)
+		ps_printer_free(o->printer);
+	free(o->printer);
+	o->printer = NULL;
+	free(o->targets);
+	free(o->file_ifaces);
+	o->targets = NULL;
+	o->file_ifaces = NULL;
+	o->n_targets = 0;
 }

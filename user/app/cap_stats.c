@@ -16,13 +16,13 @@
  * then. 0 or -errno. */
 int cap_target_counters(const struct ps_capture *cap, int t, struct ps_counters *c)
 {
-	const struct ps_target *tg = &cap->targets[t];
+	const struct ps_target *tg = &cap->out.targets[t];
 
 	if (tg->gone) {
 		*c = tg->final;
 		return 0;
 	}
-	return ps_loader_read_counter(&cap->loader, (uint32_t)tg->ifindex, tg->hook, c);
+	return ps_loader_read_counter(&cap->kern.loader, (uint32_t)tg->ifindex, tg->hook, c);
 }
 
 /* The outputs' counters (ISBs, sFlow): target_counters, by interface. */
@@ -31,8 +31,8 @@ static int read_target_counters(void *arg, uint32_t ifindex, unsigned int hook,
 {
 	const struct ps_capture *cap = arg;
 
-	for (int t = 0; t < cap->n_targets; t++)
-		if (cap->targets[t].ifindex == (int)ifindex && cap->targets[t].hook == hook)
+	for (int t = 0; t < cap->out.n_targets; t++)
+		if (cap->out.targets[t].ifindex == (int)ifindex && cap->out.targets[t].hook == hook)
 			return cap_target_counters(cap, t, c);
 	return -ENOENT;
 }
@@ -46,13 +46,13 @@ struct ps_counter_src cap_counter_src(struct ps_capture *cap)
  * only, what was printed. */
 uint64_t cap_written_total(const struct ps_capture *cap, int t)
 {
-	uint64_t n = t < 0 ? cap->retired_written : 0;
+	uint64_t n = t < 0 ? cap->out.retired_written : 0;
 
-	if (cap->file)
-		return ps_capfile_written(cap->file, t);
-	for (int i = 0; i < cap->n_targets; i++)
+	if (cap->out.file)
+		return ps_capfile_written(cap->out.file, t);
+	for (int i = 0; i < cap->out.n_targets; i++)
 		if (t < 0 || i == t)
-			n += cap->targets[i].written;
+			n += cap->out.targets[i].written;
 	return n;
 }
 
@@ -66,7 +66,8 @@ static size_t drop_counts(const struct ps_capture *cap, struct ps_drop_count *c,
 	uint64_t counts[PS_DROP_REASON_SLOTS];
 	size_t n = 0;
 
-	if (!(cap->hooks & PS_HOOKS_DROP) || ps_loader_read_drop_reasons(&cap->loader, counts))
+	if (!(cap->kern.hooks & PS_HOOKS_DROP) ||
+	    ps_loader_read_drop_reasons(&cap->kern.loader, counts))
 		return 0;
 	for (uint32_t r = 0; r < PS_DROP_REASON_SLOTS; r++) {
 		if (!counts[r])
@@ -74,7 +75,7 @@ static size_t drop_counts(const struct ps_capture *cap, struct ps_drop_count *c,
 		/* The last slot holds every reason past it. */
 		c[n].reason = r == PS_DROP_REASON_SLOTS - 1 ?
 				      "OTHER" :
-				      ps_dropnames_reason(&cap->drops, r, names[n],
+				      ps_dropnames_reason(&cap->kern.drops, r, names[n],
 							  sizeof(names[n]));
 		c[n++].n = counts[r];
 	}
@@ -93,48 +94,48 @@ static void drop_reasons(const struct ps_capture *cap, const char *prefix, char 
 /* The text --metrics serves, made anew from every counter. */
 void cap_publish_metrics(struct ps_capture *cap, uint64_t now_ns)
 {
-	struct ps_metrics_target *t = calloc((size_t)cap->n_targets + 1, sizeof(*t));
+	struct ps_metrics_target *t = calloc((size_t)cap->out.n_targets + 1, sizeof(*t));
 	struct ps_drop_count drops[PS_DROP_REASON_SLOTS];
 	char names[PS_DROP_REASON_SLOTS][32];
 	struct ps_metrics_view v = {
 		.targets = t,
-		.n_targets = (size_t)cap->n_targets,
+		.n_targets = (size_t)cap->out.n_targets,
 		.drops = drops,
 		.n_drops = drop_counts(cap, drops, names),
-		.sflow = cap->sflow != NULL,
-		.start_time_s = cap->start_time_s,
+		.sflow = cap->out.sflow != NULL,
+		.start_time_s = cap->stats.start_time_s,
 	};
 	size_t len;
 	char *body;
 
-	cap->metrics_at_ns = now_ns;
+	cap->stats.metrics_at_ns = now_ns;
 	if (!t)
 		return;
 	/* The interfaces there are: a gone one's series ends. */
 	v.n_targets = 0;
-	for (int i = 0; i < cap->n_targets; i++) {
+	for (int i = 0; i < cap->out.n_targets; i++) {
 		struct ps_metrics_target *m = &t[v.n_targets];
 
-		if (cap->targets[i].gone)
+		if (cap->out.targets[i].gone)
 			continue;
-		m->ifname = cap->targets[i].ifname;
-		m->hook = ps_hook_name(cap->targets[i].hook);
+		m->ifname = cap->out.targets[i].ifname;
+		m->hook = ps_hook_name(cap->out.targets[i].hook);
 		cap_target_counters(cap, i, &m->c);
 		m->written = cap_written_total(cap, i);
 		v.n_targets++;
 	}
-	if (cap->sflow) {
-		v.sflow_samples = cap->sflow->samples;
-		v.sflow_datagrams = cap->sflow->datagrams;
-		v.sflow_sent = cap->sflow->sent;
-		v.sflow_failed = cap->sflow->send_errors;
-		v.sflow_dropped = cap->sflow->paced_out;
+	if (cap->out.sflow) {
+		v.sflow_samples = cap->out.sflow->samples;
+		v.sflow_datagrams = cap->out.sflow->datagrams;
+		v.sflow_sent = cap->out.sflow->sent;
+		v.sflow_failed = cap->out.sflow->send_errors;
+		v.sflow_dropped = cap->out.sflow->paced_out;
 	}
 	len = ps_metrics_format(NULL, 0, &v);
 	body = malloc(len + 1);
 	if (body) {
 		ps_metrics_format(body, len + 1, &v);
-		ps_metrics_publish(cap->metrics, body, len);
+		ps_metrics_publish(cap->stats.metrics, body, len);
 	}
 	free(t);
 }
@@ -142,8 +143,8 @@ void cap_publish_metrics(struct ps_capture *cap, uint64_t now_ns)
 /* Every (interface, hook)'s counters, summed, those gone included. */
 static void sum_counters(const struct ps_capture *cap, struct ps_counters *all)
 {
-	*all = cap->retired;
-	for (int i = 0; i < cap->n_targets; i++) {
+	*all = cap->out.retired;
+	for (int i = 0; i < cap->out.n_targets; i++) {
 		struct ps_counters c;
 
 		if (!cap_target_counters(cap, i, &c))
@@ -162,32 +163,32 @@ void cap_print_stats(struct ps_capture *cap, uint64_t written, uint64_t prev_wri
 	sum_counters(cap, &c);
 	drop_reasons(cap, " drops ", drops, sizeof(drops));
 	ps_report_stats(line, sizeof(line), &c, written, prev_written, elapsed_ns, &cap->smp);
-	if (cap->sflow)
+	if (cap->out.sflow)
 		snprintf(sflow, sizeof(sflow), " sflow sent %llu failed %llu",
-			 (unsigned long long)cap->sflow->sent,
-			 (unsigned long long)cap->sflow->send_errors);
+			 (unsigned long long)cap->out.sflow->sent,
+			 (unsigned long long)cap->out.sflow->send_errors);
 	snprintf(text, sizeof(text), "%s%s%s\n", line, sflow, drops);
 	ps_log_text(text);
 }
 
 void cap_report_clock(const struct ps_capture *cap)
 {
-	struct ps_sampler *per_cpu = calloc(cap->loader.ncpus, sizeof(*per_cpu));
-	int err = per_cpu ? ps_loader_read_sampler(&cap->loader, per_cpu) : -ENOMEM;
+	struct ps_sampler *per_cpu = calloc(cap->kern.loader.ncpus, sizeof(*per_cpu));
+	int err = per_cpu ? ps_loader_read_sampler(&cap->kern.loader, per_cpu) : -ENOMEM;
 
 	if (err)
 		pr_warn("cannot read the clock sampling statistics: %s\n", strerror(-err));
 	else
-		ps_report_clock(per_cpu, cap->ticker.cpu, cap->ticker.n);
+		ps_report_clock(per_cpu, cap->kern.ticker.cpu, cap->kern.ticker.n);
 	free(per_cpu);
 }
 
 /* The whole capture's stages, summed into *all; per target with -v. */
 static void report_stages(struct ps_capture *cap, struct ps_counters *all)
 {
-	*all = cap->retired;
-	for (int t = 0; t < cap->n_targets; t++) {
-		struct ps_target *tg = &cap->targets[t];
+	*all = cap->out.retired;
+	for (int t = 0; t < cap->out.n_targets; t++) {
+		struct ps_target *tg = &cap->out.targets[t];
 		struct ps_counters c;
 		char line[320];
 
@@ -207,39 +208,39 @@ void cap_summary(struct ps_capture *cap)
 		.written = 0,
 		.filter = cap->filter != NULL,
 		.smp = &cap->smp,
-		.transport = cap->transport,
+		.transport = cap->kern.transport,
 	};
 	char text[512], *sflow_line = NULL;
 
-	if (cap->sflow) {
+	if (cap->out.sflow) {
 		char line[320], paced[120] = "";
 
-		if (cap->sflow->paced_out)
+		if (cap->out.sflow->paced_out)
 			snprintf(paced, sizeof(paced),
 				 ", %llu dropped (they came faster than --sflow-burst lets them leave)",
-				 (unsigned long long)cap->sflow->paced_out);
+				 (unsigned long long)cap->out.sflow->paced_out);
 		snprintf(line, sizeof(line),
 			 "%llu sFlow samples in %llu datagrams: %llu sent, %llu failed%s\n",
-			 (unsigned long long)cap->sflow->samples,
-			 (unsigned long long)cap->sflow->datagrams,
-			 (unsigned long long)cap->sflow->sent,
-			 (unsigned long long)cap->sflow->send_errors, paced);
+			 (unsigned long long)cap->out.sflow->samples,
+			 (unsigned long long)cap->out.sflow->datagrams,
+			 (unsigned long long)cap->out.sflow->sent,
+			 (unsigned long long)cap->out.sflow->send_errors, paced);
 		sflow_line = strdup(line);
 	}
 	report_stages(cap, &sum.all);
 
-	ps_ingest_report(cap->in, cap->transport == PS_TRANSPORT_RINGBUF);
+	ps_ingest_report(cap->out.in, cap->kern.transport == PS_TRANSPORT_RINGBUF);
 	/* Only what is whole in the files counts as captured. */
 	sum.written = cap_written_total(cap, -1);
-	if (cap->file && ps_capfile_failed(cap->file)) {
+	if (cap->out.file && ps_capfile_failed(cap->out.file)) {
 		sum.write_error = true;
 		sum.lost_to_write = sum.all.emitted > sum.written ? sum.all.emitted - sum.written :
 								    0;
 	}
-	sum.buffer_hint_kib = ps_ingest_buffer_hint(cap->in, &cap->bufs,
-						    cap->transport == PS_TRANSPORT_RINGBUF,
+	sum.buffer_hint_kib = ps_ingest_buffer_hint(cap->out.in, &cap->kern.bufs,
+						    cap->kern.transport == PS_TRANSPORT_RINGBUF,
 						    sum.all.output_errors);
-	sum.n_cpus = ps_ingest_n_sources(cap->in);
+	sum.n_cpus = ps_ingest_n_sources(cap->out.in);
 	ps_report_summary(text, sizeof(text), &sum);
 	ps_log_text(text);
 	drop_reasons(cap, "kernel drops by reason: ", text, sizeof(text) - 1);
@@ -248,4 +249,45 @@ void cap_summary(struct ps_capture *cap)
 	if (sflow_line)
 		ps_log_text(sflow_line);
 	free(sflow_line);
+}
+
+void cap_stats_init(struct ps_cap_stats *st)
+{
+	st->metrics_slot[0].fd = st->metrics_slot[1].fd = -1;
+	st->metrics = &st->metrics_slot[0];
+}
+
+void cap_stats_start(struct ps_capture *cap, uint64_t now_ns)
+{
+	cap->stats.start_time_s = (double)ps_clock_read_ns(CLOCK_REALTIME, NULL) / 1e9;
+	cap->stats.stats_at_ns = now_ns;
+	if (cap->stats.metrics->fd >= 0)
+		cap_publish_metrics(cap, now_ns);
+}
+
+void cap_stats_line(struct ps_capture *cap, uint64_t now_ns)
+{
+	uint64_t written = cap_written_total(cap, -1);
+
+	cap_print_stats(cap, written, cap->stats.stats_written, now_ns - cap->stats.stats_at_ns);
+	cap->stats.stats_written = written;
+	cap->stats.stats_at_ns = now_ns;
+}
+
+struct ps_metrics *cap_stats_spare_metrics(struct ps_cap_stats *st)
+{
+	return &st->metrics_slot[st->metrics == &st->metrics_slot[0]];
+}
+
+void cap_stats_serve_from(struct ps_cap_stats *st, struct ps_metrics *m)
+{
+	ps_metrics_close(st->metrics);
+	st->metrics = m;
+	st->metrics_at_ns = 0; /* served anew at once */
+}
+
+void cap_stats_free(struct ps_cap_stats *st)
+{
+	ps_metrics_close(&st->metrics_slot[0]);
+	ps_metrics_close(&st->metrics_slot[1]);
 }

@@ -57,62 +57,88 @@ struct ps_cap_iface {
 	struct ps_loader trace_loader;
 };
 
-struct ps_capture {
-	struct ps_capture_cfg cfg;
-	struct ps_filter *filter; /* NULL: capture everything (raw part made on demand) */
-	struct ps_stop *stop;
-	/* The interfaces: -i's, or with -i any every interface that is up,
-	 * or those a pattern matches (user/app/ifset.h: which, in which slot;
-	 * following, ifset.follow, those that come later too, and none left
-	 * is no reason to end); room for ifset.room (the kernel's maps are
-	 * sized for as many). ifs: the capture's own of each slot, ifindex 0
-	 * where it is free. */
-	struct ps_ifset ifset;
-	struct ps_cap_iface *ifs;
+/* The interfaces (cap_ifaces.c): the set that follows the links, and the
+ * capture's own of each slot. */
+struct ps_cap_ifaces {
+	/* -i's, or with -i any every interface that is up, or those a
+	 * pattern matches (user/app/ifset.h: which, in which slot; following,
+	 * set.follow, those that come later too, and none left is no reason
+	 * to end); room for set.room (the kernel's maps are sized for as
+	 * many). */
+	struct ps_ifset set;
+	struct ps_cap_iface *ifs; /* per slot; ifindex 0 where it is free */
 	int ifs_room;
 	const struct ps_netdev_nl *nl; /* while resolving: the netdev family */
 	bool started;		       /* set up: one that comes is attached at once */
-	unsigned int hooks;	       /* all of them together: the programs loaded */
-	bool xdp_loaded[2];	       /* the XDP programs: [0] native, [1] skb */
 	char follow_line[8 * (IF_NAMESIZE + 2) + 64]; /* which, said once attached */
-	/* The counters and packets of interfaces whose targets others took. */
-	struct ps_counters retired;
-	uint64_t retired_written;
-	/* The loop's clocks: they run on across a reload. */
-	bool loop_started;
-	uint64_t deadline_ns, stats_at_ns, stats_written;
-	int promisc_fd;		   /* AF_PACKET memberships (-p: none); -1 */
-	struct ps_target *targets; /* room for max_ifaces * PS_HOOK_MAX */
-	int n_targets;
+};
+
+/* The kernel's side (cap_programs.c): the programs, what is attached, the
+ * buffers' plan. */
+struct ps_cap_kern {
+	unsigned int hooks;	      /* all of them together: the programs loaded */
+	bool xdp_loaded[2];	      /* the XDP programs: [0] native, [1] skb */
 	struct ps_loader loader;      /* the programs at the start, and the maps */
 	struct ps_loader *progs;      /* the programs attached: loader's, or ... */
 	struct ps_loader next_progs;  /* ... a reload's (on loader's maps) */
 	struct ps_filter *own_filter; /* a reload's filter, freed at teardown */
-	struct ps_context ctx;	      /* whom packets belong to (user/context/context.h) */
 	struct ps_attachments att;
 	struct ps_dropnames drops;  /* --hook drop: the reasons' and places' names */
+	int promisc_fd;		    /* AF_PACKET memberships (-p: none); -1 */
+	struct ps_ticker ticker;    /* clock-driven sampling */
 	struct ps_buffer_plan bufs; /* -B over the online CPUs */
 	unsigned int transport;	    /* enum ps_transport: o's, or ringbuf where perf
 				   * events are closed to us */
-	/* The outputs, each a sink of the ingest (user/ingest/sink.h). */
+};
+
+/* The outputs (cap_outputs.c): one target per (interface, hook), the
+ * ingest, and its sinks. */
+struct ps_cap_out {
+	struct ps_target *targets; /* room for ifaces.set.room * PS_HOOK_MAX */
+	int n_targets;
+	/* The counters and packets of interfaces whose targets others took. */
+	struct ps_counters retired;
+	uint64_t retired_written;
+	struct ps_ingest *in;		      /* reads the buffers, merges, hands to the sinks */
 	struct ps_capfile *file;	      /* -w's file(s); NULL without -w */
 	struct ps_capfile_iface *file_ifaces; /* one per target */
 	struct ps_printer *printer;	      /* the live view: without -w, or --print */
 	struct ps_sflow_exp *sflow;	      /* --sflow */
+	char sampling[200];		      /* the sampling note of every IDB */
+	char tag[96];			      /* the sampling's, in every packet's comment */
+};
+
+/* What is counted and said (cap_stats.c): --stats, --metrics. */
+struct ps_cap_stats {
 	/* --metrics: the server (fd -1 without); a reload's new address gets
 	 * the other slot, its thread being given the slot's address. */
 	struct ps_metrics metrics_slot[2];
 	struct ps_metrics *metrics;
-	uint64_t metrics_at_ns; /* when the text was last made */
-	double start_time_s;	/* the capture's start, Unix time */
-	struct ps_ingest *in;	/* reads the buffers, merges, hands to the sinks */
-	struct ps_sampling smp;
-	struct ps_ticker ticker; /* clock-driven sampling */
-	char sampling[200];	 /* the sampling note of every IDB */
-	char tag[96];		 /* the sampling's, in every packet's comment */
-	/* Interfaces that vanish or go down while we capture. */
-	int link_fd;		/* rtnetlink link events; -1 */
+	uint64_t metrics_at_ns;		     /* when the text was last made */
+	double start_time_s;		     /* the capture's start, Unix time */
+	uint64_t stats_at_ns, stats_written; /* the last --stats line */
+};
+
+/* The run loop (cap_loop.c): its clocks run on across a reload. */
+struct ps_cap_run {
 	struct ps_runloop loop; /* the link watch, the buffers, the timers */
+	int link_fd;		/* rtnetlink link events; -1 */
+	bool loop_started;
+	uint64_t deadline_ns;
+};
+
+/* One capture: its configuration, and each part's own state. */
+struct ps_capture {
+	struct ps_capture_cfg cfg;
+	struct ps_filter *filter; /* NULL: capture everything (raw part made on demand) */
+	struct ps_stop *stop;
+	struct ps_sampling smp; /* the capture's own seed */
+	struct ps_context ctx;	/* whom packets belong to (user/context/context.h) */
+	struct ps_cap_ifaces ifaces;
+	struct ps_cap_kern kern;
+	struct ps_cap_out out;
+	struct ps_cap_stats stats;
+	struct ps_cap_run run;
 };
 
 /* The configuration and a fresh flow seed; nothing else is touched. */

@@ -92,8 +92,8 @@ static int install_signals(bool reload)
  */
 static int drop_privileges(struct ps_capture *cap, const struct ps_user *u)
 {
-	bool clsact = ps_attach_has_clsact(&cap->att);
-	const struct ps_output *out = cap->file ? &cap->file->out : NULL;
+	bool clsact = ps_attach_has_clsact(&cap->kern.att);
+	const struct ps_output *out = cap->out.file ? &cap->out.file->out : NULL;
 
 	if (out && out->new_file && fchown(out->fd, u->uid, u->gid)) {
 		int err = -errno;
@@ -143,9 +143,9 @@ static int run(const struct ps_opts *o, struct ps_filter *filter)
 	if (err)
 		return err == -ENOTTY || err == -EINVAL || err == -ENAMETOOLONG ? EXIT_USAGE :
 										  EXIT_RUNTIME;
-	if (cap.file && !fstat(cap.file->out.fd, &st) && !S_ISREG(st.st_mode) &&
+	if (cap.out.file && !fstat(cap.out.file->out.fd, &st) && !S_ISREG(st.st_mode) &&
 	    !S_ISBLK(st.st_mode))
-		blocking_out_fd = cap.file->out.fd;
+		blocking_out_fd = cap.out.file->out.fd;
 	else if (cfg.print && !fstat(STDOUT_FILENO, &st) &&
 		 (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
 		blocking_out_fd = STDOUT_FILENO; /* the printed lines */

@@ -100,7 +100,7 @@ int ps_service_load(int argc, char **argv, const char *path, struct ps_opts **op
 
 void ps_service_ready(const struct ps_capture *cap)
 {
-	int n = ps_ifset_count(&cap->ifset);
+	int n = ps_ifset_count(&cap->ifaces.set);
 	char text[128];
 
 	snprintf(text, sizeof(text), "READY=1\nSTATUS=capturing on %d interface%s", n,
