@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "cli.h"
+#include "counters.h"
 #include "report.h"
 #include "sampling.h"
 
