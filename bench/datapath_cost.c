@@ -266,8 +266,23 @@ int main(int argc, char **argv)
 	rd.pb = perf_buffer__new_raw(ps_loader_events_fd(&loader[0]),
 				     ps_buffer_pages(PERF_KIB, page_size), &attr, on_perf, NULL,
 				     NULL);
-	rd.rb = ring_buffer__new(ps_loader_ring_fd(&loader[0]), on_ring, NULL, NULL);
-	if (libbpf_get_error(rd.pb) || libbpf_get_error(rd.rb)) {
+	/* A ring per CPU, as the ingest makes them (user/ingest/source.c). */
+	for (int cpu = 0, ok = 1; ok && cpu < libbpf_num_possible_cpus(); cpu++) {
+		uint32_t key = (uint32_t)cpu;
+		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ps_ring", 0, 0, RING_BYTES, NULL);
+
+		ok = fd >= 0 && !bpf_map_update_elem(ps_loader_rings_fd(&loader[0]), &key, &fd, 0);
+		if (ok && !rd.rb)
+			rd.rb = ring_buffer__new(fd, on_ring, NULL, NULL);
+		else if (ok)
+			ok = !ring_buffer__add(rd.rb, fd, on_ring, NULL);
+		if (!ok && !libbpf_get_error(rd.rb)) {
+			ring_buffer__free(rd.rb);
+			rd.rb = NULL;
+		}
+		ok = ok && !libbpf_get_error(rd.rb);
+	}
+	if (libbpf_get_error(rd.pb) || !rd.rb || libbpf_get_error(rd.rb)) {
 		fprintf(stderr, "cannot open the perf buffers or the ring\n");
 		rd.pb = NULL, rd.rb = NULL;
 		goto out;

@@ -38,10 +38,14 @@ struct record {
 	uint8_t *data;
 };
 
+#define MAX_CPUS 64
+
 struct fixture {
 	struct ps_loader loader; /* every hook's program, as the binary loads them */
 	struct perf_buffer *pb;
-	struct ring_buffer *rb; /* --transport ringbuf */
+	struct ring_buffer *rb;	   /* --transport ringbuf: every CPU's ring */
+	int ring_fd[MAX_CPUS + 1]; /* each CPU's ring, as the ingest makes them */
+	int n_rings;
 	struct record rec[MAX_RECORDS];
 	int n_rec;
 	uint64_t lost;
@@ -78,7 +82,39 @@ static int on_ring(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* ring_bytes: 0 for the perf transport, else the ring buffer's size. */
+/* A ring of ring_bytes per possible CPU in the loader's array, as the
+ * ingest puts them there (user/ingest/source.c). */
+static void make_rings(struct fixture *f, uint32_t ring_bytes)
+{
+	int n = libbpf_num_possible_cpus();
+
+	assert_true(n > 0 && n <= MAX_CPUS);
+	for (int cpu = 0; cpu < n; cpu++) {
+		uint32_t key = (uint32_t)cpu;
+
+		f->ring_fd[cpu] = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ps_ring", 0, 0, ring_bytes,
+						 NULL);
+		assert_true(f->ring_fd[cpu] >= 0);
+		f->n_rings = cpu + 1;
+		assert_int_equal(bpf_map_update_elem(ps_loader_rings_fd(&f->loader), &key,
+						     &f->ring_fd[cpu], BPF_ANY),
+				 0);
+	}
+}
+
+/* One reader of every CPU's ring. */
+static struct ring_buffer *read_rings(struct fixture *f)
+{
+	struct ring_buffer *rb = ring_buffer__new(f->ring_fd[0], on_ring, f, NULL);
+
+	assert_non_null(rb);
+	assert_int_equal(libbpf_get_error(rb), 0);
+	for (int cpu = 1; cpu < f->n_rings; cpu++)
+		assert_int_equal(ring_buffer__add(rb, f->ring_fd[cpu], on_ring, f), 0);
+	return rb;
+}
+
+/* ring_bytes: 0 for the perf transport, else each CPU's ring's size. */
 static void load_with(struct fixture *f, uint32_t snaplen, bool with_buffer, uint32_t ring_bytes)
 {
 	struct ps_load_opts o = {
@@ -98,10 +134,10 @@ static void load_with(struct fixture *f, uint32_t snaplen, bool with_buffer, uin
 	assert_int_equal(ps_loader_load(&f->loader, &o), 0);
 	for (int i = 0; i < f->n_ifaces; i++)
 		assert_int_equal(ps_loader_add_iface(&f->loader, f->ifaces[i], false), 0);
+	if (ring_bytes)
+		make_rings(f, ring_bytes);
 	if (with_buffer && ring_bytes) {
-		f->rb = ring_buffer__new(ps_loader_ring_fd(&f->loader), on_ring, f, NULL);
-		assert_non_null(f->rb);
-		assert_int_equal(libbpf_get_error(f->rb), 0);
+		f->rb = read_rings(f);
 	} else if (with_buffer) {
 		/* 16 pages = 64 KiB: room for one maximal record */
 		f->pb = perf_buffer__new(ps_loader_events_fd(&f->loader), 32, on_sample, on_lost, f,
@@ -122,6 +158,8 @@ static void unload(struct fixture *f)
 		free(f->rec[i].data);
 	perf_buffer__free(f->pb);
 	ring_buffer__free(f->rb);
+	for (int cpu = 0; cpu < f->n_rings; cpu++)
+		close(f->ring_fd[cpu]);
 	ps_loader_close(&f->loader);
 	memset(f, 0, sizeof(*f));
 }
@@ -312,13 +350,18 @@ static void packet_in_ring_record_out(void **state)
  * reservations fail, are counted as output errors, and leave a gap of two
  * in the CPU's sequence, which is how the ingest counts them per packet.
  */
-static void pin_to_cpu0(void)
+static int pin_to_cpu(int cpu)
 {
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	assert_int_equal(sched_setaffinity(0, sizeof(set), &set), 0);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void pin_to_cpu0(void)
+{
+	assert_int_equal(pin_to_cpu(0), 0);
 }
 
 static void unpin(void)
@@ -355,8 +398,7 @@ static void ring_full_is_counted(void **state)
 	assert_int_equal(cnt.seen, fits + 2);
 	assert_int_equal(cnt.emitted, fits);
 	assert_int_equal(cnt.output_errors, 2);
-	f.rb = ring_buffer__new(ps_loader_ring_fd(&f.loader), on_ring, &f, NULL);
-	assert_non_null(f.rb);
+	f.rb = read_rings(&f);
 	assert_int_equal(ring_buffer__consume(f.rb), fits);
 	assert_int_equal(run(&f, XDP, pkt, 1500, 1), 2); /* room again */
 	assert_int_equal(f.n_rec, fits + 1);
@@ -428,7 +470,7 @@ static void ring_wakes_at_each_mark(void **state)
 	assert_true(ep >= 0);
 	pin_to_cpu0();
 	load_with(&f, PS_SNAPLEN_MAX, false, ring);
-	assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, ps_loader_ring_fd(&f.loader), &ev), 0);
+	assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, f.ring_fd[0], &ev), 0);
 	for (i = 0; (i + 1) * rec < ring; i++) {
 		bool crosses = ((i * rec) ^ ((i + 1) * rec)) >= mark;
 
@@ -447,6 +489,50 @@ static void ring_wakes_at_each_mark(void **state)
 	assert_int_equal(wakeups, i * rec / mark); /* one per mark passed */
 	close(ep);
 	unpin();
+	free(pkt);
+	unload(&f);
+}
+
+/* Count what one ring holds. */
+static int count_rec(void *ctx, void *data, size_t size)
+{
+	(void)data;
+	(void)size;
+	++*(int *)ctx;
+	return 0;
+}
+
+/*
+ * --transport ringbuf: each CPU's programs write into that CPU's ring and
+ * no other (the rings scale as the perf buffers do, with no lock shared
+ * between CPUs). Run on each online CPU in turn, k + 1 packets on CPU k.
+ */
+static void each_cpu_writes_its_own_ring(void **state)
+{
+	struct fixture f = { 0 };
+	uint8_t *pkt = make_packet(64);
+	int ran[MAX_CPUS] = { 0 }, tried = 0;
+
+	(void)state;
+	load_with(&f, PS_SNAPLEN_MAX, false, 64 * 1024);
+	for (int cpu = 0; cpu < f.n_rings; cpu++) {
+		if (pin_to_cpu(cpu))
+			continue; /* offline */
+		assert_int_equal(run(&f, XDP, pkt, 64, cpu + 1), 2);
+		ran[cpu] = cpu + 1;
+		tried++;
+	}
+	unpin();
+	assert_true(tried >= 1);
+	for (int cpu = 0; cpu < f.n_rings; cpu++) {
+		int got = 0;
+		struct ring_buffer *rb = ring_buffer__new(f.ring_fd[cpu], count_rec, &got, NULL);
+
+		assert_non_null(rb);
+		assert_true(ring_buffer__consume(rb) >= 0);
+		ring_buffer__free(rb);
+		assert_int_equal(got, ran[cpu]);
+	}
 	free(pkt);
 	unload(&f);
 }
@@ -724,6 +810,7 @@ int main(void)
 		cmocka_unit_test(packet_in_ring_record_out),
 		cmocka_unit_test(ring_full_is_counted),
 		cmocka_unit_test(ring_wakes_at_each_mark),
+		cmocka_unit_test(each_cpu_writes_its_own_ring),
 		cmocka_unit_test(sequence_numbers_count_per_cpu),
 		cmocka_unit_test(output_errors_are_counted),
 		cmocka_unit_test(sflow_pool_numbers_each_hooks_packets),

@@ -124,7 +124,7 @@ ports() { sed -n "s/^$2 //p" "$1"; }
 # the other side, closed by then, answers with a RST.
 KERNEL_REPLIES_MAX=2
 kernel_reply() {
-	echo "($1) && tcp.len == 0 && (tcp.flags == 0x010 || tcp.flags.reset == 1) && frame.comment contains \"hook=tc-egress \" && frame.comment contains \"owner=unknown:socket-not-found\""
+	echo "($1) && tcp.len == 0 && (tcp.flags == 0x010 || tcp.flags.reset == 1) && frame.interface_description == \"tc egress\" && frame.comment contains \"owner=unknown:socket-not-found\""
 }
 
 # check NAME PID PORTSFILE WHERE: every packet of the process's TCP and UDP
@@ -141,9 +141,9 @@ check() {
 	assert_eq "" "$bad" "$name: every TCP and UDP packet says pid=$pid, $where, netns=$ENV-cap"
 	[ "$(count "$WORK/full.pcapng" "$stub")" -le $KERNEL_REPLIES_MAX ] ||
 		fail "$name: more than $KERNEL_REPLIES_MAX packets from the kernel's control socket"
-	for hook in xdp tc-ingress tc-egress; do
+	for hook in "xdp ingress" tc-ingress tc-egress; do
 		for proto in "tcp.port == $tcp" "udp.port == $udp"; do
-			[ "$(count "$WORK/full.pcapng" "($proto) && frame.comment contains \"hook=$hook \"")" -gt 0 ] ||
+			[ "$(count "$WORK/full.pcapng" "($proto) && frame.interface_description == \"${hook/-/ }\"")" -gt 0 ] ||
 				fail "$name: no $proto packet at $hook"
 		done
 	done
@@ -156,7 +156,7 @@ check "a process whose sockets existed before" "$PRE" "$WORK/pre.ports" "cgroup=
 # ping: its requests leave from its socket; the replies have no local
 # socket to be for (XDP), or carry the peer kernel's (TC ingress).
 assert_match "^(.*pid=$A_PING comm=ping container=docker:${ID_A:0:12} netns=$ENV-cap
-?){2}\$" "$(who "$WORK/full.pcapng" 'icmp.type == 8 && frame.comment contains "hook=tc-egress"')" \
+?){2}\$" "$(who "$WORK/full.pcapng" 'icmp.type == 8 && frame.interface_description == "tc egress"')" \
 	"ping's two requests name ping and its container"
 assert_eq "" "$(who "$WORK/full.pcapng" 'icmp.type == 0' | grep -v 'owner=none:not-tcp-udp$' |
 	grep -v 'owner=sender:socket-not-found$' || true)" "ping's replies say why they have no owner"
@@ -168,10 +168,10 @@ assert_eq 0 "$(count "$WORK/full.pcapng" '!(frame.comment contains "pid=") && !(
 # ping made during the capture, one that existed before it (found in the
 # other namespace by the start's scan).
 lost=$(ports "$WORK/pre.ports" lost)
-assert_match "^(hook=tc-ingress cpu=[0-9]+ queue=[0-9]+ owner=sender pid=$A_PING comm=ping container=docker:${ID_A:0:12} netns=$ENV-cap
+assert_match "^(cpu=[0-9]+ owner=sender pid=$A_PING comm=ping container=docker:${ID_A:0:12} netns=$ENV-cap
 ?){2}\$" "$(who "$WORK/peer.pcapng" 'icmp.type == 8')" \
 	"at the peer: ping's requests name their sender"
-assert_eq "hook=tc-ingress cpu=0 queue=0 owner=sender pid=$PRE comm=python3 cgroup=/pktsample-it-$$ netns=$ENV-cap" \
+assert_eq "cpu=0 owner=sender pid=$PRE comm=python3 cgroup=/pktsample-it-$$ netns=$ENV-cap" \
 	"$(who "$WORK/peer.pcapng" "udp.srcport == $lost && !icmp" | sed 's/cpu=[0-9]*/cpu=0/')" \
 	"at the peer: a datagram for no socket names its sender, whose socket existed before"
 
@@ -181,7 +181,7 @@ SERVER=$(pgrep -f -- "ctx_peer.py server" | head -1)
 conn="tcp.srcport == 5001 && tcp.dstport == $(ports "$WORK/pre.ports" tcp)"
 lines=$(who "$WORK/peer.pcapng" "($conn) && !($(kernel_reply "$conn"))")
 [ -n "$lines" ] || fail "at the peer: no packets of the server's accepted connection"
-assert_eq "" "$(grep -Ev "^hook=tc-egress cpu=[0-9]* queue=[0-9]* pid=$SERVER( tid=[0-9]+)? comm=python3 netns=$ENV-peer\$" <<<"$lines" || true)" \
+assert_eq "" "$(grep -Ev "^cpu=[0-9]* pid=$SERVER( tid=[0-9]+)? comm=python3 netns=$ENV-peer\$" <<<"$lines" || true)" \
 	"at the peer: the server's accepted connection names the server"
 [ "$(count "$WORK/peer.pcapng" "$(kernel_reply "$conn")")" -le $KERNEL_REPLIES_MAX ] ||
 	fail "at the peer: more than $KERNEL_REPLIES_MAX packets of the server's connection from the kernel's control socket"
@@ -198,7 +198,7 @@ assert_match "packets with a process: [1-9][0-9]*, not matching their PIB: 0\$" 
 # process and container, at the TC hooks.
 same() { # NAME SELECTOR
 	local want got
-	want=$(fields "$WORK/full.pcapng" "!(frame.comment contains \"hook=xdp\") && frame.comment contains \"$2\"" \
+	want=$(fields "$WORK/full.pcapng" "frame.interface_description != \"xdp ingress\" && frame.comment contains \"$2\"" \
 		frame.comment tcp.seq_raw tcp.flags udp.length | sed 's/cpu=[0-9]* //' | sort)
 	got=$(fields "$WORK/$1.pcapng" "frame" frame.comment tcp.seq_raw tcp.flags udp.length |
 		sed 's/cpu=[0-9]* //' | sort)

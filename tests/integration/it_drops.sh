@@ -112,9 +112,9 @@ check() {
 	n=$("$PCAPCHECK" count "$sent")
 	assert_eq "$n frames identical" "$("$PCAPCHECK" same "$sent" "$WORK/got.pcap")" \
 		"$name: exactly the frames sent, byte-identical"
-	assert_eq "$CAPIF|hook=drop drop=$reason" \
-		"$(fields "$cap" "$filter" frame.interface_name frame.comment |
-			sed -E 's/ cpu=[0-9]+ queue=[0-9]+//; s/ at=[^ ]+.*//' | sort -u)" \
+	assert_eq "$CAPIF|drop|drop=$reason" \
+		"$(fields "$cap" "$filter" frame.interface_name frame.interface_description frame.comment |
+			sed -E 's/\|cpu=[0-9]+ /|/; s/ at=[^ ]+.*//' | sort -u)" \
 		"$name: on $CAPIF, reason $reason"
 }
 check "UDP to a closed port" "ip.dst == 192.0.2.1 && udp.dstport == 9 && udp.srcport != 5555" \
@@ -124,13 +124,13 @@ check "an nftables DROP rule" "udp.dstport == 7777" NETFILTER_DROP "$WORK/nft.pc
 check "a bad IP checksum" "ip.dst == 192.0.2.1 && udp.srcport == 5555" IP_CSUM "$WORK/csum.pcap"
 check "TTL 1 when forwarding" "ip.dst == 198.51.100.7" IP_INHDR "$WORK/ttl.pcap"
 
-got=$(fields "$cap" "udp.dstport == 4242" frame.len frame.comment | sort | uniq -c |
-	sed -E 's/ cpu=[0-9]+ queue=[0-9]+//; s/ at=[^ ]+//; s/pid=[0-9]+/pid=N/; s/ netns=.*//; s/^ +//')
-assert_eq "20 142|hook=drop drop=$TC_REASON pid=N comm=python3" "$got" \
+got=$(fields "$cap" "udp.dstport == 4242" frame.interface_description frame.len frame.comment | sort | uniq -c |
+	sed -E 's/\|cpu=[0-9]+ /|/; s/ at=[^ ]+//; s/pid=[0-9]+/pid=N/; s/ netns=.*//; s/^ +//')
+assert_eq "20 drop|142|drop=$TC_REASON pid=N comm=python3" "$got" \
 	"a TC program's drops at egress: all 20, with the sending process"
 got=$(fields "$cap" "udp.dstport == 7778" frame.interface_description frame.len frame.comment |
-	sort | uniq -c | sed -E 's/ cpu=[0-9]+ queue=[0-9]+//; s/ at=[^ ]+//; s/ pid=.*//; s/^ +//')
-assert_eq "20 drop ip|78|hook=drop-ip drop=NETFILTER_DROP" "$got" \
+	sort | uniq -c | sed -E 's/\|cpu=[0-9]+ /|/; s/ at=[^ ]+//; s/ pid=.*//; s/^ +//')
+assert_eq "20 drop ip|78|drop=NETFILTER_DROP" "$got" \
 	"dropped at postrouting before a MAC header: drop-ip, from the IP header"
 assert_eq "20" "$(count "$cap" 'frame.interface_description == "drop ip" && ip.version == 4')" \
 	"drop-ip is raw IP that tshark decodes"

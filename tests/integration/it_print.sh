@@ -77,7 +77,7 @@ assert_eq "" "$(cat "$WORK/r.err")" "-r -w: nothing on stderr"
 assert_eq "$(tcpdump -n -r "$WORK/live.pcapng" tcp 2>/dev/null | grep -c .)" \
 	"$(count "$WORK/sel.pcapng" tcp)" "-r -w: the TCP packets, read back by tshark"
 assert_eq 0 "$(count "$WORK/sel.pcapng" '!tcp')" "-r -w: nothing else"
-assert_match "hook=(tc-ingress|tc-egress) cpu=[0-9]+ queue=[0-9]+" \
+assert_match "^cpu=[0-9]+ $OWNER_WORDS\$" \
 	"$(fields "$WORK/sel.pcapng" tcp frame.comment | head -1)" "-r -w: packet comments kept"
 assert_eq "tc egress|tc ingress" \
 	"$(fields "$WORK/sel.pcapng" tcp frame.interface_description | sort -u | paste -sd'|')" \

@@ -170,8 +170,10 @@ static void annotates_xdp_packet(void **state)
 	memcpy(&verdict, v + 1, 8);
 	assert_int_equal(verdict, 2);
 	assert_int_equal(pn_opt(&b, 4, 0, &v), -1); /* no drops */
-	assert_int_equal(pn_opt(&b, 1, 0, &v), strlen("hook=xdp cpu=1 queue=2"));
-	assert_memory_equal(v, "hook=xdp cpu=1 queue=2", 22);
+	/* The interface names the hook, epb_queue the queue: the comment
+	 * says the rest. */
+	assert_int_equal(pn_opt(&b, 1, 0, &v), strlen("cpu=1"));
+	assert_memory_equal(v, "cpu=1", 5);
 	assert_int_equal(pcapng_writer_packets(f->w, 0), 1); /* interface 0: xdp */
 }
 
@@ -214,17 +216,17 @@ static void reused_options_follow_each_packet(void **state)
 		uint32_t dir;
 		const char *comment;
 	} want[] = {
-		{ PS_HOOK_XDP, 0, 2, 0, PCAPNG_DIR_INBOUND, "hook=xdp cpu=3 queue=0" },
-		{ PS_HOOK_XDP, 0, 2, 0, PCAPNG_DIR_INBOUND, "hook=xdp cpu=3 queue=0" },
-		{ PS_HOOK_XDP, 7, 2, 0, PCAPNG_DIR_INBOUND, "hook=xdp cpu=3 queue=7" },
+		{ PS_HOOK_XDP, 0, 2, 0, PCAPNG_DIR_INBOUND, "cpu=3" },
+		{ PS_HOOK_XDP, 0, 2, 0, PCAPNG_DIR_INBOUND, "cpu=3" },
+		{ PS_HOOK_XDP, 7, 2, 0, PCAPNG_DIR_INBOUND, "cpu=3" },
 		{ PS_HOOK_TC_EGRESS, 7, -1, 0, PCAPNG_DIR_OUTBOUND,
-		  "hook=tc-egress cpu=3 queue=7" },
+		  "cpu=3" },
 		{ PS_HOOK_TC_INGRESS, 7, -1, 0, PCAPNG_DIR_INBOUND,
-		  "hook=tc-ingress cpu=3 queue=7" },
+		  "cpu=3" },
 		{ PS_HOOK_TC_INGRESS, 7, 0, 0, PCAPNG_DIR_INBOUND,
-		  "hook=tc-ingress cpu=3 queue=7" },
+		  "cpu=3" },
 		{ PS_HOOK_TC_INGRESS, 7, 0, PS_F_CLOCK_FALLBACK, PCAPNG_DIR_INBOUND,
-		  "hook=tc-ingress cpu=3 queue=7 clock=fallback" },
+		  "cpu=3 clock=fallback" },
 	};
 	struct fixture *f = *state;
 	uint8_t pkt[20] = { 0 };
@@ -569,8 +571,8 @@ static void buffer_pages_are_powers_of_two(void **state)
 	assert_int_equal(ps_buffer_pages(3000, 4096), 1024);
 }
 
-/* -B is the total, as tcpdump's: perf buffers share it, each a power of
- * two within its share; the ring is the power of two within it. */
+/* -B is the total, as tcpdump's: the per-CPU buffers (perf or ring)
+ * share it, each a power of two within its share. */
 static void buffer_plan_shares_the_total(void **state)
 {
 	struct ps_buffer_plan p;
@@ -579,26 +581,19 @@ static void buffer_plan_shares_the_total(void **state)
 	ps_buffer_plan(16384, 2, 4096, &p);
 	assert_int_equal(p.per_cpu_kib, 8192);
 	assert_int_equal(p.total_kib, 16384);
-	assert_int_equal(p.ring_kib, 16384);
 	ps_buffer_plan(16384, 3, 4096, &p); /* 5461 each: 4096 */
 	assert_int_equal(p.per_cpu_kib, 4096);
 	assert_int_equal(p.total_kib, 12288);
-	assert_int_equal(p.ring_kib, 16384);
 	ps_buffer_plan(10000, 1, 4096, &p);
 	assert_int_equal(p.per_cpu_kib, 8192);
-	assert_int_equal(p.ring_kib, 8192);
 	ps_buffer_plan(4, 64, 4096, &p); /* never below a page */
 	assert_int_equal(p.per_cpu_kib, 4);
-	assert_int_equal(p.ring_kib, 4);
-	/* The default: 32 MiB per CPU, at most 256 MiB in all; a ring of
-	 * what one CPU gets. */
+	/* The default: 32 MiB per CPU, at most 256 MiB in all. */
 	ps_buffer_plan(0, 2, 4096, &p);
 	assert_int_equal(p.per_cpu_kib, 32768);
-	assert_int_equal(p.ring_kib, 32768);
 	ps_buffer_plan(0, 128, 4096, &p);
 	assert_int_equal(p.per_cpu_kib, 2048);
 	assert_int_equal(p.total_kib, 256 << 10);
-	assert_int_equal(p.ring_kib, 32768);
 }
 
 /* The hint: the CPU that lost most, its share of the loss at the average
@@ -611,15 +606,13 @@ static void buffer_hint_from_the_worst_cpu(void **state)
 	ps_buffer_plan(8192, 2, 4096, &p); /* 4096 KiB each */
 	f->c->received = 1000;
 	f->c->received_bytes = 1000 * 1024; /* 1 KiB a record */
-	assert_int_equal(ps_ingest_buffer_hint(f->c, &p, false, 0), 0);
+	assert_int_equal(ps_ingest_buffer_hint(f->c, &p, 0), 0);
 	/* No gaps seen: all 3000 on one CPU, 4096 + 3000 KiB -> 8192 each. */
-	assert_int_equal(ps_ingest_buffer_hint(f->c, &p, false, 3000), 2 * 8192);
+	assert_int_equal(ps_ingest_buffer_hint(f->c, &p, 3000), 2 * 8192);
 	/* CPU 1 lost 3 of 4: 15000 of 20000, 4096 + 15000 KiB -> 32768. */
 	f->c->r0.cpus[0].gaps = 100;
 	f->c->r0.cpus[1].gaps = 300;
-	assert_int_equal(ps_ingest_buffer_hint(f->c, &p, false, 20000), 2 * 32768);
-	/* The ring holds all CPUs' losses: 8192 + 20000 -> 32768. */
-	assert_int_equal(ps_ingest_buffer_hint(f->c, &p, true, 20000), 32768);
+	assert_int_equal(ps_ingest_buffer_hint(f->c, &p, 20000), 2 * 32768);
 }
 
 static void cpu_lists_parse(void **state)

@@ -183,12 +183,13 @@ int cap_open_ingest(struct ps_capture *cap)
 		return err;
 	/* After the load (the maps are the object's), before any attach. */
 	if (cap->kern.transport == PS_TRANSPORT_RINGBUF)
-		return ps_ingest_open_ring(cap->out.in, ps_loader_ring_fd(&cap->kern.loader),
-					   ps_loader_emit_state_fd(&cap->kern.loader),
-					   cap->kern.bufs.ring_kib * 1024);
-	err = ps_ingest_open(cap->out.in, ps_loader_events_fd(&cap->kern.loader),
-			     ps_loader_emit_state_fd(&cap->kern.loader), cap->kern.bufs.per_cpu_kib,
-			     !o->buffer_kib);
+		err = ps_ingest_open_ring(cap->out.in, ps_loader_rings_fd(&cap->kern.loader),
+					  ps_loader_emit_state_fd(&cap->kern.loader),
+					  cap->kern.bufs.per_cpu_kib * 1024);
+	else
+		err = ps_ingest_open(cap->out.in, ps_loader_events_fd(&cap->kern.loader),
+				     ps_loader_emit_state_fd(&cap->kern.loader),
+				     cap->kern.bufs.per_cpu_kib, !o->buffer_kib);
 	if (err)
 		return err;
 	return ps_ingest_threads(cap->out.in,

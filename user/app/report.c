@@ -54,13 +54,11 @@ int ps_report_summary(char *buf, size_t len, const struct ps_summary *s)
 		       "the buffer was too small: about -B %llu (KiB, all CPUs together) "
 		       "would have held them\n",
 		       ULL(s->buffer_hint_kib));
-	/* Per-CPU buffers cannot lend one CPU another's room, and one TCP
-	 * flow is all on one CPU: there the one ring holds more with the
-	 * same memory, as tcpdump's one ring does (README: which transport). */
-	if (s->buffer_hint_kib && s->transport != PS_TRANSPORT_RINGBUF && s->n_cpus > 1)
+	/* Per-CPU buffers (perf or ring) cannot lend one CPU another's room,
+	 * and one flow's packets all land on one CPU. */
+	if (s->buffer_hint_kib && s->n_cpus > 1)
 		append(buf, len, &n,
-		       "each CPU had 1/%d of it: where a few flows carry the bytes, "
-		       "--transport ringbuf shares all of it\n",
+		       "each CPU had 1/%d of it, and a flow's packets all land on one CPU\n",
 		       s->n_cpus);
 	if (s->smp->bpf_mode != PS_SAMPLE_ALL && est)
 		append(buf, len, &n, "~%llu matching packet%s estimated from the samples (x%llu)\n",

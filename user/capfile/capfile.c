@@ -310,7 +310,7 @@ static void encode_opts(struct ps_capfile *f, struct ps_epb_cache *cs, const str
 	int64_t pib = pib_of(f, w);
 	char comment[400];
 
-	ps_sink_comment(comment, sizeof(comment), p, f->cfg.tag);
+	ps_sink_comment(comment, sizeof(comment), p, f->cfg.tag, PS_COMMENT_BLOCK);
 	pcapng_epb_opts_encode(&cs->opts,
 			       &(struct pcapng_epb){
 				       .direction = direction_of(m->hook),

@@ -48,6 +48,22 @@ struct netns_name {
 	char name[48];
 };
 
+/*
+ * The owners last put in words, by what their packets said: a flood's
+ * packets name the same few sockets, so most of them cost a compare here,
+ * not a lookup and the copying of the words. An entry is good while the
+ * table's generation is its own: a socket scan, or forgetting sockets,
+ * processes or cgroups, can change the words, and starts a new one.
+ */
+#define MEMO_SLOTS 256
+struct memo {
+	uint32_t gen; /* 0: empty */
+	uint8_t ctx;
+	uint32_t pid, tid;
+	uint64_t cookie, cgroup;
+	struct ps_who who;
+};
+
 struct ps_who_table {
 	int owners_fd;
 	struct ps_cgroup_index cg;
@@ -60,6 +76,8 @@ struct ps_who_table {
 	uint32_t host_netns;
 	struct netns_name *names; /* /run/netns, read at the start */
 	size_t n_names;
+	uint32_t gen; /* the memo's: from 1 */
+	struct memo memo[MEMO_SLOTS];
 };
 
 static uint64_t now_ns(void)
@@ -115,6 +133,7 @@ struct ps_who_table *ps_who_new(int owners_fd, struct ps_cgroup_index *cg)
 	if (!t)
 		return NULL;
 	t->owners_fd = owners_fd;
+	t->gen = 1;
 	/* Without cgroup v2, packets have no container: not an error. */
 	t->cg = *cg;
 	memset(cg, 0, sizeof(*cg));
@@ -124,6 +143,7 @@ struct ps_who_table *ps_who_new(int owners_fd, struct ps_cgroup_index *cg)
 
 static void forget_socks(struct ps_who_table *t)
 {
+	t->gen++;
 	for (size_t b = 0; b < BUCKETS; b++)
 		while (t->socks[b]) {
 			struct sock_node *n = t->socks[b];
@@ -136,6 +156,7 @@ static void forget_socks(struct ps_who_table *t)
 
 static void forget_procs(struct ps_who_table *t)
 {
+	t->gen++;
 	for (size_t b = 0; b < BUCKETS; b++)
 		while (t->procs[b]) {
 			struct proc_node *n = t->procs[b];
@@ -148,6 +169,7 @@ static void forget_procs(struct ps_who_table *t)
 
 static void forget_cgroups(struct ps_who_table *t)
 {
+	t->gen++;
 	for (size_t b = 0; b < BUCKETS; b++)
 		while (t->cgroups[b]) {
 			struct cgroup_node *n = t->cgroups[b];
@@ -217,13 +239,15 @@ int ps_who_scan(struct ps_who_table *t)
 	int n = ps_sockscan(t->cg.root, scan_found, t);
 
 	t->last_scan_ns = now_ns();
+	t->gen++;
 	if (n < 0)
 		pr_debug("cannot list the sockets that exist: %s\n", strerror(-n));
 	return n;
 }
 
-/* The owner of cookie: from the cache, the owners map, or a new scan. */
-static const struct ps_owner *owner_of(struct ps_who_table *t, uint64_t cookie)
+/* The owner of cookie: from the cache, the owners map, or a new scan.
+ * *pending: not known yet, and a scan may still find it. */
+static const struct ps_owner *owner_of(struct ps_who_table *t, uint64_t cookie, bool *pending)
 {
 	struct sock_node *n = sock_find(t, cookie);
 
@@ -241,6 +265,7 @@ static const struct ps_owner *owner_of(struct ps_who_table *t, uint64_t cookie)
 	if (!n->known && n->first_ns > t->last_scan_ns &&
 	    now_ns() - t->last_scan_ns >= PS_WHO_RESCAN_MS * 1000000ull)
 		ps_who_scan(t);
+	*pending = !n->known && n->first_ns > t->last_scan_ns;
 	return n->known ? &n->owner : NULL;
 }
 
@@ -316,17 +341,20 @@ static const struct cgroup_node *cgroup_words(struct ps_who_table *t, uint64_t i
 	return n;
 }
 
-void ps_who_resolve(struct ps_who_table *t, const struct ps_meta *m, struct ps_who *w)
+/* What m says, in words; false if it may say more later (its socket's
+ * owner is still looked for). */
+static bool resolve(struct ps_who_table *t, const struct ps_meta *m, struct ps_who *w)
 {
 	const struct ps_owner *o = NULL;
 	uint64_t cgroup = m->cgroup_id;
+	bool pending = false;
 
 	memset(w, 0, sizeof(*w));
 	w->ctx = m->ctx;
 	if (m->ctx == PS_CTX_OFF)
-		return;
+		return true;
 	if (m->sock_cookie)
-		o = owner_of(t, m->sock_cookie);
+		o = owner_of(t, m->sock_cookie, &pending);
 	if (o) {
 		w->known = true;
 		/* The hook's pid and thread where it had them (the thread
@@ -349,7 +377,29 @@ void ps_who_resolve(struct ps_who_table *t, const struct ps_meta *m, struct ps_w
 			strcpy(w->container, c->container);
 			strcpy(w->cgroup, c->cgroup);
 		}
+		/* A cgroup the tree did not have yet may be there next time. */
+		pending |= !c;
 	}
+	return !pending;
+}
+
+const struct ps_who *ps_who_resolve(struct ps_who_table *t, const struct ps_meta *m)
+{
+	struct memo *e = &t->memo[hash64(m->sock_cookie ^ m->cgroup_id ^ m->pid ^
+					 (uint64_t)m->tid << 32 ^ m->ctx) %
+				  MEMO_SLOTS];
+
+	if (e->gen == t->gen && e->ctx == m->ctx && e->cookie == m->sock_cookie &&
+	    e->cgroup == m->cgroup_id && e->pid == m->pid && e->tid == m->tid)
+		return &e->who;
+	/* Resolving may scan, which starts a new generation: read after. */
+	e->gen = resolve(t, m, &e->who) ? t->gen : 0;
+	e->ctx = m->ctx;
+	e->cookie = m->sock_cookie;
+	e->cgroup = m->cgroup_id;
+	e->pid = m->pid;
+	e->tid = m->tid;
+	return &e->who;
 }
 
 int ps_who_format(const struct ps_who *w, char *buf, size_t len)

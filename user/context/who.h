@@ -44,8 +44,9 @@ void ps_who_free(struct ps_who_table *t);
  * into the owners map too, where the map has none. The number found, or
  * -errno. */
 int ps_who_scan(struct ps_who_table *t);
-/* What m says, in words. */
-void ps_who_resolve(struct ps_who_table *t, const struct ps_meta *m, struct ps_who *w);
+/* What m says, in words: the table's, valid until the next call (a
+ * packet like the previous ones costs a compare). */
+const struct ps_who *ps_who_resolve(struct ps_who_table *t, const struct ps_meta *m);
 /* The comment words for w: "pid=… comm=… container=… netns=…", or
  * "owner=none:no-socket" and the like (doc/guide.md lists them); "" with
  * attribution off. Returns what snprintf returns. Pure. */

@@ -153,7 +153,6 @@ static void write_record(struct ps_ingest *c, const struct ps_order_rec *r)
 		.packet_id = ((uint64_t)m->cpu << 48) | (m->seq & 0xffffffffffffull),
 		.drops = r->drops,
 	};
-	struct ps_who who;
 	struct ps_drop_words drop;
 
 	/* Its interface went, and a new one took its target over meanwhile
@@ -171,10 +170,8 @@ static void write_record(struct ps_ingest *c, const struct ps_order_rec *r)
 	p.data = frame_on_wire(c, m, ref->pkt, &p.cap_len, &p.wire_len);
 	if (!p.data)
 		return;
-	if (c->who && m->ctx != PS_CTX_OFF) {
-		ps_who_resolve(c->who, m, &who);
-		p.who = &who;
-	}
+	if (c->who && m->ctx != PS_CTX_OFF)
+		p.who = ps_who_resolve(c->who, m);
 	if (c->drop_names && ps_hook_is_drop(m->hook)) {
 		drop.reason = ps_dropnames_reason(c->drop_names, (uint32_t)m->verdict, drop.buf,
 						  sizeof(drop.buf));
@@ -418,7 +415,6 @@ void ps_buffer_plan(uint32_t total_kib, int ncpus, long page_size, struct ps_buf
 	}
 	p->per_cpu_kib = pow2_within(total / ncpus, page_size);
 	p->total_kib = (uint64_t)p->per_cpu_kib * ncpus;
-	p->ring_kib = pow2_within(total_kib ? total : PS_BUFFER_DEFAULT_RING_KIB, page_size);
 }
 
 /* Every reader's counts, and its CPUs' gaps added into gaps[ncpus]. */
@@ -438,7 +434,7 @@ static uint64_t pow2_at_least(uint64_t v)
 	return p;
 }
 
-uint64_t ps_ingest_buffer_hint(const struct ps_ingest *c, const struct ps_buffer_plan *p, bool ring,
+uint64_t ps_ingest_buffer_hint(const struct ps_ingest *c, const struct ps_buffer_plan *p,
 			       uint64_t lost)
 {
 	uint64_t avg = c->received ? c->received_bytes / c->received : 1024, worst = 0, gaps = 0;
@@ -448,8 +444,6 @@ uint64_t ps_ingest_buffer_hint(const struct ps_ingest *c, const struct ps_buffer
 
 	if (!lost)
 		return 0;
-	if (ring)
-		return pow2_at_least(p->ring_kib + (lost * avg + 1023) / 1024);
 	/* The CPU that lost most sets what each buffer needs: its share of
 	 * the loss (the gaps in its sequence; all of it if none was seen). */
 	cpu_gaps = calloc(c->ncpus, sizeof(*cpu_gaps));
@@ -618,23 +612,34 @@ int ps_ingest_open_sources(struct ps_ingest *c, struct ps_source *src, int n)
 	return err;
 }
 
-int ps_ingest_open_ring(struct ps_ingest *c, int ring_fd, int emit_fd, uint32_t ring_bytes)
+int ps_ingest_open_ring(struct ps_ingest *c, int rings_fd, int emit_fd, uint32_t ring_bytes)
 {
-	int err = add_sources(c, 1);
+	bool *online = calloc(c->ncpus, sizeof(*online));
+	int err = online ? add_sources(c, c->ncpus) : -ENOMEM, cpu = 0;
 
-	if (!err) {
-		err = ps_source_open_ring(&c->src[0], ring_fd, ring_bytes);
+	if (online)
+		ps_online_cpus(online, c->ncpus);
+	for (; !err && cpu < c->ncpus; cpu++) {
+		if (!online[cpu]) {
+			/* No ring and no program: it holds nothing back. */
+			ps_order_settle(&c->order, cpu, UINT64_MAX);
+			continue;
+		}
+		err = ps_source_open_ring(&c->src[c->n_src], cpu, rings_fd, ring_bytes);
 		if (err)
-			pr_err("cannot map the BPF ring buffer: %s\n", strerror(-err));
+			pr_err("cannot make the BPF ring buffer of CPU %d (%u KiB): %s\n", cpu,
+			       ring_bytes / 1024, strerror(-err));
+		else
+			err = watch_source(c, c->n_src++);
 	}
-	if (err)
-		return err;
-	c->n_src = 1;
-	err = watch_source(c, 0);
+	free(online);
 	if (err)
 		return err;
 	c->emit_fd = c->r0.emit_fd = emit_fd;
-	c->order.max_held = 2 * (size_t)ring_bytes;
+	/* As for the perf buffers: a round reads each ring once at most. */
+	c->order.max_held = 2 * (size_t)c->n_src * ring_bytes;
+	pr_info("ring buffer: %u KiB per CPU on %d CPUs, wakeup at %u KiB\n", ring_bytes / 1024,
+		c->n_src, (unsigned int)(ps_source_wake_bytes(ring_bytes) / 1024));
 	return 0;
 }
 
@@ -733,11 +738,8 @@ int ps_ingest_threads(struct ps_ingest *c, int n)
 
 	if (n > c->n_src)
 		n = c->n_src;
-	if (n <= 1) {
-		if (c->n_src == 1 && c->src[0].kind == PS_SOURCE_RING)
-			pr_info("one BPF ring: one reader\n");
+	if (n <= 1)
 		return 0;
-	}
 	c->threads = calloc(1, sizeof(*c->threads));
 	if (!c->threads) {
 		pr_err("cannot start %d reader threads: %s\n", n, strerror(ENOMEM));
@@ -850,8 +852,8 @@ void ps_ingest_report(const struct ps_ingest *c, bool ring)
 	ps_ingest_stats(c, &st);
 	for (int i = 0; i < c->n_src; i++)
 		if (c->src[i].corrupt)
-			pr_warn("perf buffer of CPU %d: %llu bytes were no record, skipped\n",
-				c->src[i].cpu, (unsigned long long)c->src[i].corrupt);
+			pr_warn("%s buffer of CPU %d: %llu bytes were no record, skipped\n",
+				ring ? "ring" : "perf", c->src[i].cpu, (unsigned long long)c->src[i].corrupt);
 	if (st.rd.malformed || st.unknown)
 		pr_warn("%llu malformed and %llu unexpected samples ignored\n",
 			(unsigned long long)st.rd.malformed, (unsigned long long)st.unknown);

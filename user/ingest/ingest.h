@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The ingest: reads the per-CPU perf buffers (or the BPF ring) in rounds,
+ * The ingest: reads the per-CPU perf buffers (or BPF rings) in rounds,
  * puts the samples in timestamp order across CPUs (user/ingest/order.h), hands
  * each to the sinks the capture registered (user/ingest/sink.h: the file, the
  * printed lines, sFlow), and keeps the per-CPU and per-interface
@@ -42,7 +42,7 @@ struct ps_readers;
 struct ps_ingest {
 	struct ps_order order; /* samples waiting for their place in time */
 	int emit_fd;	       /* per-CPU in-flight marks; -1: none (tests) */
-	struct ps_source *src; /* perf: one per online CPU; ringbuf: one */
+	struct ps_source *src; /* one per online CPU */
 	int n_src;
 	int epoll_fd;		  /* the sources' wakeups, or the readers' */
 	uint64_t *give_back_upto; /* per source: what a round gives back */
@@ -118,8 +118,9 @@ int ps_ingest_open(struct ps_ingest *c, int events_fd, int emit_fd, uint32_t per
 /* Or read these (tests: ps_source_open_memory()); the ingest owns them
  * from now on. 0 or -errno. */
 int ps_ingest_open_sources(struct ps_ingest *c, struct ps_source *src, int n);
-/* Or read the BPF ring buffer map instead (--transport ringbuf). */
-int ps_ingest_open_ring(struct ps_ingest *c, int ring_fd, int emit_fd, uint32_t ring_bytes);
+/* Or make and read a BPF ring buffer of ring_bytes per online CPU, put in
+ * the ARRAY_OF_MAPS rings_fd (--transport ringbuf). */
+int ps_ingest_open_ring(struct ps_ingest *c, int rings_fd, int emit_fd, uint32_t ring_bytes);
 /* The fd to wait on for a wakeup (libbpf's epoll set of the buffers). */
 int ps_ingest_epoll_fd(const struct ps_ingest *c);
 /*
@@ -140,8 +141,8 @@ int ps_ingest_drain(struct ps_ingest *c);
 int ps_ingest_close(struct ps_ingest *c, bool ok);
 void ps_ingest_free(struct ps_ingest *c);
 
-/* -j: read the perf buffers with n threads (n > 1; 1: in this thread, the
- * default before). After ps_ingest_open(); the ring has one reader. 0 or
+/* -j: read the buffers with n threads (n > 1; 1: in this thread, the
+ * default before). After ps_ingest_open() or ps_ingest_open_ring(). 0 or
  * -errno, logged. */
 int ps_ingest_threads(struct ps_ingest *c, int n);
 /* The -j a capture gets by default: one reader per 8 CPUs with a buffer,
@@ -171,34 +172,30 @@ void ps_ingest_report(const struct ps_ingest *c, bool ring);
 /* The capture ended for a sink's error (the sink: *failed) or for want
  * of memory (*failed NULL); 0 while it runs. */
 int ps_ingest_error(const struct ps_ingest *c, const struct ps_sink **failed);
-/* The buffers read: one per online CPU, or the one ring. */
+/* The buffers read: one per online CPU. */
 int ps_ingest_n_sources(const struct ps_ingest *c);
 /* -c's count reached, or an error: the loop ends. */
 bool ps_ingest_done(const struct ps_ingest *c);
 
 /*
  * How much buffer the kernel gets (-B): a total, as tcpdump's -B, shared by
- * the per-CPU perf buffers (each a power of two of pages, so each gets the
- * largest that keeps the total within -B) or the one BPF ring (the largest
- * power of two within -B). A TCP flow's packets all land on one CPU, so
- * what one perf buffer holds is what a burst has; the ring is shared.
+ * the per-CPU buffers, perf or ring (each a power of two of pages, so each
+ * gets the largest that keeps the total within -B). A TCP flow's packets
+ * all land on one CPU, so what one buffer holds is what a burst has.
  *
  * The default is PS_BUFFER_DEFAULT_PER_CPU_KIB per CPU, and at most
  * PS_BUFFER_DEFAULT_MAX_KIB in all: on a veth, a 64 KiB-write bulk
  * transfer was captured whole from 8 MiB per CPU, but a million 1500-byte
  * frames at 480 MB/s lost 3-5 % there, 0-1 % from 16 MiB, none from 32 MiB
- * (bench/bulk.sh, bench/e2e.sh). Kernel memory, locked; not the RSS.
+ * (bench/bulk.sh, bench/e2e.sh). Kernel memory, locked; not the RSS, but
+ * for the rings: the kernel maps a ring's pages twice into the reader, and
+ * each page read counts twice in its RSS.
  */
 #define PS_BUFFER_DEFAULT_PER_CPU_KIB 32768u
 #define PS_BUFFER_DEFAULT_MAX_KIB (256u << 10)
-/* The ring's default: what one CPU's perf buffer gets (one flow's burst
- * lands on one CPU either way). Its pages are mapped twice into the
- * reader, so the capture's RSS grows by up to twice the ring. */
-#define PS_BUFFER_DEFAULT_RING_KIB PS_BUFFER_DEFAULT_PER_CPU_KIB
 struct ps_buffer_plan {
-	uint32_t per_cpu_kib; /* perf: each CPU's buffer */
-	uint32_t ring_kib;    /* ringbuf: the ring */
-	uint64_t total_kib;   /* perf: per_cpu_kib times the CPUs */
+	uint32_t per_cpu_kib; /* each CPU's buffer */
+	uint64_t total_kib;   /* per_cpu_kib times the CPUs */
 };
 /* total_kib 0: the default. ncpus: the CPUs with a buffer (online). Pure. */
 void ps_buffer_plan(uint32_t total_kib, int ncpus, long page_size, struct ps_buffer_plan *p);
@@ -209,7 +206,7 @@ void ps_buffer_plan(uint32_t total_kib, int ncpus, long page_size, struct ps_buf
  * the CPU that lost most (its sequence gaps); 0 when nothing was lost. An
  * estimate: the losses of one burst, not what a longer one needs.
  */
-uint64_t ps_ingest_buffer_hint(const struct ps_ingest *c, const struct ps_buffer_plan *p, bool ring,
+uint64_t ps_ingest_buffer_hint(const struct ps_ingest *c, const struct ps_buffer_plan *p,
 			       uint64_t lost);
 
 /* Perf buffer pages per CPU for a size in KiB: a power of two, >= 1. */

@@ -3,13 +3,20 @@
 #include "hooks.h"
 #include "sink.h"
 
-int ps_sink_comment(char *buf, size_t len, const struct ps_sink_pkt *p, const char *tag)
+int ps_sink_comment(char *buf, size_t len, const struct ps_sink_pkt *p, const char *tag,
+		    enum ps_comment_for f)
 {
 	const struct ps_meta *m = p->m;
 	const struct ps_who *who = p->who;
-	int n = snprintf(buf, len, "hook=%s cpu=%u queue=%u%s%s%s", ps_hook_name(m->hook), m->cpu,
-			 m->rx_queue, tag && *tag ? " " : "", tag ? tag : "",
-			 m->flags & PS_F_CLOCK_FALLBACK ? " clock=fallback" : "");
+	int n = f == PS_COMMENT_BLOCK ?
+			snprintf(buf, len, "cpu=%u", m->cpu) :
+			snprintf(buf, len, "hook=%s cpu=%u queue=%u", ps_hook_name(m->hook), m->cpu,
+				 m->rx_queue);
+
+	if (n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "%s%s%s", tag && *tag ? " " : "",
+			      tag ? tag : "",
+			      m->flags & PS_F_CLOCK_FALLBACK ? " clock=fallback" : "");
 
 	/* What the traced XDP program did: shown by every Wireshark, and
 	 * read back by -r. */

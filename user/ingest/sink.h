@@ -58,12 +58,21 @@ struct ps_sink {
 
 #define ps_sink_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
+/* Which words: all (a printed line), or those a pcapng block does not
+ * already carry: its interface (IDB) names the hook and the direction, its
+ * epb_queue the queue, so a block's comment leaves them out. */
+enum ps_comment_for {
+	PS_COMMENT_LINE,
+	PS_COMMENT_BLOCK,
+};
+
 /*
  * The words every output shows for a packet (the pcapng comment, -v's
  * annotation): hook, CPU, queue, the sampling tag, the clock's fallback,
  * an xdp-exit's verdict, a drop's reason and place, and whom it belongs
  * to (p->who and p->drop may be NULL). Returns what snprintf returns.
  */
-int ps_sink_comment(char *buf, size_t len, const struct ps_sink_pkt *p, const char *tag);
+int ps_sink_comment(char *buf, size_t len, const struct ps_sink_pkt *p, const char *tag,
+		    enum ps_comment_for f);
 
 #endif

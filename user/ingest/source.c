@@ -85,28 +85,23 @@ int ps_source_open_memory(struct ps_source *s, int cpu, void *area, size_t data_
 	return 0;
 }
 
-int ps_source_open_ring(struct ps_source *s, int ring_fd, uint32_t ring_bytes)
+/* Map the ring map fd of ring_bytes into s. 0 or -errno. */
+static int map_ring(struct ps_source *s, int fd, uint32_t ring_bytes)
 {
 	long page_size = sysconf(_SC_PAGESIZE);
-	int err;
 
-	source_reset(s);
-	s->kind = PS_SOURCE_RING;
-	s->fd = ring_fd; /* the map's: watched, never closed here */
 	/* The consumer's page, which we write, then the producer's page and
 	 * the data, mapped twice in a row by the kernel, read-only. */
-	s->pos_map = mmap(NULL, page_size, PROT_READ | PROT_WRITE, MAP_SHARED, ring_fd, 0);
+	s->pos_map = mmap(NULL, page_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (s->pos_map == MAP_FAILED) {
 		s->pos_map = NULL;
 		return -errno;
 	}
 	s->map_len = (size_t)page_size + 2 * (size_t)ring_bytes;
-	s->map = mmap(NULL, s->map_len, PROT_READ, MAP_SHARED, ring_fd, page_size);
+	s->map = mmap(NULL, s->map_len, PROT_READ, MAP_SHARED, fd, page_size);
 	if (s->map == MAP_FAILED) {
-		err = -errno;
 		s->map = NULL;
-		ps_source_close(s);
-		return err;
+		return -errno;
 	}
 	s->tail = s->pos_map;
 	s->head = s->map;
@@ -114,6 +109,29 @@ int ps_source_open_ring(struct ps_source *s, int ring_fd, uint32_t ring_bytes)
 	s->mask = ring_bytes - 1;
 	s->read = s->released = *s->tail;
 	return 0;
+}
+
+int ps_source_open_ring(struct ps_source *s, int cpu, int rings_fd, uint32_t ring_bytes)
+{
+	uint32_t key = (uint32_t)cpu;
+	int err;
+
+	source_reset(s);
+	s->kind = PS_SOURCE_RING;
+	s->cpu = cpu;
+	s->fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ps_ring", 0, 0, ring_bytes, NULL);
+	if (s->fd < 0) {
+		err = -errno;
+		s->fd = -1;
+		return err;
+	}
+	err = map_ring(s, s->fd, ring_bytes);
+	/* Last: the CPU's programs write into it from now on. */
+	if (!err && bpf_map_update_elem(rings_fd, &key, &s->fd, BPF_ANY))
+		err = -errno;
+	if (err)
+		ps_source_close(s);
+	return err;
 }
 
 void ps_source_close(struct ps_source *s)
@@ -124,7 +142,7 @@ void ps_source_close(struct ps_source *s)
 		munmap(s->map, s->map_len);
 	if (s->pos_map)
 		munmap(s->pos_map, page_size);
-	if (s->kind == PS_SOURCE_PERF && s->fd >= 0)
+	if (s->fd >= 0)
 		close(s->fd);
 	free(s->bounce);
 	source_reset(s);

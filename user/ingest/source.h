@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Where samples come from, read in place: the kernel's per-CPU perf
- * buffers (one source per CPU) or the one BPF ring buffer. A record is
+ * buffers or per-CPU BPF ring buffers (one source per CPU). A record is
  * handed out as a pointer into the mapped buffer, and the kernel may not
  * reuse its bytes until the ingest releases them, after every output has
  * taken them: that is what lets a packet go from the kernel's buffer to
@@ -35,8 +35,8 @@ enum ps_source_kind {
 
 struct ps_source {
 	enum ps_source_kind kind;
-	int fd;	 /* perf: the event; ring: the map */
-	int cpu; /* perf: its CPU; ring: -1 */
+	int fd;	 /* perf: the event; ring: the map (ours, closed with it) */
+	int cpu; /* its CPU */
 	void *map;
 	size_t map_len;
 	void *pos_map;			/* ring: the consumer's page (writable) */
@@ -73,8 +73,10 @@ int ps_source_open_perf(struct ps_source *s, int cpu, const struct perf_event_at
  * perf_event_mmap_page and then data_bytes (a power of two) of records,
  * laid out as the kernel lays them out. 0 or -ENOMEM. */
 int ps_source_open_memory(struct ps_source *s, int cpu, void *area, size_t data_bytes);
-/* Map the BPF ring buffer map ring_fd of ring_bytes. 0 or -errno. */
-int ps_source_open_ring(struct ps_source *s, int ring_fd, uint32_t ring_bytes);
+/* Make CPU cpu's BPF ring buffer of ring_bytes (a power of two, at least a
+ * page), map it, and put it in the ARRAY_OF_MAPS rings_fd at that CPU.
+ * 0 or -errno. */
+int ps_source_open_ring(struct ps_source *s, int cpu, int rings_fd, uint32_t ring_bytes);
 void ps_source_close(struct ps_source *s);
 
 /* Where the producer is now: a round reads up to it and no further. */

@@ -242,7 +242,7 @@ int ps_readers_start(struct ps_readers *t, int n, struct ps_source *src, int n_s
 	}
 	if (err)
 		goto fail;
-	pr_info("%d reader threads, %d perf buffers each at most\n", n, (n_src + n - 1) / n);
+	pr_info("%d reader threads, %d buffers each at most\n", n, (n_src + n - 1) / n);
 	return 0;
 fail:
 	pr_err("cannot start %d reader threads: %s\n", n, strerror(-err));

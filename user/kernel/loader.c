@@ -75,9 +75,9 @@ int ps_loader_events_fd(const struct ps_loader *l)
 	return l->skel ? bpf_map__fd(l->skel->maps.events) : -ENOENT;
 }
 
-int ps_loader_ring_fd(const struct ps_loader *l)
+int ps_loader_rings_fd(const struct ps_loader *l)
 {
-	return l->skel ? bpf_map__fd(l->skel->maps.ring) : -ENOENT;
+	return l->skel ? bpf_map__fd(l->skel->maps.rings) : -ENOENT;
 }
 
 int ps_loader_emit_state_fd(const struct ps_loader *l)
@@ -139,12 +139,12 @@ static void set_knobs(struct pktsample *skel, const struct ps_load_opts *o)
 /* Make an opened object use another loaded object's maps. */
 static int share_maps(struct pktsample *skel, const struct pktsample *from)
 {
-	struct bpf_map *const mine[] = { skel->maps.events,   skel->maps.ring,
+	struct bpf_map *const mine[] = { skel->maps.events,   skel->maps.rings,
 					 skel->maps.counters, skel->maps.emit_state,
 					 skel->maps.sampler,  skel->maps.pools,
 					 skel->maps.owners,   skel->maps.ctx_cgroups,
 					 skel->maps.ifaces };
-	const struct bpf_map *const theirs[] = { from->maps.events,   from->maps.ring,
+	const struct bpf_map *const theirs[] = { from->maps.events,   from->maps.rings,
 						 from->maps.counters, from->maps.emit_state,
 						 from->maps.sampler,  from->maps.pools,
 						 from->maps.owners,   from->maps.ctx_cgroups,
@@ -268,20 +268,19 @@ static int pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
 	return pick_trace_programs(skel, o);
 }
 
-/* Every map's size: the ring (a page when unused: the perf transport
- * leaves it be), the context's maps (a socket per entry; the cgroups
- * wanted), and per interface and hook the counters and pools. 0 or
- * -errno, logged. */
+/* Every map's size: the rings' array (a ring per possible CPU; the rings
+ * themselves are the ingest's to make, of any size: the kernel compares an
+ * inner ring with the template by type alone), the context's maps (a
+ * socket per entry; the cgroups wanted), and per interface and hook the
+ * counters and pools. 0 or -errno, logged. */
 static int size_maps(struct ps_loader *l, struct pktsample *skel, const struct ps_load_opts *o)
 {
 	uint32_t max_ifaces = o->max_ifaces ? o->max_ifaces : 1;
-	long page = sysconf(_SC_PAGESIZE);
 	int err;
 
-	err = bpf_map__set_max_entries(skel->maps.ring,
-				       o->ring_bytes ? o->ring_bytes : (uint32_t)page);
+	err = bpf_map__set_max_entries(skel->maps.rings, (uint32_t)l->ncpus);
 	if (err) {
-		pr_err("cannot size the ring buffer (%u bytes): %s\n", o->ring_bytes,
+		pr_err("cannot size the ring buffers' array (%d CPUs): %s\n", l->ncpus,
 		       strerror(-err));
 		return err;
 	}

@@ -60,7 +60,7 @@ struct ps_load_opts {
 	const struct ps_sampling *sampling; /* NULL: every matching packet */
 	const struct ps_filter *filter;	    /* NULL: no filter */
 	unsigned int transport;		    /* enum ps_transport */
-	uint32_t ring_bytes;		    /* ringbuf: the ring's size (ps_buffer_plan()) */
+	uint32_t ring_bytes;		    /* ringbuf: each CPU's ring (ps_buffer_plan()) */
 	/* With the XDP hook: which XDP programs. xdp_native: PS_PROG_XDP,
 	 * multi-buffer aware, for native attach; xdp_skb: PS_PROG_XDP_SKB, for
 	 * generic attach, where a multi-buffer program would make the kernel
@@ -107,7 +107,7 @@ struct bpf_program *ps_loader_prog(const struct ps_loader *l, enum ps_prog p);
 int ps_loader_prog_fd(const struct ps_loader *l, enum ps_prog p);
 struct bpf_object *ps_loader_object(const struct ps_loader *l);
 int ps_loader_events_fd(const struct ps_loader *l); /* PERF_EVENT_ARRAY */
-int ps_loader_ring_fd(const struct ps_loader *l);   /* RINGBUF */
+int ps_loader_rings_fd(const struct ps_loader *l);  /* ARRAY_OF_MAPS: CPU -> RINGBUF */
 /* Per-CPU struct ps_emit_state: sequence numbers and in-flight marks. */
 int ps_loader_emit_state_fd(const struct ps_loader *l);
 

@@ -221,7 +221,7 @@ static int printer_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
 	char comment[400];
 
 	if (pr->o.annotate)
-		ps_sink_comment(comment, sizeof(comment), p, pr->tag);
+		ps_sink_comment(comment, sizeof(comment), p, pr->tag, PS_COMMENT_LINE);
 	return ps_print_packet(pr, &(struct ps_print_pkt){
 					   .ts_ns = p->ts_ns,
 					   .linktype = p->t->linktype,

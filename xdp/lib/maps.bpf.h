@@ -47,11 +47,24 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } events SEC(".maps") __weak;
 
-/* --transport ringbuf only; the loader sizes it (a page when unused). */
-struct {
+/*
+ * --transport ringbuf: a BPF ring buffer per CPU, as the perf buffers are,
+ * so CPUs never contend for one ring's lock and each reader thread owns its
+ * rings. The loader sizes the array (possible CPUs) and the template (each
+ * ring's bytes; a page when unused); the ingest makes each online CPU's
+ * ring and puts it in (user/ingest/source.c).
+ */
+struct ps_ring_of_cpu {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);
-} ring SEC(".maps") __weak;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct ps_ring_of_cpu);
+} rings SEC(".maps") __weak;
 
 /* The captured interfaces: ifindex -> slot (include/pktsample.h). The
  * loader sizes it and the two arrays below; user space fills it. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * How a chosen packet leaves the kernel: the perf buffer, the kernel
- * appending the packet bytes (the default), or the BPF ring buffer
+ * appending the packet bytes (the default), or this CPU's BPF ring buffer
  * (--transport ringbuf).
  */
 #ifndef PS_OUTPUT_BPF_H
@@ -60,11 +60,14 @@ _Static_assert(PS_RING_PIECES *PS_LOAD_MAX >= PS_RING_CLASS_MAX,
 static __noinline long ps_ring_class(PS_CTX *ctx, struct ps_meta *meta, const __u32 room)
 {
 	struct ps_ring_rec *r;
-	__u32 cap = meta->cap_len;
+	__u32 cap = meta->cap_len, cpu = meta->cpu;
+	void *ring = bpf_map_lookup_elem(&rings, &cpu);
 	__u64 prod, len;
 	long err = 0;
 
-	r = bpf_ringbuf_reserve(&ring, sizeof(*meta) + room, 0);
+	if (!ring)
+		return -1; /* no ring for this CPU: counted as an output error */
+	r = bpf_ringbuf_reserve(ring, sizeof(*meta) + room, 0);
 	if (!r)
 		return -1; /* full: counted as an output error */
 	r->meta = *meta;
@@ -103,11 +106,12 @@ static __noinline long ps_ring_class(PS_CTX *ctx, struct ps_meta *meta, const __
 	 * wakeups: the reader keeps what it has read until it is written,
 	 * and what came meanwhile could leave the data above the mark when
 	 * the round gave its space back, so nothing crossed it again and the
-	 * buffer filled while the reader slept (bench/bulk.sh). A reservation
-	 * by another CPU between ours and the query can hide a crossing; the
-	 * next one wakes the reader then.
+	 * buffer filled while the reader slept (bench/bulk.sh). The ring is
+	 * this CPU's; a program that ran between our reservation and the
+	 * query (a tracepoint's, preempted) can hide a crossing, and the next
+	 * one wakes the reader then.
 	 */
-	prod = bpf_ringbuf_query(&ring, BPF_RB_PROD_POS);
+	prod = bpf_ringbuf_query(ring, BPF_RB_PROD_POS);
 	len = sizeof(*meta) + room + 8; /* and the record's header */
 	bpf_ringbuf_submit(r, ((prod - len) ^ prod) >= ring_wakeup_bytes ? BPF_RB_FORCE_WAKEUP :
 									   BPF_RB_NO_WAKEUP);
