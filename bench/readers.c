@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Reader scaling without the kernel: NCPUS simulated CPUs, each a perf
- * buffer in memory laid out as the kernel's and full of PER_CPU samples
- * of SIZE bytes, their times interleaved; the ingest reads them with
- * 1..T reader threads into a sink that takes each packet's bytes (sums
- * them, so nothing is optimised away). Reports records per second, and
- * the process's CPU seconds per million records, per thread count.
+ * buffer (or with -r a BPF ring) in memory laid out as the kernel's and
+ * full of PER_CPU samples of SIZE bytes, their times interleaved; the
+ * ingest reads them with 1..T reader threads into a sink that takes each
+ * packet's bytes (sums them, so nothing is optimised away). Reports
+ * records per second, and the process's CPU seconds per million records,
+ * per thread count.
  *
- *   bench_readers [-c NCPUS] [-n PER_CPU] [-s SIZE] [-t MAX_THREADS] [-o CSV]
+ *   bench_readers [-r] [-c NCPUS] [-n PER_CPU] [-s SIZE] [-t MAX_THREADS] [-o CSV]
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,11 +44,12 @@ static int sum_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
 
 static const struct ps_sink_ops sum_ops = { sum_packet, ps_test_sink_round, ps_test_sink_close };
 
-/* Fill one CPU's buffer (as much of n as fits). */
-static void fill(uint8_t *area, size_t data_bytes, int cpu, int n, uint32_t size)
+/* Fill one CPU's buffer, perf's or a ring's (as much of n as fits). */
+static void fill(uint8_t *area, size_t data_bytes, int cpu, int n, uint32_t size, bool ring)
 {
 	struct perf_event_mmap_page *up = (void *)area;
-	uint64_t pos = 0;
+	uint64_t *ring_pos = (void *)area, pos = 0;
+	uint8_t *data = ring ? (uint8_t *)(ring_pos + 2) : (uint8_t *)(up + 1);
 
 	for (int k = 0; k < n; k++) {
 		struct ps_meta m = {
@@ -60,11 +63,17 @@ static void fill(uint8_t *area, size_t data_bytes, int cpu, int n, uint32_t size
 			.hook = PS_HOOK_XDP,
 		};
 
-		if (!ps_test_perf_put((uint8_t *)(up + 1), data_bytes, &pos, &m, (uint8_t)k))
+		if (ring ? !ps_test_ring_put(data, data_bytes, &pos, &m, (uint8_t)k) :
+			   !ps_test_perf_put(data, data_bytes, &pos, &m, (uint8_t)k))
 			break;
 	}
-	up->data_head = pos;
-	up->data_tail = 0;
+	if (ring) {
+		ring_pos[0] = 0;
+		ring_pos[1] = pos;
+	} else {
+		up->data_head = pos;
+		up->data_tail = 0;
+	}
 }
 
 static double now_s(clockid_t id)
@@ -90,9 +99,13 @@ int main(int argc, char **argv)
 	uint32_t size = 64;
 	const char *csv = NULL;
 	FILE *out = NULL;
+	bool ring = false;
 
-	while ((opt = getopt(argc, argv, "c:n:s:t:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "rc:n:s:t:o:")) != -1) {
 		switch (opt) {
+		case 'r':
+			ring = true;
+			break;
 		case 'c':
 			ncpus = atoi(optarg);
 			break;
@@ -110,7 +123,8 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-c NCPUS] [-n PER_CPU] [-s SIZE] [-t MAX_THREADS] [-o CSV]\n",
+				"usage: %s [-r] [-c NCPUS] [-n PER_CPU] [-s SIZE] [-t MAX_THREADS] [-o "
+				"CSV]\n",
 				argv[0]);
 			return 2;
 		}
@@ -118,8 +132,8 @@ int main(int argc, char **argv)
 	if (csv && !(out = fopen(csv, "a")))
 		return perror(csv), 1;
 	base_ns = (uint64_t)(now_s(CLOCK_MONOTONIC) * 1e9) - 60000000000ull;
-	printf("| simulated CPUs | bytes | reader threads | records/s | CPU s per M records | records/s per CPU second |\n");
-	printf("|---|---|---|---|---|---|\n");
+	printf("| transport | simulated CPUs | bytes | reader threads | records/s | CPU s per M records | records/s per CPU second |\n");
+	printf("|---|---|---|---|---|---|---|\n");
 	for (int t = 1; t <= max_threads; t *= 2) {
 		size_t data_bytes = 1;
 		struct ps_target target = { .ifname = "sim", .ifindex = 5, .hook = PS_HOOK_XDP };
@@ -136,8 +150,9 @@ int main(int argc, char **argv)
 			return 1;
 		for (int cpu = 0; cpu < ncpus; cpu++) {
 			area[cpu] = calloc(1, sizeof(struct perf_event_mmap_page) + data_bytes);
-			fill(area[cpu], data_bytes, cpu, per_cpu, size);
-			if (ps_source_open_memory(&src[cpu], cpu, area[cpu], data_bytes))
+			fill(area[cpu], data_bytes, cpu, per_cpu, size, ring);
+			if (ring ? ps_source_open_ring_memory(&src[cpu], cpu, area[cpu], data_bytes) :
+				   ps_source_open_memory(&src[cpu], cpu, area[cpu], data_bytes))
 				return 1;
 		}
 		if (ps_ingest_open_sources(c, src, ncpus))
@@ -162,10 +177,11 @@ int main(int argc, char **argv)
 				(unsigned long long)c->order.late);
 			return 1;
 		}
-		printf("| %d | %u | %d | %.0f | %.3f | %.0f |\n", ncpus, size, t, v.n / wall,
-		       cpu / (v.n / 1e6), v.n / cpu);
+		printf("| %s | %d | %u | %d | %.0f | %.3f | %.0f |\n", ring ? "ring" : "perf", ncpus,
+		       size, t, v.n / wall, cpu / (v.n / 1e6), v.n / cpu);
 		if (out)
-			fprintf(out, "%d,%u,%d,%.0f,%.4f\n", ncpus, size, t, v.n / wall, cpu);
+			fprintf(out, "%s,%d,%u,%d,%.0f,%.4f\n", ring ? "ring" : "perf", ncpus, size,
+				t, v.n / wall, cpu);
 		ps_ingest_close(c, true);
 		close(c->emit_fd);
 		ps_ingest_free(c);

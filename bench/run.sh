@@ -26,11 +26,14 @@ echo
 echo
 "$top/bench/print.sh" "$build"
 echo
-echo "## 3. Reader threads, 16 simulated CPUs (perf buffers in memory)"
+echo "## 3. Reader threads, 16 simulated CPUs (perf buffers or BPF rings in memory)"
 echo
-for size in 64 1500; do
-	"$build/bench_readers" -c 16 -n 30000 -s "$size" -t 2 -o "$top/bench/out/readers.csv"
-	echo
+for ring in "" -r; do
+	for size in 64 1500; do
+		# shellcheck disable=SC2086 # "" or -r
+		"$build/bench_readers" $ring -c 16 -n 30000 -s "$size" -t 4 -o "$top/bench/out/readers.csv"
+		echo
+	done
 done
 if [ -z "${QUICK:-}" ]; then
 	"$top/bench/e2e.sh" "$build"

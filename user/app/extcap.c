@@ -74,7 +74,7 @@ static const char *const context_values[] = {
 	"on", "on: process, container, namespace", "off", "off", NULL,
 };
 static const char *const transport_values[] = {
-	"perf", "per-CPU perf buffers", "ringbuf", "one BPF ring buffer", NULL,
+	"perf", "per-CPU perf buffers", "ringbuf", "per-CPU BPF ring buffers", NULL,
 };
 
 void ps_extcap_print_config(FILE *f, const char *ifname)

@@ -85,6 +85,21 @@ int ps_source_open_memory(struct ps_source *s, int cpu, void *area, size_t data_
 	return 0;
 }
 
+int ps_source_open_ring_memory(struct ps_source *s, int cpu, void *area, size_t data_bytes)
+{
+	uint64_t *pos = area;
+
+	source_reset(s);
+	s->kind = PS_SOURCE_RING;
+	s->cpu = cpu;
+	s->tail = &pos[0];
+	s->head = &pos[1];
+	s->data = (uint8_t *)(pos + 2);
+	s->mask = data_bytes - 1;
+	s->read = s->released = *s->tail;
+	return 0;
+}
+
 /* Map the ring map fd of ring_bytes into s. 0 or -errno. */
 static int map_ring(struct ps_source *s, int fd, uint32_t ring_bytes)
 {

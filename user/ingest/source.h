@@ -73,6 +73,11 @@ int ps_source_open_perf(struct ps_source *s, int cpu, const struct perf_event_at
  * perf_event_mmap_page and then data_bytes (a power of two) of records,
  * laid out as the kernel lays them out. 0 or -ENOMEM. */
 int ps_source_open_memory(struct ps_source *s, int cpu, void *area, size_t data_bytes);
+/* A BPF ring in memory (benchmarks, tests): `area` holds the consumer's
+ * and the producer's positions (two uint64_t), then data_bytes (a power of
+ * two) of records as the kernel lays them out, none across the end (the
+ * kernel's double mapping makes every record whole). 0. */
+int ps_source_open_ring_memory(struct ps_source *s, int cpu, void *area, size_t data_bytes);
 /* Make CPU cpu's BPF ring buffer of ring_bytes (a power of two, at least a
  * page), map it, and put it in the ARRAY_OF_MAPS rings_fd at that CPU.
  * 0 or -errno. */

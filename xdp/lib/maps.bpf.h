@@ -50,9 +50,10 @@ struct {
 /*
  * --transport ringbuf: a BPF ring buffer per CPU, as the perf buffers are,
  * so CPUs never contend for one ring's lock and each reader thread owns its
- * rings. The loader sizes the array (possible CPUs) and the template (each
- * ring's bytes; a page when unused); the ingest makes each online CPU's
- * ring and puts it in (user/ingest/source.c).
+ * rings. The loader sizes the array (possible CPUs); the ingest makes each
+ * online CPU's ring, of that CPU's share of -B, and puts it in
+ * (user/ingest/source.c). The template's size is no constraint: the kernel
+ * matches an inner ring by its type.
  */
 struct ps_ring_of_cpu {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
