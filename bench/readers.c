@@ -151,7 +151,8 @@ int main(int argc, char **argv)
 		for (int cpu = 0; cpu < ncpus; cpu++) {
 			area[cpu] = calloc(1, sizeof(struct perf_event_mmap_page) + data_bytes);
 			fill(area[cpu], data_bytes, cpu, per_cpu, size, ring);
-			if (ring ? ps_source_open_ring_memory(&src[cpu], cpu, area[cpu], data_bytes) :
+			if (ring ? ps_source_open_ring_memory(&src[cpu], cpu, area[cpu],
+							      data_bytes) :
 				   ps_source_open_memory(&src[cpu], cpu, area[cpu], data_bytes))
 				return 1;
 		}
@@ -177,8 +178,8 @@ int main(int argc, char **argv)
 				(unsigned long long)c->order.late);
 			return 1;
 		}
-		printf("| %s | %d | %u | %d | %.0f | %.3f | %.0f |\n", ring ? "ring" : "perf", ncpus,
-		       size, t, v.n / wall, cpu / (v.n / 1e6), v.n / cpu);
+		printf("| %s | %d | %u | %d | %.0f | %.3f | %.0f |\n", ring ? "ring" : "perf",
+		       ncpus, size, t, v.n / wall, cpu / (v.n / 1e6), v.n / cpu);
 		if (out)
 			fprintf(out, "%s,%d,%u,%d,%.0f,%.4f\n", ring ? "ring" : "perf", ncpus, size,
 				t, v.n / wall, cpu);

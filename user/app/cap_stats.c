@@ -237,8 +237,8 @@ void cap_summary(struct ps_capture *cap)
 		sum.lost_to_write = sum.all.emitted > sum.written ? sum.all.emitted - sum.written :
 								    0;
 	}
-	sum.buffer_hint_kib =
-		ps_ingest_buffer_hint(cap->out.in, &cap->kern.bufs, sum.all.output_errors);
+	sum.buffer_hint_kib = ps_ingest_buffer_hint(cap->out.in, &cap->kern.bufs,
+						    sum.all.output_errors);
 	sum.n_cpus = ps_ingest_n_sources(cap->out.in);
 	ps_report_summary(text, sizeof(text), &sum);
 	ps_log_text(text);

@@ -853,7 +853,8 @@ void ps_ingest_report(const struct ps_ingest *c, bool ring)
 	for (int i = 0; i < c->n_src; i++)
 		if (c->src[i].corrupt)
 			pr_warn("%s buffer of CPU %d: %llu bytes were no record, skipped\n",
-				ring ? "ring" : "perf", c->src[i].cpu, (unsigned long long)c->src[i].corrupt);
+				ring ? "ring" : "perf", c->src[i].cpu,
+				(unsigned long long)c->src[i].corrupt);
 	if (st.rd.malformed || st.unknown)
 		pr_warn("%llu malformed and %llu unexpected samples ignored\n",
 			(unsigned long long)st.rd.malformed, (unsigned long long)st.unknown);

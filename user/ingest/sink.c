@@ -8,10 +8,9 @@ int ps_sink_comment(char *buf, size_t len, const struct ps_sink_pkt *p, const ch
 {
 	const struct ps_meta *m = p->m;
 	const struct ps_who *who = p->who;
-	int n = f == PS_COMMENT_BLOCK ?
-			snprintf(buf, len, "cpu=%u", m->cpu) :
-			snprintf(buf, len, "hook=%s cpu=%u queue=%u", ps_hook_name(m->hook), m->cpu,
-				 m->rx_queue);
+	int n = f == PS_COMMENT_BLOCK ? snprintf(buf, len, "cpu=%u", m->cpu) :
+					snprintf(buf, len, "hook=%s cpu=%u queue=%u",
+						 ps_hook_name(m->hook), m->cpu, m->rx_queue);
 
 	if (n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, "%s%s%s", tag && *tag ? " " : "",
