@@ -15,6 +15,8 @@
 #   pktsample-tc   pktsample -w --hook tc-ingress (the ingress hook alone)
 #   pktsample-tc-ring  the same through the BPF ring buffer
 #   pktsample-j2   pktsample -w -j 2: two reader threads
+#   pktsample-noctx pktsample -w --context off (no owner lookup, no owner
+#                  words in the file)
 #   pktsample-s100 pktsample --sample 100 -w
 #   pktsample-sflow pktsample --sample 100 --sflow 127.0.0.1 (no file; a UDP
 #                  sink in the namespace takes the datagrams)
@@ -95,6 +97,7 @@ run_one() {
 		pktsample-tc) extra+=(--hook tc-ingress) ;;
 		pktsample-tc-ring) extra+=(--hook tc-ingress --transport ringbuf) ;;
 		pktsample-j2) extra+=(-j 2) ;;
+		pktsample-noctx) extra+=(--context off) ;;
 		esac
 		# shellcheck disable=SC2206 # words, as on a command line
 		[ -n "${PS_ARGS:-}" ] && extra+=($PS_ARGS)

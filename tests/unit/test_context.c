@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cgroupfs.h"
 #include "container.h"
 #include "who.h"
 
@@ -140,12 +141,56 @@ static void small_buffers(void **state)
 	}
 }
 
+/* The words of what a packet says, and what ps_who_resolve() gave. */
+static void says(struct ps_who_table *t, const struct ps_meta *m, const char *want,
+		 const struct ps_who **got)
+{
+	char buf[256];
+
+	*got = ps_who_resolve(t, m);
+	assert_non_null(*got);
+	ps_who_format(*got, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+}
+
+/*
+ * The owner is put in words once per (socket, cgroup, pid, thread), and
+ * every packet still gets its own: packets of two kinds taking turns each
+ * get their words, and one like the previous gets the same answer back.
+ */
+static void owners_are_worded_once(void **state)
+{
+	struct ps_cgroup_index cg = { 0 }; /* no cgroup tree: no walks */
+	struct ps_who_table *t = ps_who_new(-1, &cg);
+	const struct ps_meta none = { .ctx = PS_CTX_NO_SOCKET };
+	const struct ps_meta l4 = { .ctx = PS_CTX_NOT_L4 };
+	const struct ps_meta cgroup = { .ctx = PS_CTX_NO_SOCKET, .cgroup_id = 4242 };
+	const struct ps_who *a, *b, *c;
+
+	(void)state;
+	assert_non_null(t);
+	for (int round = 0; round < 3; round++) {
+		says(t, &none, "owner=none:no-socket", &a);
+		says(t, &l4, "owner=none:not-tcp-udp", &b);
+		assert_ptr_not_equal(a, b);
+		says(t, &none, "owner=none:no-socket", &c);
+		/* A cgroup the tree does not have: asked again each time
+		 * (it may come), and still worded right. */
+		says(t, &cgroup, "owner=none:no-socket", &c);
+		says(t, &cgroup, "owner=none:no-socket", &c);
+	}
+	says(t, &none, "owner=none:no-socket", &a);
+	says(t, &none, "owner=none:no-socket", &b);
+	assert_ptr_equal(a, b);
+	ps_who_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(runtimes),	 cmocka_unit_test(pods_units_and_none),
 		cmocka_unit_test(matching),	 cmocka_unit_test(words),
-		cmocka_unit_test(small_buffers),
+		cmocka_unit_test(small_buffers), cmocka_unit_test(owners_are_worded_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,6 +78,7 @@ struct ps_who_table {
 	size_t n_names;
 	uint32_t gen; /* the memo's: from 1 */
 	struct memo memo[MEMO_SLOTS];
+	struct memo *last; /* the entry the previous packet found */
 };
 
 static uint64_t now_ns(void)
@@ -383,14 +384,24 @@ static bool resolve(struct ps_who_table *t, const struct ps_meta *m, struct ps_w
 	return !pending;
 }
 
+static bool memo_fits(const struct ps_who_table *t, const struct memo *e, const struct ps_meta *m)
+{
+	return e && e->gen == t->gen && e->ctx == m->ctx && e->cookie == m->sock_cookie &&
+	       e->cgroup == m->cgroup_id && e->pid == m->pid && e->tid == m->tid;
+}
+
 const struct ps_who *ps_who_resolve(struct ps_who_table *t, const struct ps_meta *m)
 {
-	struct memo *e = &t->memo[hash64(m->sock_cookie ^ m->cgroup_id ^ m->pid ^
-					 (uint64_t)m->tid << 32 ^ m->ctx) %
-				  MEMO_SLOTS];
+	struct memo *e;
 
-	if (e->gen == t->gen && e->ctx == m->ctx && e->cookie == m->sock_cookie &&
-	    e->cgroup == m->cgroup_id && e->pid == m->pid && e->tid == m->tid)
+	/* Runs of packets of one socket: the previous entry first. */
+	if (memo_fits(t, t->last, m))
+		return &t->last->who;
+	e = &t->memo[hash64(m->sock_cookie ^ m->cgroup_id ^ m->pid ^ (uint64_t)m->tid << 32 ^
+			    m->ctx) %
+		     MEMO_SLOTS];
+	t->last = e;
+	if (memo_fits(t, e, m))
 		return &e->who;
 	/* Resolving may scan, which starts a new generation: read after. */
 	e->gen = resolve(t, m, &e->who) ? t->gen : 0;

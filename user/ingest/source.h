@@ -13,10 +13,11 @@
  * everything before pos, which must be the start of a record not yet
  * written (or `read`).
  *
- * A perf record that wraps around the end of its buffer is copied whole
+ * A record that wraps around the end of its buffer (perf's, or a ring's:
+ * its data is mapped once, not twice as the kernel offers) is copied whole
  * into the source's bounce buffer: at most one such record per lap, and
  * the next can only come once it is released, so one bounce buffer is
- * enough. The BPF ring is mapped twice over by the kernel and never wraps.
+ * enough.
  */
 #ifndef PS_SOURCE_H
 #define PS_SOURCE_H
@@ -75,8 +76,8 @@ int ps_source_open_perf(struct ps_source *s, int cpu, const struct perf_event_at
 int ps_source_open_memory(struct ps_source *s, int cpu, void *area, size_t data_bytes);
 /* A BPF ring in memory (benchmarks, tests): `area` holds the consumer's
  * and the producer's positions (two uint64_t), then data_bytes (a power of
- * two) of records as the kernel lays them out, none across the end (the
- * kernel's double mapping makes every record whole). 0. */
+ * two) of records as the kernel lays them out, none across the end (it
+ * has no bounce buffer). 0. */
 int ps_source_open_ring_memory(struct ps_source *s, int cpu, void *area, size_t data_bytes);
 /* Make CPU cpu's BPF ring buffer of ring_bytes (a power of two, at least a
  * page), map it, and put it in the ARRAY_OF_MAPS rings_fd at that CPU.

@@ -182,16 +182,20 @@ bool ps_loader_has_xdp_vlan_meta(void)
 
 /*
  * pktsample's skeleton, on the object that references the VLAN metadata
- * kfunc where the kernel has it, else on the same object built without
- * the reference (CMakeLists.txt says why).
+ * kfunc for the one program that calls it (the XDP program bound to a
+ * device, o->xdp_dev_ifindex) where the kernel has it, else on the same
+ * object built without the reference (CMakeLists.txt says why). Every
+ * other loader's programs leave the call out (the vlan_meta knob), and
+ * the probe, which parses the kernel's BTF, is not made for them: a
+ * capture's start parsed it twice.
  */
-static struct pktsample *open_skeleton(void)
+static struct pktsample *open_skeleton(const struct ps_load_opts *o)
 {
 	struct pktsample *skel;
 	size_t size;
 	int err;
 
-	if (ps_loader_has_xdp_vlan_meta())
+	if (o->xdp_dev_ifindex && ps_loader_has_xdp_vlan_meta())
 		return pktsample__open();
 	skel = calloc(1, sizeof(*skel));
 	if (!skel)
@@ -356,7 +360,7 @@ int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
 	err = ps_splice_register();
 	if (err)
 		return err;
-	skel = open_skeleton();
+	skel = open_skeleton(o);
 	if (!skel) {
 		err = errno ? -errno : -EINVAL;
 		pr_err("cannot open the BPF object: %s\n", strerror(-err));
