@@ -243,6 +243,49 @@ static void rounds_on_a_simulated_kernel(void **state)
 	free(s);
 }
 
+/*
+ * A record passes the queue only when nothing is held and every other CPU
+ * is settled past it; then it counts as its CPU's delivery, so another
+ * CPU's later pass or push still lands in order.
+ */
+static void passes_only_what_is_final(void **state)
+{
+	struct ps_order o;
+	const struct ps_order_rec *r;
+
+	(void)state;
+	assert_int_equal(ps_order_init(&o, NCPU, 1 << 20), 0);
+	/* The others settled at 100: CPU 0's 50 and 100 pass, 101 does not. */
+	for (int cpu = 1; cpu < NCPU; cpu++)
+		ps_order_settle(&o, cpu, 100);
+	assert_true(ps_order_pass(&o, 0, 50));
+	assert_true(ps_order_pass(&o, 0, 100));
+	assert_false(ps_order_pass(&o, 0, 101));
+	/* Its floor rose with what passed: CPU 1 cannot pass 80 past it. */
+	assert_false(ps_order_pass(&o, 1, 80 + 100));
+	assert_true(ps_order_pass(&o, 1, 100));
+	/* One held record: nothing passes until it is handed out. */
+	push(&o, 2, 150, 1);
+	for (int cpu = 1; cpu < NCPU; cpu++)
+		ps_order_settle(&o, cpu, 1000);
+	ps_order_settle(&o, 0, 1000);
+	assert_false(ps_order_pass(&o, 3, 200));
+	r = ps_order_peek(&o);
+	assert_non_null(r);
+	assert_int_equal(r->ts, 150);
+	ps_order_pop(&o);
+	/* A floor that rose is seen: 900 passes now. */
+	assert_true(ps_order_pass(&o, 3, 900));
+	assert_int_equal(o.late, 0);
+	/* Passed after a later one: counted late, as a pop would be. */
+	ps_order_settle(&o, 3, 5000);
+	for (int cpu = 0; cpu < NCPU; cpu++)
+		ps_order_settle(&o, cpu, 5000);
+	assert_true(ps_order_pass(&o, 2, 800));
+	assert_int_equal(o.late, 1);
+	ps_order_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,6 +294,7 @@ int main(void)
 		cmocka_unit_test(refuses_past_the_memory_bound),
 		cmocka_unit_test(counts_what_comes_late),
 		cmocka_unit_test(rounds_on_a_simulated_kernel),
+		cmocka_unit_test(passes_only_what_is_final),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,13 +94,9 @@ int ps_context_start(struct ps_context *c, struct ps_loader *l)
 		pr_err("cannot set up the packets' context: %s\n", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	/* Then those that exist: made before, or not seen by it. A context
-	 * filter needs them in the kernel's map before the first packet;
-	 * otherwise the first packet of a socket no one knows has them looked
-	 * for (user/context/who.h), and a capture that meets none (a flood
-	 * without sockets) never walks every process's files. */
-	if (!c->knobs.filter)
-		return 0;
+	/* Then those that exist: made before, or not seen by it. Now, not
+	 * at a first packet: the scan enters the other namespaces processes
+	 * are in, which it may no longer do once privileges are dropped. */
 	found = ps_who_scan(c->who);
 	if (found >= 0)
 		pr_debug("context: %d existing sockets and their owners found\n", found);

@@ -137,12 +137,11 @@ static const uint8_t *frame_on_wire(struct ps_ingest *c, const struct ps_meta *m
 	return ps_frame_on_wire(m, pkt, frame, c->snaplen, cap_len, wire_len);
 }
 
-/* One placed sample out to every sink. A sink's error ends the capture;
- * the sinks after it do not get the packet, and it does not count as
- * written. */
-static void write_record(struct ps_ingest *c, const struct ps_order_rec *r)
+/* One placed sample out to every sink, with the samples its CPU lost
+ * before it. A sink's error ends the capture; the sinks after it do not get
+ * the packet, and it does not count as written. */
+static void write_ref(struct ps_ingest *c, const struct ps_ref *ref, uint64_t drops)
 {
-	const struct ps_ref *ref = (const struct ps_ref *)r->data;
 	const struct ps_meta *m = &ref->m;
 	struct ps_target *t = find_target(c, m->ifindex, m->hook);
 	struct ps_sink_pkt p = {
@@ -151,7 +150,7 @@ static void write_record(struct ps_ingest *c, const struct ps_order_rec *r)
 		.m = m,
 		.ts_ns = ps_clock_to_realtime(&c->clock, m->ts_ns),
 		.packet_id = ((uint64_t)m->cpu << 48) | (m->seq & 0xffffffffffffull),
-		.drops = r->drops,
+		.drops = drops,
 	};
 	struct ps_drop_words drop;
 
@@ -192,13 +191,16 @@ static void write_record(struct ps_ingest *c, const struct ps_order_rec *r)
 		set_done(c);
 }
 
-/* Drop the earliest held reference, freeing a copy nobody will write. */
-static void pop(struct ps_ingest *c, bool written)
+/* Write the earliest held record, or drop it freeing a copy nobody will
+ * write; then let it go. */
+static void pop(struct ps_ingest *c, bool write)
 {
 	const struct ps_order_rec *r = ps_order_peek(&c->order);
 	const struct ps_ref *ref = (const struct ps_ref *)r->data;
 
-	if (!written)
+	if (write)
+		write_ref(c, ref, r->drops);
+	else
 		free(ref->owned);
 	ps_order_pop(&c->order);
 }
@@ -206,11 +208,8 @@ static void pop(struct ps_ingest *c, bool written)
 /* Write the earliest held sample, placed or not: the merge is full. */
 static void force_one(struct ps_ingest *c)
 {
-	const struct ps_order_rec *r = ps_order_peek(&c->order);
-
-	if (!r)
+	if (!ps_order_peek(&c->order))
 		return;
-	write_record(c, r);
 	pop(c, true);
 	c->forced++;
 }
@@ -220,10 +219,8 @@ int ps_ingest_release(struct ps_ingest *c, bool all)
 	uint64_t wm = all ? UINT64_MAX : ps_order_watermark(&c->order);
 	const struct ps_order_rec *r;
 
-	while (!c->done && (r = ps_order_peek(&c->order)) && r->ts <= wm) {
-		write_record(c, r);
+	while (!c->done && (r = ps_order_peek(&c->order)) && r->ts <= wm)
 		pop(c, true);
-	}
 	return c->error;
 }
 
@@ -248,6 +245,14 @@ static void merge_sample(void *arg, const struct ps_ref *ref, uint64_t drops)
 		free(ref->owned);
 		return;
 	}
+	c->received++;
+	c->received_bytes += ref->bytes;
+	/* Nothing held, and no other CPU can still deliver an earlier one:
+	 * out now, not through the queue. */
+	if (ps_order_pass(&c->order, (int)ref->m.cpu, ref->m.ts_ns)) {
+		write_ref(c, ref, drops);
+		return;
+	}
 	while (!(r = ps_order_reserve(&c->order, (int)ref->m.cpu, sizeof(*ref)))) {
 		if (!ps_order_peek(&c->order) || c->done) { /* out of memory, nothing held */
 			if (!c->done)
@@ -261,16 +266,18 @@ static void merge_sample(void *arg, const struct ps_ref *ref, uint64_t drops)
 	r->drops = drops;
 	memcpy(r->data, ref, sizeof(*ref));
 	ps_order_commit(&c->order, r);
-	c->received++;
-	c->received_bytes += ref->bytes;
 }
 
 static void merge_mark(void *arg, int cpu, uint64_t settle, int src, uint64_t read)
 {
 	struct ps_ingest *c = arg;
 
-	if (settle)
+	/* What settling made final goes now: the next samples may pass. */
+	if (settle) {
 		ps_order_settle(&c->order, cpu, settle);
+		if (ps_order_peek(&c->order))
+			ps_ingest_release(c, false);
+	}
 	if (src >= 0 && src < c->n_src)
 		c->src_seen[src] = read;
 }
@@ -840,6 +847,7 @@ void ps_ingest_stats(const struct ps_ingest *c, struct ps_ingest_stats *st)
 		.lost = ps_ingest_lost_total(c),
 		.peak_held = c->order.peak_held,
 		.late = c->order.late,
+		.passed = c->order.passed,
 		.n_src = c->n_src,
 	};
 	reader_counts(c, &st->rd, NULL);
@@ -862,10 +870,11 @@ void ps_ingest_report(const struct ps_ingest *c, bool ring)
 		pr_warn("%llu packets written before their place in time was certain "
 			"(the reorder memory was full); the file may be out of order\n",
 			(unsigned long long)st.forced);
-	pr_info("merge: %llu rounds, at most %llu KiB held, %llu packets out of order, "
-		"%llu copied out of a full buffer\n",
-		(unsigned long long)st.rounds, (unsigned long long)st.peak_held >> 10,
-		(unsigned long long)st.late, (unsigned long long)st.unpinned);
+	pr_info("merge: %llu rounds, %llu packets handed on unheld, at most %llu KiB held, %llu "
+		"packets out of order, %llu copied out of a full buffer\n",
+		(unsigned long long)st.rounds, (unsigned long long)st.passed,
+		(unsigned long long)st.peak_held >> 10, (unsigned long long)st.late,
+		(unsigned long long)st.unpinned);
 	if (ring)
 		pr_info("ring buffer: %llu sequence gaps\n", (unsigned long long)st.rd.seq_gaps);
 	else

@@ -87,6 +87,7 @@ struct ps_ingest_stats {
 	uint64_t lost; /* perf: what the kernel reported lost (PERF_RECORD_LOST) */
 	struct ps_reader_counts rd;
 	uint64_t peak_held, late; /* the merge: bytes held at most, out of order */
+	uint64_t passed;	  /* the merge: handed on without being held */
 	int n_src;
 };
 
@@ -188,8 +189,8 @@ bool ps_ingest_done(const struct ps_ingest *c);
  * transfer was captured whole from 8 MiB per CPU, but a million 1500-byte
  * frames at 480 MB/s lost 3-5 % there, 0-1 % from 16 MiB, none from 32 MiB
  * (bench/bulk.sh, bench/e2e.sh). Kernel memory, locked; not the RSS, but
- * for the rings: the kernel maps a ring's pages twice into the reader, and
- * each page read counts twice in its RSS.
+ * for the rings: a ring's pages are mapped into the reader and count in
+ * its RSS.
  */
 #define PS_BUFFER_DEFAULT_PER_CPU_KIB 32768u
 #define PS_BUFFER_DEFAULT_MAX_KIB (256u << 10)

@@ -17,6 +17,7 @@ int ps_order_init(struct ps_order *o, int ncpus, size_t max_held)
 	}
 	o->nq = ncpus;
 	o->max_held = max_held;
+	o->pass_cpu = -1;
 	return 0;
 }
 
@@ -133,8 +134,10 @@ void ps_order_commit(struct ps_order *o, struct ps_order_rec *r)
 	o->records++;
 	if (o->held > o->peak_held)
 		o->peak_held = o->held;
-	if (r->ts > q->floor)
+	if (r->ts > q->floor) {
 		q->floor = r->ts;
+		o->floors_gen++;
+	}
 	if (was_empty) {
 		o->heap[o->nheap] = (int)r->cpu;
 		sift_up(o, o->nheap++);
@@ -143,8 +146,39 @@ void ps_order_commit(struct ps_order *o, struct ps_order_rec *r)
 
 void ps_order_settle(struct ps_order *o, int cpu, uint64_t t)
 {
+	if (t > o->q[cpu].floor) {
+		o->q[cpu].floor = t;
+		o->floors_gen++;
+	}
+}
+
+bool ps_order_pass(struct ps_order *o, int cpu, uint64_t t)
+{
+	if (o->nheap)
+		return false;
+	/* Computed again only when a floor rose or the CPU changed: in a
+	 * flood on one CPU, once a round. */
+	if (o->pass_cpu != cpu || o->pass_gen != o->floors_gen) {
+		uint64_t wm = UINT64_MAX;
+
+		for (int i = 0; i < o->nq; i++)
+			if (i != cpu && o->q[i].floor < wm)
+				wm = o->q[i].floor;
+		o->pass_wm = wm;
+		o->pass_cpu = cpu;
+		o->pass_gen = o->floors_gen;
+	}
+	if (t > o->pass_wm)
+		return false;
+	if (t < o->last_ts)
+		o->late++;
+	else
+		o->last_ts = t;
+	/* Its own floor: no other CPU's pass depends on it until then. */
 	if (t > o->q[cpu].floor)
 		o->q[cpu].floor = t;
+	o->passed++;
+	return true;
 }
 
 uint64_t ps_order_watermark(const struct ps_order *o)

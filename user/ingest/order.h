@@ -6,9 +6,7 @@
  *
  * Each CPU's samples arrive in the order that CPU stamped them: one program
  * runs at a time per CPU, and it stamps and emits a sample before the next
- * one starts. Perf buffers are per CPU; the one BPF ring interleaves CPUs in
- * reservation order, which the ingest splits by the CPU each record
- * names. So each queue is sorted, and the merge only has to know when the
+ * one starts, into that CPU's perf buffer or ring. So each queue is sorted, and the merge only has to know when the
  * head of the earliest queue is final: when no CPU can still deliver a
  * sample stamped earlier. That is each CPU's floor, and the watermark is
  * the lowest floor. A CPU's floor rises in two ways:
@@ -40,6 +38,7 @@
 #ifndef PS_ORDER_H
 #define PS_ORDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +59,10 @@ struct ps_order_queue {
 struct ps_order {
 	struct ps_order_queue *q;
 	int nq;
+	/* ps_order_pass(): the lowest floor but pass_cpu's, while no floor
+	 * has risen since (floors_gen). */
+	uint64_t floors_gen, pass_gen, pass_wm;
+	int pass_cpu;
 	int *heap; /* the non-empty queues, earliest head first */
 	int nheap;
 	size_t held; /* bytes of records held */
@@ -68,6 +71,7 @@ struct ps_order {
 	uint64_t peak_held;
 	uint64_t last_ts; /* the last record handed out */
 	uint64_t late;	  /* records handed out after a later-stamped one */
+	uint64_t passed;  /* records ps_order_pass() handed out unheld */
 };
 
 /* 0 or -ENOMEM. max_held: the most record bytes held at once. */
@@ -86,6 +90,15 @@ void ps_order_commit(struct ps_order *o, struct ps_order_rec *r);
 void ps_order_settle(struct ps_order *o, int cpu, uint64_t t);
 /* The lowest floor: every held record stamped at or before it is final. */
 uint64_t ps_order_watermark(const struct ps_order *o);
+
+/*
+ * A record stamped t from cpu, handed out at once instead of held: true
+ * when nothing is held and no other CPU can still deliver a record stamped
+ * before t (their floors are past it), so that the merge is a copy where
+ * one CPU has the data and the others are settled. The record then counts
+ * as delivered (cpu's floor rises to t) and as handed out.
+ */
+bool ps_order_pass(struct ps_order *o, int cpu, uint64_t t);
 
 /* The earliest held record, or NULL. */
 const struct ps_order_rec *ps_order_peek(const struct ps_order *o);

@@ -325,14 +325,35 @@ static void mark_cpus(struct ps_reader *r, int k, bool marks, uint64_t settle_at
  * buffer was read after that, so the merge has all it will ever get from
  * that CPU before now - skew.
  */
+/*
+ * Before any buffer is read: the CPUs whose mark is clear and whose buffer
+ * is empty are settled at once, so that the merge can hand the other CPUs'
+ * samples straight on as they are read (ps_order_pass()), where it would
+ * hold them for the round's end. The same reasoning as mark_cpus(): the
+ * mark was read clear, then the buffer found read to its end.
+ */
+static void settle_idle(struct ps_reader *r, uint64_t settle_at)
+{
+	for (int k = 0; k < r->n_srcs; k++) {
+		struct ps_source *s = &r->src[r->srcs[k]];
+
+		if (s->cpu >= 0 && s->cpu < r->ncpus && !r->emit[s->cpu].in_flight &&
+		    ps_source_head(s) == s->read)
+			r->out.mark(r->out.arg, s->cpu, settle_at, r->srcs[k], s->read);
+	}
+}
+
 void ps_reader_round(struct ps_reader *r, bool *in_flight)
 {
 	uint64_t now = ps_clock_mono_ns();
 	bool marks = read_marks(r);
+	uint64_t settle_at = now > ORDER_SKEW_NS ? now - ORDER_SKEW_NS : 0;
 
 	*in_flight = !marks;
 	if (r->failed)
 		return;
+	if (marks)
+		settle_idle(r, settle_at);
 	for (int k = 0; k < r->n_srcs; k++) {
 		const struct ps_source *s = &r->src[r->srcs[k]];
 		bool to_end = consume(r, k);
@@ -343,5 +364,5 @@ void ps_reader_round(struct ps_reader *r, bool *in_flight)
 				r->cpu_read[cpu] = to_end;
 	}
 	for (int k = 0; k < r->n_srcs; k++)
-		mark_cpus(r, k, marks, now > ORDER_SKEW_NS ? now - ORDER_SKEW_NS : 0, in_flight);
+		mark_cpus(r, k, marks, settle_at, in_flight);
 }
