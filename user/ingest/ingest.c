@@ -137,9 +137,8 @@ static const uint8_t *frame_on_wire(struct ps_ingest *c, const struct ps_meta *m
 	return ps_frame_on_wire(m, pkt, frame, c->snaplen, cap_len, wire_len);
 }
 
-/* One placed sample out to every sink, with the samples its CPU lost
- * before it. A sink's error ends the capture; the sinks after it do not get
- * the packet, and it does not count as written. */
+/* One placed sample (and its CPU's losses before it) out to every sink. A
+ * sink's error ends the capture: the later sinks miss it; it is not written. */
 static void write_ref(struct ps_ingest *c, const struct ps_ref *ref, uint64_t drops)
 {
 	const struct ps_meta *m = &ref->m;
@@ -191,8 +190,7 @@ static void write_ref(struct ps_ingest *c, const struct ps_ref *ref, uint64_t dr
 		set_done(c);
 }
 
-/* Write the earliest held record, or drop it freeing a copy nobody will
- * write; then let it go. */
+/* Write the earliest held record, or free a copy nobody will write; pop it. */
 static void pop(struct ps_ingest *c, bool write)
 {
 	const struct ps_order_rec *r = ps_order_peek(&c->order);
@@ -240,6 +238,12 @@ static void merge_sample(void *arg, const struct ps_ref *ref, uint64_t drops)
 	struct ps_ingest *c = arg;
 	struct ps_order_rec *r;
 
+	/* What marks made final goes first, once: this one may then pass. */
+	if (c->settled) {
+		c->settled = false;
+		if (ps_order_peek(&c->order))
+			ps_ingest_release(c, false);
+	}
 	if (c->done || !find_target(c, ref->m.ifindex, ref->m.hook)) {
 		c->unknown += !c->done;
 		free(ref->owned);
@@ -247,8 +251,7 @@ static void merge_sample(void *arg, const struct ps_ref *ref, uint64_t drops)
 	}
 	c->received++;
 	c->received_bytes += ref->bytes;
-	/* Nothing held, and no other CPU can still deliver an earlier one:
-	 * out now, not through the queue. */
+	/* Nothing held, no other CPU can deliver an earlier one: out now. */
 	if (ps_order_pass(&c->order, (int)ref->m.cpu, ref->m.ts_ns)) {
 		write_ref(c, ref, drops);
 		return;
@@ -272,11 +275,9 @@ static void merge_mark(void *arg, int cpu, uint64_t settle, int src, uint64_t re
 {
 	struct ps_ingest *c = arg;
 
-	/* What settling made final goes now: the next samples may pass. */
 	if (settle) {
 		ps_order_settle(&c->order, cpu, settle);
-		if (ps_order_peek(&c->order))
-			ps_ingest_release(c, false);
+		c->settled = true;
 	}
 	if (src >= 0 && src < c->n_src)
 		c->src_seen[src] = read;
@@ -627,8 +628,7 @@ int ps_ingest_open_ring(struct ps_ingest *c, int rings_fd, int emit_fd, uint32_t
 	if (online)
 		ps_online_cpus(online, c->ncpus);
 	for (; !err && cpu < c->ncpus; cpu++) {
-		if (!online[cpu]) {
-			/* No ring and no program: it holds nothing back. */
+		if (!online[cpu]) { /* no ring, no program: it holds nothing back */
 			ps_order_settle(&c->order, cpu, UINT64_MAX);
 			continue;
 		}

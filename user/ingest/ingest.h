@@ -68,6 +68,7 @@ struct ps_ingest {
 	uint64_t unpinned;	 /* copied out of a buffer more than half full */
 	uint64_t rounds;
 	uint64_t unknown; /* samples from an (ifindex, hook) not ours */
+	bool settled;	  /* a CPU was settled since the last sample came */
 	/* The outputs (user/ingest/sink.h), each packet to each in this order. */
 	struct ps_sink *sinks[PS_MAX_SINKS];
 	int n_sinks;
