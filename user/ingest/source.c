@@ -205,6 +205,19 @@ static inline void prefetch_next(const struct ps_source *s)
 	__builtin_prefetch(next + 64);
 }
 
+/* len bytes at offset off of the data: in place, or copied whole into the
+ * bounce buffer where they wrap around its end. */
+static const uint8_t *whole(struct ps_source *s, uint64_t off, uint64_t len)
+{
+	uint64_t room = s->mask + 1 - off;
+
+	if (len <= room)
+		return s->data + off;
+	memcpy(s->bounce, s->data + off, room);
+	memcpy(s->bounce + room, s->data, len - room);
+	return s->bounce;
+}
+
 static enum ps_source_next perf_next(struct ps_source *s, uint64_t upto, struct ps_source_rec *rec)
 {
 	while (s->read < upto) {
@@ -213,7 +226,7 @@ static enum ps_source_next perf_next(struct ps_source *s, uint64_t upto, struct 
 		 * header never wraps, the rest may. */
 		const struct perf_event_header *h = (const void *)(s->data + off);
 		uint32_t size = h->size;
-		const uint8_t *p = (const uint8_t *)h;
+		const uint8_t *p;
 
 		if (size < sizeof(*h) || size % 8) {
 			/* The kernel writes whole, aligned records: what is
@@ -224,13 +237,7 @@ static enum ps_source_next perf_next(struct ps_source *s, uint64_t upto, struct 
 		}
 		if (s->read + size > upto)
 			break; /* upto was a budget, not the producer: next time */
-		if (off + size > s->mask + 1) {
-			size_t first = s->mask + 1 - off;
-
-			memcpy(s->bounce, p, first);
-			memcpy(s->bounce + first, s->data, size - first);
-			p = s->bounce;
-		}
+		p = whole(s, off, size);
 		rec->pos = s->read;
 		s->read += size;
 		prefetch_next(s);
@@ -252,20 +259,6 @@ static enum ps_source_next perf_next(struct ps_source *s, uint64_t upto, struct 
 	return PS_SOURCE_END;
 }
 
-/* A ring record's sample, at pos: in place, or copied whole into the
- * bounce buffer where it wraps around the end of the data (mapped once).
- * Headers are 8 bytes at 8-byte offsets: they never wrap. */
-static const uint8_t *ring_body(struct ps_source *s, uint64_t pos, uint32_t len)
-{
-	uint64_t off = (pos + BPF_RINGBUF_HDR_SZ) & s->mask, room = s->mask + 1 - off;
-
-	if (len <= room)
-		return s->data + off;
-	memcpy(s->bounce, s->data + off, room);
-	memcpy(s->bounce + room, s->data, len - room);
-	return s->bounce;
-}
-
 static enum ps_source_next ring_next(struct ps_source *s, uint64_t upto, struct ps_source_rec *rec)
 {
 	while (s->read < upto) {
@@ -280,7 +273,9 @@ static enum ps_source_next ring_next(struct ps_source *s, uint64_t upto, struct 
 		s->read += size;
 		prefetch_next(s);
 		if (!(len & BPF_RINGBUF_DISCARD_BIT)) {
-			rec->raw = ring_body(s, rec->pos, len);
+			/* Its data is mapped once: the sample may wrap (the
+			 * 8-byte header at an 8-byte offset never does). */
+			rec->raw = whole(s, (rec->pos + BPF_RINGBUF_HDR_SZ) & s->mask, len);
 			rec->size = len;
 			return PS_SOURCE_SAMPLE;
 		}
