@@ -195,6 +195,16 @@ def main():
             "iface lo\nsample x\n", "bogus\n", "print yes\nsflow\n"]):
         write("config", i, text.encode())
 
+    # webcfg: exporter-toolkit's web configuration, good and bad.
+    bcrypt = "$2y$10$7EqJtq98hPqEX7fNZaFWoOhi5BWX4Z3Z1ZK/1d2ZbLWKpoLVXj5Ge"
+    for i, text in enumerate([
+            "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+            "basic_auth_users:\n  prometheus: " + bcrypt + "\n",
+            "{basic_auth_users: {a: '" + bcrypt + "', b: \"" + bcrypt + "\"}}\n",
+            "---\n~\n", "tls_server_config:\n  client_auth_type: x\n",
+            "basic_auth_users:\n  - a\n", "a: &x 1\nb: *x\n"]):
+        write("webcfg", i, text.encode())
+
 
 if __name__ == "__main__":
     main()

@@ -4,9 +4,14 @@
 # drop hook, exporting sFlow, serves them on 127.0.0.1 in the capture
 # namespace while 500 frames to a closed port arrive: promtool accepts the
 # text, the numbers are the frames sent, a real Prometheus scrapes them and
-# answers a query with them, a client that says nothing holds up neither
-# the capture nor the next scrape, other paths and methods get 404 and 405,
-# and a bad or taken address is refused in one line with nothing attached.
+# answers a query with them. Clients as they come on a network: one that
+# says nothing, one that trickles its request a byte every 1.5 s, one that
+# never ends its headers: they hold up neither the capture nor any scrape
+# (each answered within 1 s meanwhile), and the two that start a request
+# are cut off at its deadline. 64 concurrent scrapes are all answered, a
+# 100 kB request line gets 414, other paths and methods 404 and 405, and a
+# bad or taken address is refused in one line with nothing attached.
+# (TLS and basic authentication: it_metrics_web.sh.)
 source "$(dirname "$0")/lib.sh"
 need_tools promtool prometheus curl python3
 
@@ -30,11 +35,62 @@ in_cap python3 -c 'import socket, time
 s = socket.create_connection(("127.0.0.1", '"$PORT"')); time.sleep(30)' &
 SILENT=$!
 PIDS+=("$SILENT")
+# Two that start a request and never end it: MODE trickle sends a byte
+# every 1.5 s, stall its first line and then nothing. Each writes how its
+# connection ended, and after how long, to $WORK/MODE.out.
+hostile() {
+	in_cap python3 -c 'import socket, sys, time
+mode, port = sys.argv[1], int(sys.argv[2])
+req = b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"y" * 100
+s = socket.create_connection(("127.0.0.1", port))
+s.settimeout(1.5)
+t0, got = time.time(), None
+if mode == "stall":
+    s.sendall(req[:16])
+for i in range(len(req)):
+    try:
+        if mode == "trickle":
+            s.send(req[i:i + 1])
+        got = s.recv(200)
+        break
+    except socket.timeout:
+        continue
+    except OSError as e:
+        got = str(e).encode()
+        break
+print("%s after %.1f s: %r" % (mode, time.time() - t0, got))' "$1" "$PORT" >"$WORK/$1.out" &
+	PIDS+=($!)
+}
+hostile trickle
+hostile stall
 in_peer "$PSGEN" -i "$PEERIF" --src 192.0.2.2 --dst 192.0.2.1 --dst-mac "$MAC" -n 500 >/dev/null
 sleep 1.5 # a new text every second
-in_cap curl -s --max-time "$(scaled 5)" "$URL" >"$WORK/m.txt" ||
-	fail "a scrape with a silent client connected: $(cat "$WORK/ps.err")"
+in_cap curl -sS --max-time "$(scaled 5)" "$URL" >"$WORK/m.txt" 2>"$WORK/curl.err" ||
+	fail "a scrape with a silent client connected: $(cat "$WORK/curl.err" "$WORK/ps.err")"
 ok "a client that says nothing holds up no scrape"
+for i in 1 2 3 4 5; do
+	code=$(in_cap curl -s -o /dev/null -w '%{http_code}' --max-time "$(scaled 1)" "$URL" || true)
+	assert_eq 200 "$code" "scrape $i of 5 answered within 1 s while two clients trickle and stall"
+	sleep 0.3
+done
+codes=$(seq 64 | in_cap xargs -P 64 -I{} curl -s -o /dev/null -w '%{http_code}\n' \
+	--max-time "$(scaled 10)" "$URL" | sort | uniq -c | awk '{print $2 "x" $1}' | xargs)
+assert_eq "200x64" "$codes" "64 concurrent scrapes: all answered"
+line=$(in_cap python3 -c 'import socket
+s = socket.create_connection(("127.0.0.1", '"$PORT"'))
+s.sendall(b"GET /metrics?" + b"a" * 100000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+print(s.recv(100).split(b"\r\n")[0].decode())')
+assert_eq "HTTP/1.1 414 URI Too Long" "$line" "a 100 kB request line: 414"
+# Cut off at the deadline (5 s, checked every second), not held for as
+# long as they like: closed, with no answer.
+for mode in trickle stall; do
+	for _ in $(seq $((300 * PS_TIME_SCALE))); do
+		[ -s "$WORK/$mode.out" ] && break
+		sleep 0.1
+	done
+	assert_match "^$mode after [0-9.]+ s: (b''|.*reset.*)$" "$(cat "$WORK/$mode.out")" \
+		"a client that $([ $mode = trickle ] && echo "trickles its request" || echo "never ends its headers"): cut off at the deadline"
+done
 promtool check metrics <"$WORK/m.txt" >"$WORK/promtool.out" 2>&1 ||
 	fail "promtool check metrics: $(cat "$WORK/promtool.out")"
 ok "promtool check metrics accepts the text"

@@ -63,7 +63,8 @@ assert_eq "$WORK/root/usr/sbin/pktsample" "$(readlink -f "$link")" \
 	fail "cpack failed"
 deb=$(ls "$WORK"/deb/pktsample_*_amd64.deb 2>/dev/null | head -1)
 [ -n "$deb" ] || fail "no .deb made"
-assert_eq "libbpf1, libxdp1, libpcap0.8, libelf1, zlib1g, libc6" "$(dpkg-deb -f "$deb" Depends)" \
+assert_eq "libbpf1, libxdp1, libpcap0.8, libelf1, zlib1g, libmicrohttpd12, libyaml-0-2, libcrypt1, libc6" \
+	"$(dpkg-deb -f "$deb" Depends)" \
 	"the .deb depends on the libraries pktsample links"
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for f in ./usr/sbin/pktsample ./usr/share/man/man8/pktsample.8.gz \

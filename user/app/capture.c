@@ -26,6 +26,32 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 	cap_run_init(&cap->run);
 }
 
+/* cfg's --metrics-web-config into web (none: zero). -errno, logged with
+ * tail after the reason. */
+static int read_web_config(const struct ps_capture_cfg *cfg, struct ps_webcfg *web,
+			   const char *tail)
+{
+	char why[400];
+	int err;
+
+	if (!cfg->metrics_web_config)
+		return 0;
+	err = ps_webcfg_load(cfg->metrics_web_config, web, why, sizeof(why));
+	if (err)
+		pr_err("bad --metrics-web-config %s%s\n", why, tail);
+	return err;
+}
+
+/* --metrics' server for cfg: its web configuration read, then its port.
+ * -errno, logged with why's tail. */
+static int open_metrics(struct ps_metrics *m, const struct ps_capture_cfg *cfg, const char *why)
+{
+	struct ps_webcfg web = { 0 };
+	int err = read_web_config(cfg, &web, why);
+
+	return err ? err : ps_metrics_open(m, &cfg->metrics_addr, &web);
+}
+
 int ps_capture_setup(struct ps_capture *cap)
 {
 	int err;
@@ -57,7 +83,7 @@ int ps_capture_setup(struct ps_capture *cap)
 		err = cap_open_loop(cap);
 	/* Before anything is attached: a port that is taken is one line. */
 	if (!err && cap->cfg.metrics)
-		err = ps_metrics_open(cap->stats.metrics, &cap->cfg.metrics_addr);
+		err = open_metrics(cap->stats.metrics, &cap->cfg, "");
 	if (!err)
 		err = cap_attach_all(cap);
 	if (!err)
@@ -91,6 +117,8 @@ int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 	struct ps_metrics *m = cap_stats_spare_metrics(&cap->stats);
 	struct ps_sampling smp = cfg->smp;
 	struct ps_reload_diff diff;
+	static const char keep[] = "; keeping the running configuration";
+	struct ps_webcfg web = { 0 };
 	int err = 0;
 
 	ps_reload_diff(&cap->cfg, cap->filter ? cap->filter->expr : NULL, cfg,
@@ -104,11 +132,12 @@ int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 	/* What can fail comes first, and leaves everything as it was: the
 	 * metrics' new socket (opened, not yet used), then new programs. */
 	m->fd = -1;
-	if (diff.metrics && cfg->metrics) {
-		err = ps_metrics_open(m, &cfg->metrics_addr);
-		if (err)
-			return err;
-	}
+	if (diff.metrics && cfg->metrics)
+		err = open_metrics(m, cfg, keep);
+	else if (cfg->metrics) /* read at every reload: a renewed certificate is taken */
+		err = read_web_config(cfg, &web, keep);
+	if (err)
+		return err;
 	if (diff.programs) {
 		smp.seed = cap->smp.seed; /* which flows are chosen stays the same */
 		err = cap_swap_programs(cap, filter, &smp);
@@ -122,11 +151,14 @@ int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 		}
 		if (err) {
 			ps_metrics_close(m);
+			ps_webcfg_free(&web);
 			return err;
 		}
 	}
 	if (diff.metrics)
 		cap_stats_serve_from(&cap->stats, m);
+	else if (cfg->metrics && ps_metrics_reconfigure(cap->stats.metrics, &web))
+		pr_warn("metrics keep their TLS and users of before\n");
 	/* sFlow's new sockets: a collector that cannot be reached is said,
 	 * and sFlow goes on to the ones it had, the rest applied. */
 	if (cap->out.sflow && ps_sflowexp_reconfigure(cap->out.sflow, &cfg->sflow))
@@ -137,6 +169,7 @@ int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 	cap->cfg.stats_ms = cfg->stats_ms;
 	cap->cfg.metrics = cfg->metrics;
 	cap->cfg.metrics_addr = cfg->metrics_addr;
+	cap->cfg.metrics_web_config = cfg->metrics_web_config;
 	cap->cfg.context = cfg->context; /* the same, with strings that live on */
 	cap->cfg.file.output = cfg->file.output;
 	cap->cfg.file.postrotate_cmd = cfg->file.postrotate_cmd;

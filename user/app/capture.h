@@ -24,6 +24,7 @@
 #include "runloop.h"
 #include "loader.h"
 #include "metrics.h"
+#include "metrics_http.h"
 #include "printer.h"
 #include "sampling.h"
 #include "sflow.h"

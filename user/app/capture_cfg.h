@@ -38,16 +38,17 @@ struct ps_capture_cfg {
 	uint32_t buffer_kib;	/* -B: all buffers together; 0: the default */
 	uint32_t threads;	/* -j: reader threads; 0: the default */
 	uint32_t snaplen;
-	uint64_t count;		      /* -c; 0: no limit */
-	uint64_t duration_ms;	      /* 0: none */
-	uint64_t stats_ms;	      /* --stats; 0: none */
-	bool metrics;		      /* --metrics: serve the counters ... */
-	struct ps_addr metrics_addr;  /* ... there */
-	bool no_promisc;	      /* -p */
-	struct ps_sampling smp;	      /* the seed is the capture's own */
-	struct ps_capfile_cfg file;   /* -w and rotation; output NULL: no file */
-	struct ps_sflow_config sflow; /* n_collectors 0: no sFlow */
-	bool print;		      /* print the packets */
+	uint64_t count;			/* -c; 0: no limit */
+	uint64_t duration_ms;		/* 0: none */
+	uint64_t stats_ms;		/* --stats; 0: none */
+	bool metrics;			/* --metrics: serve the counters ... */
+	struct ps_addr metrics_addr;	/* ... there */
+	const char *metrics_web_config; /* ... with TLS and users; NULL */
+	bool no_promisc;		/* -p */
+	struct ps_sampling smp;		/* the seed is the capture's own */
+	struct ps_capfile_cfg file;	/* -w and rotation; output NULL: no file */
+	struct ps_sflow_config sflow;	/* n_collectors 0: no sFlow */
+	bool print;			/* print the packets */
 	struct ps_print_opts print_opts;
 	bool line_buffered;	       /* -l */
 	bool reader_may_leave;	       /* as an extcap: the FIFO closing ends it */

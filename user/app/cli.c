@@ -491,6 +491,7 @@ enum {
 	KEY_SFLOW_COUNTERS,
 	KEY_SFLOW_BURST,
 	KEY_METRICS,
+	KEY_METRICS_WEB_CONFIG,
 	KEY_MAX_IFACES,
 	KEY_CONFIG,
 	KEY_FILTER
@@ -648,6 +649,9 @@ static const struct cli_opt cli_opts[] = {
 	  "print a line of counters to stderr every TIME", set_stats, LIVE },
 	{ "metrics", KEY_METRICS, required_argument, "ADDR:PORT",
 	  "serve the counters for Prometheus on http://ADDR:PORT/metrics", set_metrics, LIVE },
+	{ "metrics-web-config", KEY_METRICS_WEB_CONFIG, required_argument, "FILE",
+	  "TLS and basic auth for --metrics, as exporters' web-config.yml", STR(metrics_web_config),
+	  LIVE },
 	{ "epb-verdict", KEY_EPB_VERDICT, no_argument, NULL,
 	  "write each packet's verdict (epb_verdict; Wireshark 4.0's editors corrupt it)",
 	  FLAG(epb_verdict), LIVE },

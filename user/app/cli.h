@@ -88,16 +88,17 @@ struct ps_opts {
 	const char *config; /* --config FILE */
 	bool dump_filter;   /* -d: print the translation and exit */
 	/* Sampling, after the filter: at most one of the three modes. */
-	unsigned int sample_mode;    /* the user's choice: enum ps_sample_mode */
-	uint64_t sample_n;	     /* random, count, flow: 1 in N */
-	uint64_t sample_interval_ms; /* clock */
-	bool sample_mode_given;	     /* --sample-mode was used */
-	bool sample_count;	     /* --sample-mode count */
-	uint64_t max_rate;	     /* packets/s per CPU; 0 = no cap */
-	uint64_t stats_ms;	     /* --stats period; 0 = off */
-	bool metrics;		     /* --metrics: serve the counters ... */
-	struct ps_addr metrics_addr; /* ... there */
-	bool epb_verdict;	     /* write each packet's verdict (epb_verdict) */
+	unsigned int sample_mode;	/* the user's choice: enum ps_sample_mode */
+	uint64_t sample_n;		/* random, count, flow: 1 in N */
+	uint64_t sample_interval_ms;	/* clock */
+	bool sample_mode_given;		/* --sample-mode was used */
+	bool sample_count;		/* --sample-mode count */
+	uint64_t max_rate;		/* packets/s per CPU; 0 = no cap */
+	uint64_t stats_ms;		/* --stats period; 0 = off */
+	bool metrics;			/* --metrics: serve the counters ... */
+	struct ps_addr metrics_addr;	/* ... there */
+	const char *metrics_web_config; /* ... with TLS and users (webcfg.h) */
+	bool epb_verdict;		/* write each packet's verdict (epb_verdict) */
 	/* Long captures: tcpdump's -C, -G, -W, -z, -Z. */
 	uint64_t file_size;	      /* -C, in bytes; 0 = off */
 	uint64_t rotate_seconds;      /* -G; 0 = off */

@@ -60,6 +60,8 @@ static int check_given(const struct ps_opts *o, char *err, size_t errlen)
 	if (o->filter_expr && (o->filter_file || o->n_filter_words))
 		return ps_fail(err, errlen,
 			       "give the filter once: --filter, -F or the words after the options");
+	if (o->metrics_web_config && !o->metrics)
+		return ps_fail(err, errlen, "--metrics-web-config needs --metrics ADDR:PORT");
 	return 0;
 }
 

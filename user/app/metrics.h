@@ -4,20 +4,15 @@
  * exposition format (version 0.0.4) on http://ADDR:PORT/metrics.
  *
  * The text is made by a pure function from a view of the counters
- * (ps_metrics_format, unit-tested, checked by promtool). The capture
- * publishes a fresh text once a second (ps_metrics_publish); a thread of
- * the server's own answers the scrapes from the latest one, so a slow or
- * silent client never holds up the capture, and the capture never waits
- * for a scrape.
+ * (ps_metrics_format, unit-tested, checked by promtool); the capture
+ * publishes a fresh one once a second, and metrics_http.h serves it.
  */
 #ifndef PS_METRICS_H
 #define PS_METRICS_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "addr.h"
 #include "pktsample.h"
 #include "report.h"
 
@@ -46,22 +41,5 @@ struct ps_metrics_view {
  * it was cut.
  */
 size_t ps_metrics_format(char *buf, size_t len, const struct ps_metrics_view *v);
-
-struct ps_metrics {
-	int fd; /* listening; -1 */
-	pthread_t thread;
-	bool running;
-	pthread_mutex_t lock;
-	char *body; /* the latest text (malloc'ed), under lock */
-	size_t body_len;
-	uint64_t scrapes; /* answered, under lock */
-};
-
-/* Listen on addr; -errno, logged (the port is taken, say). */
-int ps_metrics_open(struct ps_metrics *m, const struct ps_addr *addr);
-/* The text scrapes get from now on; m takes body (malloc'ed). */
-void ps_metrics_publish(struct ps_metrics *m, char *body, size_t len);
-/* Stop answering and let go of everything; safe when never opened. */
-void ps_metrics_close(struct ps_metrics *m);
 
 #endif

@@ -18,6 +18,7 @@ void ps_options_capture_cfg(const struct ps_opts *o, struct ps_capture_cfg *c)
 		.buffer_kib = o->buffer_kib, .threads = o->threads, .snaplen = o->snaplen,
 		.count = o->count, .duration_ms = o->duration_ms, .stats_ms = o->stats_ms,
 		.metrics = o->metrics, .metrics_addr = o->metrics_addr,
+		.metrics_web_config = o->metrics_web_config,
 		.no_promisc = o->no_promisc,
 		.file = {
 			.output = o->output, .file_size = o->file_size,

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# --metrics-web-config: TLS and basic authentication, configured as
+# Prometheus' exporters are (tls_server_config, basic_auth_users with a
+# bcrypt hash; the certificate named relative to the file). With a test
+# certificate: curl --cacert gets the text with the right password; a
+# wrong one, an unknown user and none get 401 with Basic's challenge;
+# plain HTTP gets no answer; a real Prometheus scrapes it over TLS with
+# basic auth. SIGHUP with --config takes a new web configuration (no
+# users) on the same port, and keeps the running one when the new file is
+# bad. Bad input: one line, nothing attached.
+source "$(dirname "$0")/lib.sh"
+need_tools openssl curl python3 prometheus promtool
+
+env_up
+in_cap ip link set lo up
+PORT=9652
+URL=https://localhost:$PORT/metrics
+mkdir -p "$WORK/web"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+	-subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 \
+	-keyout "$WORK/web/server.key" -out "$WORK/web/server.crt" 2>/dev/null ||
+	fail "openssl could not make a test certificate"
+HASH=$(python3 -W ignore -c 'import crypt
+print(crypt.crypt("s3cret", crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1 << 10)))')
+cat >"$WORK/web/web.yml" <<EOF
+# As node_exporter's --web.config.file takes it.
+tls_server_config:
+  cert_file: server.crt
+  key_file: server.key
+basic_auth_users:
+  prometheus: '$HASH'
+EOF
+cat >"$WORK/cap.conf" <<EOF
+iface $CAPIF
+write $WORK/cap.pcapng
+metrics 127.0.0.1:$PORT
+metrics-web-config $WORK/web/web.yml
+EOF
+start_capture --config "$WORK/cap.conf"
+scrape() { in_cap curl -s --cacert "$WORK/web/server.crt" --resolve "localhost:$PORT:127.0.0.1" "$@"; }
+code() { scrape -o /dev/null -w '%{http_code}' "$@" "$URL"; }
+
+scrape -u prometheus:s3cret "$URL" >"$WORK/m.txt"
+assert_match "pktsample_packets_seen_total\{interface=\"$CAPIF\",hook=\"tc-ingress\"\}" \
+	"$(cat "$WORK/m.txt")" "TLS, the right password: the text"
+promtool check metrics <"$WORK/m.txt" >"$WORK/promtool.out" 2>&1 ||
+	fail "promtool check metrics: $(cat "$WORK/promtool.out")"
+ok "promtool check metrics accepts it"
+assert_eq 401 "$(code -u prometheus:wrong)" "a wrong password: 401"
+assert_eq 401 "$(code -u nobody:s3cret)" "an unknown user: 401"
+assert_eq 401 "$(code)" "no credentials: 401"
+assert_match "WWW-Authenticate: Basic realm=\"pktsample\"" "$(scrape -D - -o /dev/null "$URL")" \
+	"401 says how to authenticate"
+assert_eq 200 "$(code -u prometheus:s3cret)" "the right password again (remembered): 200"
+rc=0
+in_cap curl -s -o /dev/null --max-time "$(scaled 5)" "http://127.0.0.1:$PORT/metrics" || rc=$?
+[ "$rc" != 0 ] || fail "plain HTTP on the TLS port was answered"
+ok "plain HTTP on the TLS port: no answer (curl exit $rc)"
+
+# A real Prometheus, over TLS with basic auth.
+cat >"$WORK/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: pktsample
+    scheme: https
+    tls_config:
+      ca_file: $WORK/web/server.crt
+      server_name: localhost
+    basic_auth:
+      username: prometheus
+      password: s3cret
+    static_configs:
+      - targets: ['127.0.0.1:$PORT']
+EOF
+"$TESTENV" exec "$ENV" cap -- prometheus --config.file="$WORK/prometheus.yml" \
+	--storage.tsdb.path="$WORK/tsdb" --web.listen-address=127.0.0.1:9090 \
+	>"$WORK/prometheus.log" 2>&1 &
+PIDS+=($!)
+up=
+for _ in $(seq $((300 * PS_TIME_SCALE))); do
+	up=$(in_cap curl -s --get --data-urlencode 'query=up{job="pktsample"}' \
+		http://127.0.0.1:9090/api/v1/query 2>/dev/null | python3 -c 'import json, sys
+r = json.load(sys.stdin)["data"]["result"]
+print(r[0]["value"][1] if r else "")' 2>/dev/null || true)
+	[ "$up" = 1 ] && break
+	sleep 0.1
+done
+assert_eq 1 "$up" "Prometheus scrapes it over TLS with basic auth"
+
+# Reload: a new file without users, the same port: served without them.
+reload() {
+	local n
+	n=$(grep -c "configuration read again\|keeping the running" "$WORK/ps.err" || true)
+	kill -HUP "$PS_PID"
+	for _ in $(seq $((100 * PS_TIME_SCALE))); do
+		[ "$(grep -c "configuration read again\|keeping the running" "$WORK/ps.err")" -gt "$n" ] &&
+			return 0
+		sleep 0.05
+	done
+	fail "no word of the reload: $(cat -A "$WORK/ps.err")"
+}
+sed -i '/^basic_auth_users:/,$d' "$WORK/web/web.yml"
+reload
+assert_eq 200 "$(code)" "reload: a web configuration without users, served without them"
+# A bad one: said in one line, the running one kept.
+echo "  client_auth_type: RequireAndVerifyClientCert" >>"$WORK/web/web.yml"
+reload
+assert_match "bad --metrics-web-config $WORK/web/web.yml: line 5: client_auth_type: not supported" \
+	"$(cat "$WORK/ps.err")" "reload: a key pktsample does not do is refused by name"
+assert_eq 200 "$(code)" "reload: after a bad web configuration, the running one serves"
+stop_capture INT
+assert_eq 0 "$PS_RC" "exit 0 on SIGINT"
+assert_nothing_attached
+
+# Bad input: one line each, nothing attached.
+bad() { # EXPECTED_RC PATTERN DESCRIPTION ARGS...
+	local want=$1 pattern=$2 what=$3 rc=0
+	shift 3
+	in_cap "$PKTSAMPLE" -i "$CAPIF" -w "$WORK/bad.pcapng" --duration 5 "$@" >/dev/null \
+		2>"$WORK/bad.err" || rc=$?
+	assert_eq "$want|1" "$rc|$(grep -c . "$WORK/bad.err")" "$what: exit $want, one line"
+	assert_match "$pattern" "$(cat "$WORK/bad.err")" "$what: says why"
+	assert_nothing_attached
+}
+bad 2 "--metrics-web-config needs --metrics" "--metrics-web-config alone" \
+	--metrics-web-config "$WORK/web/web.yml"
+bad 1 "nosuch.yml: No such file" "a web configuration that is not there" \
+	--metrics "127.0.0.1:$PORT" --metrics-web-config "$WORK/nosuch.yml"
+printf 'basic_auth_users:\n  prometheus: plaintext\n' >"$WORK/plain.yml"
+bad 1 "line 2: basic_auth_users: prometheus's password is not a bcrypt hash" \
+	"a password that is not a bcrypt hash" \
+	--metrics "127.0.0.1:$PORT" --metrics-web-config "$WORK/plain.yml"
+printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: nosuch.key\n' >"$WORK/web/nokey.yml"
+bad 1 "cannot read $WORK/web/nosuch.key" "a key file that is not there" \
+	--metrics "127.0.0.1:$PORT" --metrics-web-config "$WORK/web/nokey.yml"
