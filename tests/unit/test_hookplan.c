@@ -151,6 +151,33 @@ static void an_interface_that_comes_later(void **state)
 	assert_int_equal(p.missing, PS_HOOKS_XDP_TRACE);
 }
 
+/* A reload's hook settings weighed by what they mean for the interfaces
+ * there are: the default written out, or reordered, changes nothing; a
+ * different set, or one the loaded programs do not cover, does. */
+static void settings_that_mean_the_same(void **state)
+{
+	const struct ps_device veth = dev("v0", ARPHRD_ETHER, "veth", 1, IFF_UP),
+			       lo = dev("lo", ARPHRD_LOOPBACK, "", 0, IFF_UP | IFF_LOOPBACK);
+	const struct ps_hook_have both[] = { { &veth, TC_IN | TC_OUT, false },
+					     { &lo, TC_OUT, false } },
+				  one[] = { { &veth, TC_IN | TC_OUT, false } };
+	const struct ps_hooks_loaded tc = { TC_IN | TC_OUT, { false, false } };
+	const struct ps_hook_opts tc_both = { true, TC_IN | TC_OUT, PS_XDP_AUTO },
+				  tc_in = { true, TC_IN, PS_XDP_AUTO },
+				  xdp = { true, XDP | TC_OUT, PS_XDP_AUTO };
+
+	(void)state;
+	assert_true(ps_hook_plan_keeps(one, 1, &defaults, &tc));
+	assert_true(ps_hook_plan_keeps(one, 1, &tc_both, &tc));
+	assert_false(ps_hook_plan_keeps(one, 1, &tc_in, &tc));
+	/* No program for XDP: not for those that come either. */
+	assert_false(ps_hook_plan_keeps(NULL, 0, &xdp, &tc));
+	assert_false(ps_hook_plan_keeps(NULL, 0, &tc_both, NULL));
+	/* lo has tc-egress alone by default: "both" is a change there. */
+	assert_true(ps_hook_plan_keeps(both, 2, &defaults, &tc));
+	assert_false(ps_hook_plan_keeps(both, 2, &tc_both, &tc));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +185,7 @@ int main(void)
 		cmocka_unit_test(hooks_as_asked),
 		cmocka_unit_test(around_an_xdp_program),
 		cmocka_unit_test(an_interface_that_comes_later),
+		cmocka_unit_test(settings_that_mean_the_same),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

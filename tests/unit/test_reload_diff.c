@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 #include "reload_diff.h"
@@ -29,8 +30,9 @@ static void diff(const struct ps_capture_cfg *b, const char *fa, const char *fb,
 		 struct ps_reload_diff *d)
 {
 	const struct ps_capture_cfg a = base();
+	const struct ps_reload_run run = { &a, fa, NULL, 0, NULL };
 
-	ps_reload_diff(&a, fa, b, fb, d);
+	ps_reload_diff(&run, b, fb, d);
 }
 
 /* Settings that need new maps, files or outputs, one at a time. */
@@ -197,9 +199,45 @@ static void live_settings(void **state)
 		c.sflow.counters_s = 5;
 		c.sflow.burst = 3;
 		c.sflow.header_bytes = 256;
-		ps_reload_diff(&a, NULL, &c, NULL, &d);
+		const struct ps_reload_run run = { &a, NULL, NULL, 0, NULL };
+
+		ps_reload_diff(&run, &c, NULL, &d);
 		assert_null(d.restart);
 	}
+}
+
+/* Hooks written otherwise, meaning the same on the interfaces there are:
+ * no restart, and the new settings taken; meaning otherwise: a restart. */
+static void hooks_by_what_they_mean(void **state)
+{
+	struct ps_device veth = { .ifindex = 7, .flags = 1, .arphrd = 1, .xdp_native = 1 };
+	const unsigned int both = PS_HOOK_BIT(PS_HOOK_TC_INGRESS) | PS_HOOK_BIT(PS_HOOK_TC_EGRESS);
+	const struct ps_hook_have have[] = { { &veth, both, false } };
+	const struct ps_hooks_loaded loaded = { both, { false, false } };
+	struct ps_capture_cfg a = base(), b = base();
+	const struct ps_reload_run run = { &a, NULL, have, 1, &loaded };
+	struct ps_reload_diff d;
+
+	(void)state;
+	snprintf(veth.name, sizeof(veth.name), "v0");
+	snprintf(veth.driver, sizeof(veth.driver), "veth");
+	/* Running with "hook tc-egress,tc-ingress", the new one without. */
+	a.hooks_given = true;
+	a.hooks = both;
+	ps_reload_diff(&run, &b, NULL, &d);
+	assert_null(d.restart);
+	assert_true(d.hooks);
+	/* The same set, given: nothing to take. */
+	b.hooks_given = true;
+	b.hooks = both;
+	ps_reload_diff(&run, &b, NULL, &d);
+	assert_null(d.restart);
+	assert_false(d.hooks);
+	/* Another set: a restart. */
+	b.hooks = PS_HOOK_BIT(PS_HOOK_TC_INGRESS);
+	ps_reload_diff(&run, &b, NULL, &d);
+	assert_non_null(d.restart);
+	assert_string_equal(d.restart, "hook (or direction)");
 }
 
 int main(void)
@@ -208,6 +246,7 @@ int main(void)
 		cmocka_unit_test(restart_settings_are_named),
 		cmocka_unit_test(filter_and_sampling_swap_programs),
 		cmocka_unit_test(live_settings),
+		cmocka_unit_test(hooks_by_what_they_mean),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

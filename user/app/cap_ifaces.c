@@ -138,6 +138,7 @@ static int resolve_one(struct ps_capture *cap, int i, bool later)
 		return -EINVAL;
 	}
 	f->hooks = plan.hooks;
+	f->later = later;
 	if (later) {
 		/* The programs are loaded: what they do not cover is not
 		 * done, and said. */

@@ -121,8 +121,22 @@ int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 	struct ps_webcfg web = { 0 };
 	int err = 0;
 
-	ps_reload_diff(&cap->cfg, cap->filter ? cap->filter->expr : NULL, cfg,
-		       filter ? filter->expr : NULL, &diff);
+	const struct ps_hooks_loaded loaded = {
+		cap->kern.hooks, { cap->kern.xdp_loaded[0], cap->kern.xdp_loaded[1] }
+	};
+	struct ps_hook_have *have = calloc((size_t)cap->ifaces.ifs_room + 1, sizeof(*have));
+	struct ps_reload_run run = { &cap->cfg, cap->filter ? cap->filter->expr : NULL, have, 0,
+				     &loaded };
+
+	if (!have)
+		return -ENOMEM;
+	for (int i = 0; i < cap->ifaces.ifs_room; i++)
+		if (cap->ifaces.ifs[i].ifindex)
+			have[run.n_have++] = (struct ps_hook_have){ &cap->ifaces.ifs[i].dev,
+								    cap->ifaces.ifs[i].hooks,
+								    cap->ifaces.ifs[i].later };
+	ps_reload_diff(&run, cfg, filter ? filter->expr : NULL, &diff);
+	free(have);
 	if (diff.restart) {
 		pr_err("the new configuration changes %s, which needs a restart; keeping the "
 		       "running one\n",
@@ -170,6 +184,10 @@ int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 	cap->cfg.metrics = cfg->metrics;
 	cap->cfg.metrics_addr = cfg->metrics_addr;
 	cap->cfg.metrics_web_config = cfg->metrics_web_config;
+	/* Written otherwise, meaning the same here: the new ones for those
+	 * that come. */
+	cap->cfg.hooks = cfg->hooks;
+	cap->cfg.hooks_given = cfg->hooks_given;
 	cap->cfg.context = cfg->context; /* the same, with strings that live on */
 	cap->cfg.file.output = cfg->file.output;
 	cap->cfg.file.postrotate_cmd = cfg->file.postrotate_cmd;

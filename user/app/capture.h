@@ -47,6 +47,7 @@ struct ps_cap_iface {
 	int linktype;		   /* PS_LINKTYPE_*, as tcpdump's */
 	enum ps_xdp_mode xdp_mode; /* auto resolved for the device */
 	unsigned int hooks;	   /* its hooks */
+	bool later;		   /* it came after the start */
 	/* For native XDP where the driver hands XDP the VLAN tag it strips:
 	 * the program bound to the device (shares the main loader's maps);
 	 * skel NULL elsewhere. */

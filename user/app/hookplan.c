@@ -38,3 +38,18 @@ void ps_hook_plan(const struct ps_device *d, const struct ps_hook_opts *o,
 		p->missing |= PS_HOOK_BIT(PS_HOOK_XDP);
 	p->hooks &= ~p->missing;
 }
+
+bool ps_hook_plan_keeps(const struct ps_hook_have *have, size_t n, const struct ps_hook_opts *o,
+			const struct ps_hooks_loaded *loaded)
+{
+	struct ps_hook_plan p;
+
+	if (o->hooks_given && (!loaded || (o->hooks & ~loaded->hooks)))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		ps_hook_plan(have[i].dev, o, have[i].later ? loaded : NULL, &p);
+		if (p.hooks != have[i].hooks)
+			return false;
+	}
+	return true;
+}

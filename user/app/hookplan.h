@@ -45,4 +45,21 @@ struct ps_hook_plan {
 void ps_hook_plan(const struct ps_device *d, const struct ps_hook_opts *o,
 		  const struct ps_hooks_loaded *later, struct ps_hook_plan *p);
 
+/* What an interface of a running capture has: a reload's hook settings
+ * are weighed against it. */
+struct ps_hook_have {
+	const struct ps_device *dev;
+	unsigned int hooks; /* the hooks it has */
+	bool later;	    /* it came after the start */
+};
+
+/*
+ * Would o give every interface in have[0..n) the hooks it has, and an
+ * interface that comes later hooks that loaded covers (NULL: none
+ * loaded)? Then a reload to o changes no hook: "hook tc-ingress,tc-egress"
+ * on a veth means what no hook line means.
+ */
+bool ps_hook_plan_keeps(const struct ps_hook_have *have, size_t n, const struct ps_hook_opts *o,
+			const struct ps_hooks_loaded *loaded);
+
 #endif

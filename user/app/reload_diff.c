@@ -22,11 +22,20 @@ static bool same_context(const struct ps_context_cfg *a, const struct ps_context
 	       same_str(a->cgroup, b->cgroup) && same_str(a->container, b->container);
 }
 
+/* Are a's and b's hook settings written alike? */
+static bool same_hooks(const struct ps_capture_cfg *a, const struct ps_capture_cfg *b)
+{
+	return a->hooks_given == b->hooks_given && (!a->hooks_given || a->hooks == b->hooks);
+}
+
 /* The hooks, their modes and the buffers: what the programs and maps were
  * loaded and attached with. */
-static const char *kernel_setting(const struct ps_capture_cfg *a, const struct ps_capture_cfg *b)
+static const char *kernel_setting(const struct ps_reload_run *run, const struct ps_capture_cfg *b)
 {
-	if (a->hooks_given != b->hooks_given || (a->hooks_given && a->hooks != b->hooks))
+	const struct ps_capture_cfg *a = run->cfg;
+	const struct ps_hook_opts o = { b->hooks_given, b->hooks, b->xdp_mode };
+
+	if (!same_hooks(a, b) && !ps_hook_plan_keeps(run->have, run->n_have, &o, run->loaded))
 		return "hook (or direction)";
 	if (a->xdp_mode != b->xdp_mode || a->xdp_attach != b->xdp_attach)
 		return "xdp-mode or xdp-attach";
@@ -44,10 +53,11 @@ static const char *kernel_setting(const struct ps_capture_cfg *a, const struct p
 
 /* The first setting of b that the running capture cannot take from a
  * without new maps, files or outputs; NULL if there is none. */
-static const char *needs_restart(const struct ps_capture_cfg *a, const struct ps_capture_cfg *b)
+static const char *needs_restart(const struct ps_reload_run *run, const struct ps_capture_cfg *b)
 {
+	const struct ps_capture_cfg *a = run->cfg;
 	const struct ps_sampling *x = &a->smp, *y = &b->smp;
-	const char *what = kernel_setting(a, b);
+	const char *what = kernel_setting(run, b);
 
 	if (what)
 		return what;
@@ -78,12 +88,14 @@ static bool same_sampling(const struct ps_sampling *a, const struct ps_sampling 
 	       a->max_rate == b->max_rate;
 }
 
-void ps_reload_diff(const struct ps_capture_cfg *run, const char *run_filter,
-		    const struct ps_capture_cfg *next, const char *next_filter,
-		    struct ps_reload_diff *d)
+void ps_reload_diff(const struct ps_reload_run *run, const struct ps_capture_cfg *next,
+		    const char *next_filter, struct ps_reload_diff *d)
 {
+	const struct ps_capture_cfg *a = run->cfg;
+
 	d->restart = needs_restart(run, next);
-	d->programs = !same_str(run_filter, next_filter) || !same_sampling(&run->smp, &next->smp);
-	d->metrics = run->metrics != next->metrics ||
-		     memcmp(&run->metrics_addr, &next->metrics_addr, sizeof(run->metrics_addr));
+	d->programs = !same_str(run->filter, next_filter) || !same_sampling(&a->smp, &next->smp);
+	d->metrics = a->metrics != next->metrics ||
+		     memcmp(&a->metrics_addr, &next->metrics_addr, sizeof(a->metrics_addr));
+	d->hooks = !same_hooks(a, next);
 }

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include "capture_cfg.h"
+#include "hookplan.h"
 
 struct ps_reload_diff {
 	/* The first setting that only a restart can change, as the user
@@ -18,12 +19,22 @@ struct ps_reload_diff {
 	const char *restart;
 	bool programs; /* the filter or the sampling: new programs */
 	bool metrics;  /* --metrics turned on or off, or to another address */
+	/* The hook settings are written otherwise and mean the same: the new
+	 * ones are the capture's, for the interfaces that come. */
+	bool hooks;
 };
 
-/* run: the running configuration and its filter expression (NULL: none);
- * next: the new one. */
-void ps_reload_diff(const struct ps_capture_cfg *run, const char *run_filter,
-		    const struct ps_capture_cfg *next, const char *next_filter,
-		    struct ps_reload_diff *d);
+/* What the running capture has, for what its hook settings mean. */
+struct ps_reload_run {
+	const struct ps_capture_cfg *cfg;
+	const char *filter;		 /* its expression; NULL: none */
+	const struct ps_hook_have *have; /* its interfaces */
+	size_t n_have;
+	const struct ps_hooks_loaded *loaded; /* its programs, as hooks */
+};
+
+/* run: the running capture; next: the new configuration and its filter. */
+void ps_reload_diff(const struct ps_reload_run *run, const struct ps_capture_cfg *next,
+		    const char *next_filter, struct ps_reload_diff *d);
 
 #endif
