@@ -110,17 +110,10 @@ int ps_capture_setup(struct ps_capture *cap)
 	return err;
 }
 
-int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
-		      struct ps_filter *filter)
+/* What cfg changes against the running capture and its interfaces. */
+static int reload_diff(const struct ps_capture *cap, const struct ps_capture_cfg *cfg,
+		       const struct ps_filter *filter, struct ps_reload_diff *diff)
 {
-	/* The other metrics slot: its server thread knows it by address. */
-	struct ps_metrics *m = cap_stats_spare_metrics(&cap->stats);
-	struct ps_sampling smp = cfg->smp;
-	struct ps_reload_diff diff;
-	static const char keep[] = "; keeping the running configuration";
-	struct ps_webcfg web = { 0 };
-	int err = 0;
-
 	const struct ps_hooks_loaded loaded = {
 		cap->kern.hooks, { cap->kern.xdp_loaded[0], cap->kern.xdp_loaded[1] }
 	};
@@ -135,8 +128,24 @@ int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 			have[run.n_have++] = (struct ps_hook_have){ &cap->ifaces.ifs[i].dev,
 								    cap->ifaces.ifs[i].hooks,
 								    cap->ifaces.ifs[i].later };
-	ps_reload_diff(&run, cfg, filter ? filter->expr : NULL, &diff);
+	ps_reload_diff(&run, cfg, filter ? filter->expr : NULL, diff);
 	free(have);
+	return 0;
+}
+
+int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
+		      struct ps_filter *filter)
+{
+	/* The other metrics slot: its server thread knows it by address. */
+	struct ps_metrics *m = cap_stats_spare_metrics(&cap->stats);
+	struct ps_sampling smp = cfg->smp;
+	struct ps_reload_diff diff;
+	static const char keep[] = "; keeping the running configuration";
+	struct ps_webcfg web = { 0 };
+	int err = 0;
+
+	if (reload_diff(cap, cfg, filter, &diff))
+		return -ENOMEM;
 	if (diff.restart) {
 		pr_err("the new configuration changes %s, which needs a restart; keeping the "
 		       "running one\n",
