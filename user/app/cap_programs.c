@@ -273,9 +273,33 @@ static int attach_xdp_trace_all(struct ps_capture *cap)
 	return err;
 }
 
+/* More than this many interfaces at TC, and auto takes clsact: tcx's wait
+ * of some 10 ms per link makes 16 interfaces' 32 links about 0.3 s. */
+#define PS_TCX_IFACES_MAX 16
+
+/* How TC attaches: as --tc-mode says, but auto with more interfaces than
+ * tcx attaches quickly takes clsact (hooks.h: PS_TC_AUTO_MANY). */
+static void choose_tc_mode(struct ps_capture *cap)
+{
+	int n = 0;
+
+	for (int i = 0; i < cap->ifaces.set.n; i++)
+		n += (cap->ifaces.ifs[i].hooks & PS_HOOKS_TC) != 0;
+	cap->kern.tc_mode = cap->cfg.tc_mode;
+	if (cap->cfg.tc_mode != PS_TC_AUTO || n <= PS_TCX_IFACES_MAX)
+		return;
+	cap->kern.tc_mode = PS_TC_AUTO_MANY;
+	pr_info("TC on %d interfaces: through clsact (tcx where a hook has tcx programs already), "
+		"as tcx waits some 10 ms per link; --tc-mode tcx to insist\n",
+		n);
+}
+
 int cap_attach_all(struct ps_capture *cap)
 {
-	int err = attach_xdp_all(cap);
+	int err;
+
+	choose_tc_mode(cap);
+	err = attach_xdp_all(cap);
 
 	if (!err)
 		err = attach_xdp_trace_all(cap);
@@ -290,7 +314,7 @@ int cap_attach_all(struct ps_capture *cap)
 		if (cap->stop->requested)
 			return -EINTR;
 		err = ps_attach_tc(&cap->kern.att, ps_loader_prog_fd(&cap->kern.loader, tg->hook),
-				   tg->ifindex, tg->ifname, tg->hook, cap->cfg.tc_mode,
+				   tg->ifindex, tg->ifname, tg->hook, cap->kern.tc_mode,
 				   cap->cfg.tc_position);
 	}
 	/* tcx everywhere: the guardian has nothing to look after (following,
@@ -373,7 +397,7 @@ int cap_attach_iface(struct ps_capture *cap, int i)
 	for (unsigned int h = PS_HOOK_TC_INGRESS; !err && h <= PS_HOOK_TC_EGRESS; h++)
 		if (f->hooks & PS_HOOK_BIT(h))
 			err = ps_attach_tc(&cap->kern.att, ps_loader_prog_fd(&cap->kern.loader, h),
-					   f->ifindex, f->name, h, cap->cfg.tc_mode,
+					   f->ifindex, f->name, h, cap->kern.tc_mode,
 					   cap->cfg.tc_position);
 	if (!err && cap->kern.promisc_fd >= 0 && ps_promisc_add(cap->kern.promisc_fd, f->ifindex))
 		pr_warn("cannot put %s into promiscuous mode; capturing without it\n", f->name);

@@ -91,6 +91,7 @@ struct ps_cap_kern {
 	struct ps_buffer_plan bufs; /* -B over the online CPUs */
 	unsigned int transport;	    /* enum ps_transport: o's, or ringbuf where perf
 				   * events are closed to us */
+	enum ps_tc_mode tc_mode;    /* --tc-mode's, or auto's for many interfaces */
 };
 
 /* The outputs (cap_outputs.c): one target per (interface, hook), the

@@ -397,6 +397,16 @@ static int attach_tcx(struct ps_attachment *att, int prog_fd, bool first)
 	return 0;
 }
 
+/* How many tcx programs the hook has (0 where the kernel has no tcx): one
+ * query, which waits for nothing. */
+static int tcx_programs_at(int ifindex, unsigned int hook)
+{
+	int type = hook == PS_HOOK_TC_INGRESS ? PS_BPF_TCX_INGRESS : PS_BPF_TCX_EGRESS;
+	__u32 count = 0;
+
+	return bpf_prog_query(ifindex, type, 0, NULL, NULL, &count) ? 0 : (int)count;
+}
+
 static int attach_clsact(struct ps_attachments *a, struct ps_attachment *att, int prog_fd,
 			 bool first)
 {
@@ -425,6 +435,8 @@ int ps_attach_tc(struct ps_attachments *a, int prog_fd, int ifindex, const char 
 		       strerror(ENOMEM));
 		return -ENOMEM;
 	}
+	if (mode == PS_TC_AUTO_MANY)
+		mode = tcx_programs_at(ifindex, hook) > 0 ? PS_TC_AUTO : PS_TC_CLSACT;
 	if (mode != PS_TC_CLSACT) {
 		err = attach_tcx(att, prog_fd, first);
 		/* Kernels before 6.6 answer EINVAL for an unknown attach type. */

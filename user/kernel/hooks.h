@@ -24,7 +24,13 @@
 
 /* --xdp-mode and --tc-mode */
 enum ps_xdp_mode { PS_XDP_AUTO, PS_XDP_NATIVE, PS_XDP_SKB };
-enum ps_tc_mode { PS_TC_AUTO, PS_TC_TCX, PS_TC_CLSACT };
+/* PS_TC_AUTO_MANY is auto's choice for many interfaces, never the user's:
+ * each tcx link made or closed waits for an RCU grace period under the
+ * RTNL lock (tcx_entry_sync()), some 8 to 18 ms, one link after another
+ * whatever the threads; a clsact filter waits for none. So clsact, but
+ * tcx on a hook that has tcx programs already, where only tcx keeps our
+ * place before or after them. */
+enum ps_tc_mode { PS_TC_AUTO, PS_TC_TCX, PS_TC_CLSACT, PS_TC_AUTO_MANY };
 /* --tc-position: before or after the programs (filters) already on a TC
  * hook; wire: where tcpdump's tap is, before them at ingress (what
  * arrived) and after them at egress (what leaves). */
