@@ -587,7 +587,7 @@ static const struct cli_opt cli_opts[] = {
 		{ "auto", PS_XDP_AUTO }),
 	  LIVE },
 	{ "tc-mode", KEY_TC_MODE, required_argument, "MODE",
-	  "TC attach: tcx, clsact or auto (default auto: tcx, else clsact)",
+	  "TC attach: tcx, clsact or auto (default auto: tcx up to 16 interfaces, else clsact)",
 	  WORDS("--tc-mode", tc_mode, { "tcx", PS_TC_TCX }, { "clsact", PS_TC_CLSACT },
 		{ "auto", PS_TC_AUTO }),
 	  LIVE },

@@ -73,9 +73,10 @@ static int tc_ask(int type, bool dump, const struct tcmsg *tcm, int want,
 	} req = {
 		.nh = { .nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)),
 			.nlmsg_type = (__u16)type,
-			/* A get answers nothing when there is nothing (a
-			 * device's builtin qdisc): its ack ends it. */
-			.nlmsg_flags = (__u16)(NLM_F_REQUEST | (dump ? NLM_F_DUMP : NLM_F_ACK)),
+			/* A get's answer comes back to us only when echoed,
+			 * and not at all for a builtin qdisc: its ack ends it. */
+			.nlmsg_flags = (__u16)(NLM_F_REQUEST |
+					       (dump ? NLM_F_DUMP : NLM_F_ACK | NLM_F_ECHO)),
 			.nlmsg_seq = 1 },
 		.t = *tcm,
 	};
