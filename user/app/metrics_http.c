@@ -2,6 +2,7 @@
 /* --metrics' server on libmicrohttpd; see metrics_http.h. */
 #define _GNU_SOURCE /* explicit_bzero */
 #include <crypt.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -42,6 +43,69 @@ struct ps_metrics_srv {
  * name takes as long as a wrong password (bcrypt of random text). */
 static const char no_user_hash[] = "$2y$10$7EqJtq98hPqEX7fNZaFWoOhi5BWX4Z3Z1ZK/1d2ZbLWKpoLVXj5Ge";
 
+/*
+ * libmicrohttpd, and GnuTLS with it, cost 2.8 MiB of RSS the moment they
+ * are loaded (their constructors and relocations): loaded only by a
+ * capture that serves metrics, as systemd loads its optional libraries.
+ * The calls below go through mhd.
+ */
+#define MHD_SONAME "libmicrohttpd.so.12"
+static struct {
+	struct MHD_Daemon *(*start_daemon)(unsigned int flags, uint16_t port,
+					   MHD_AcceptPolicyCallback apc, void *apc_cls,
+					   MHD_AccessHandlerCallback dh, void *dh_cls, ...);
+	void (*stop_daemon)(struct MHD_Daemon *d);
+	struct MHD_Response *(*create_response_from_buffer)(size_t size, void *buffer,
+							    enum MHD_ResponseMemoryMode mode);
+	void (*destroy_response)(struct MHD_Response *r);
+	enum MHD_Result (*add_response_header)(struct MHD_Response *r, const char *header,
+					       const char *content);
+	enum MHD_Result (*queue_response)(struct MHD_Connection *c, unsigned int status,
+					  struct MHD_Response *r);
+	enum MHD_Result (*queue_basic_auth_fail_response)(struct MHD_Connection *c,
+							  const char *realm,
+							  struct MHD_Response *r);
+	char *(*basic_auth_get_username_password)(struct MHD_Connection *c, char **password);
+	void (*free)(void *p);
+	const union MHD_ConnectionInfo *(*get_connection_info)(struct MHD_Connection *c,
+							       enum MHD_ConnectionInfoType type,
+							       ...);
+	enum MHD_Result (*is_feature_supported)(enum MHD_FEATURE feature);
+} mhd;
+static pthread_once_t mhd_once = PTHREAD_ONCE_INIT;
+static const char *mhd_error; /* why it could not be loaded; NULL */
+
+static void load_mhd(void)
+{
+	static const char *const names[] = {
+		"MHD_start_daemon",
+		"MHD_stop_daemon",
+		"MHD_create_response_from_buffer",
+		"MHD_destroy_response",
+		"MHD_add_response_header",
+		"MHD_queue_response",
+		"MHD_queue_basic_auth_fail_response",
+		"MHD_basic_auth_get_username_password",
+		"MHD_free",
+		"MHD_get_connection_info",
+		"MHD_is_feature_supported",
+	};
+	void **slots = (void **)&mhd;
+	void *dl = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	_Static_assert(sizeof(mhd) == sizeof(names) / sizeof(names[0]) * sizeof(void *),
+		       "one name for each of mhd's functions");
+	if (!dl) {
+		mhd_error = dlerror();
+		return;
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!(slots[i] = dlsym(dl, names[i]))) {
+			mhd_error = dlerror();
+			return; /* dl stays: nothing else can use it */
+		}
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -68,7 +132,13 @@ int ps_metrics_open(struct ps_metrics *m, const struct ps_addr *addr, struct ps_
 		m->web = *web;
 		memset(web, 0, sizeof(*web));
 	}
-	if (m->web.cert_pem && !MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+	pthread_once(&mhd_once, load_mhd);
+	if (mhd_error) {
+		pr_err("cannot serve metrics: %s\n", mhd_error);
+		ps_webcfg_free(&m->web);
+		return -ENOENT;
+	}
+	if (m->web.cert_pem && !mhd.is_feature_supported(MHD_FEATURE_TLS)) {
 		pr_err("cannot serve metrics over TLS: this libmicrohttpd was built without it\n");
 		ps_webcfg_free(&m->web);
 		return -ENOTSUP;
@@ -190,12 +260,12 @@ static bool authorized(struct ps_metrics_srv *s, struct MHD_Connection *c)
 
 	if (!s->web.n_users)
 		return true;
-	user = MHD_basic_auth_get_username_password(c, &pass);
+	user = mhd.basic_auth_get_username_password(c, &pass);
 	ok = user && pass && password_ok(s, user, pass);
 	if (pass)
 		explicit_bzero(pass, strlen(pass));
-	MHD_free(user);
-	MHD_free(pass);
+	mhd.free(user);
+	mhd.free(pass);
 	return ok;
 }
 
@@ -203,27 +273,27 @@ static bool authorized(struct ps_metrics_srv *s, struct MHD_Connection *c)
 static enum MHD_Result answer_empty(struct MHD_Connection *c, unsigned int status,
 				    const char *header, const char *value)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+	struct MHD_Response *r = mhd.create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
 	if (!r)
 		return MHD_NO;
 	if (header)
-		MHD_add_response_header(r, header, value);
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+		mhd.add_response_header(r, header, value);
+	ret = mhd.queue_response(c, status, r);
+	mhd.destroy_response(r);
 	return ret;
 }
 
 static enum MHD_Result answer_unauthorized(struct MHD_Connection *c)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+	struct MHD_Response *r = mhd.create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
 	if (!r)
 		return MHD_NO;
-	ret = MHD_queue_basic_auth_fail_response(c, "pktsample", r);
-	MHD_destroy_response(r);
+	ret = mhd.queue_basic_auth_fail_response(c, "pktsample", r);
+	mhd.destroy_response(r);
 	return ret;
 }
 
@@ -249,7 +319,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return answer_empty(c, MHD_HTTP_NOT_FOUND, NULL, NULL);
 	/* Queued takes its own reference: a new text may come meanwhile. */
 	pthread_mutex_lock(&m->lock);
-	ret = MHD_queue_response(c, MHD_HTTP_OK, m->page);
+	ret = mhd.queue_response(c, MHD_HTTP_OK, m->page);
 	m->scrapes += ret == MHD_YES;
 	pthread_mutex_unlock(&m->lock);
 	return ret;
@@ -264,7 +334,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx
 	const union MHD_ConnectionInfo *info;
 
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		info = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		k = calloc(1, sizeof(*k));
 		if (!k || !info) {
 			free(k);
@@ -301,7 +371,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 {
 	struct ps_metrics *m = cls;
 	const union MHD_ConnectionInfo *info =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+		mhd.get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct ps_metrics_conn *k = info ? info->socket_context : NULL;
 
 	(void)req_cls;
@@ -347,7 +417,7 @@ static void free_server(struct ps_metrics_srv *s)
 		return;
 	/* Stopping joins every connection's thread: none is left. */
 	if (s->daemon)
-		MHD_stop_daemon(s->daemon);
+		mhd.stop_daemon(s->daemon);
 	for (int i = 0; i < PS_METRICS_AUTH_CACHE; i++)
 		forget(s->auth_ok[i].key, s->auth_ok[i].len);
 	ps_webcfg_free(&s->web);
@@ -379,7 +449,7 @@ static struct ps_metrics_srv *start_server(struct ps_metrics *m, struct ps_webcf
 	pthread_mutex_init(&s->lock, NULL);
 	if (s->web.cert_pem)
 		flags |= MHD_USE_TLS;
-	s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+	s->daemon = mhd.start_daemon(flags, 0, NULL, NULL, on_request, s,
 				     MHD_OPTION_EXTERNAL_LOGGER, on_log, NULL,
 				     MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT,
 				     (unsigned int)PS_METRICS_CONNECTIONS,
@@ -410,19 +480,19 @@ void ps_metrics_publish(struct ps_metrics *m, char *body, size_t len)
 		free(body);
 		return;
 	}
-	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	r = mhd.create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
 		free(body);
 		return;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 				"text/plain; version=0.0.4; charset=utf-8");
 	pthread_mutex_lock(&m->lock);
 	old = m->page;
 	m->page = r;
 	pthread_mutex_unlock(&m->lock);
 	if (old)
-		MHD_destroy_response(old); /* freed when its last scrape is sent */
+		mhd.destroy_response(old); /* freed when its last scrape is sent */
 	/* Served from the first text on: a scrape never sees none. */
 	if (!m->srv)
 		m->srv = start_server(m, &m->web);
@@ -474,7 +544,7 @@ void ps_metrics_close(struct ps_metrics *m)
 	close(m->fd);
 	m->fd = -1;
 	if (m->page)
-		MHD_destroy_response(m->page);
+		mhd.destroy_response(m->page);
 	m->page = NULL;
 	ps_webcfg_free(&m->web);
 	pthread_mutex_destroy(&m->lock);
