@@ -4,7 +4,8 @@
 # hooks; auto attaches them through clsact, tcx's grace periods being too
 # slow for so many) starts, takes a new filter on SIGHUP on every hook at
 # once, captures a frame on every interface at both hooks, and exits
-# cleanly with nothing left attached: no program, no qdisc it made. How
+# cleanly with nothing left attached: no program, no qdisc it made; after
+# SIGKILL its guardian leaves nothing either. How
 # long the start, the reload and the stop take and the RSS are printed
 # (bench/ifaces.sh measures them against issue 44's goals); the limits
 # here only catch a hang.
@@ -85,3 +86,19 @@ done
 assert_eq 0 "$left" "nothing attached to any of the $((2 * PAIRS + 1)) interfaces"
 assert_eq "$qdiscs_before" "$(in_cap tc qdisc show | grep -c clsact || true)" \
 	"no clsact qdisc left of those it made"
+
+# SIGKILL at this scale: auto chose clsact, whose filters nothing in the
+# kernel removes; the guardian removes all 1,202 of them, and the qdiscs
+# it made, then ends.
+start_capture -i any -w "$WORK/kill.pcapng"
+pid=$(capture_pid "$WORK/kill.pcapng")
+guard=$(pgrep -f "^pktsample-guard $pid\$" || true)
+[ -n "$guard" ] || fail "no guardian for the clsact filters of pktsample $pid"
+stop_capture KILL
+assert_eq 137 "$PS_RC" "SIGKILL kills"
+for _ in $(seq $((300 * PS_TIME_SCALE))); do kill -0 "$guard" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$guard" 2>/dev/null && fail "the guardian is still at work after $((30 * PS_TIME_SCALE)) s"
+left=$(in_cap bpftool -j net show | python3 -c 'import json,sys; d=json.load(sys.stdin)[0]; print(len(d.get("tc",[]))+len(d.get("xdp",[])))')
+assert_eq 0 "$left" "SIGKILL: the guardian removed every filter on the $((2 * PAIRS + 1)) interfaces"
+assert_eq "$qdiscs_before" "$(in_cap tc qdisc show | grep -c clsact || true)" \
+	"SIGKILL: and every qdisc it made"
