@@ -127,24 +127,15 @@ scrape_configs:
     static_configs:
       - targets: ['127.0.0.1:$PORT']
 EOF
-"$TESTENV" exec "$ENV" cap -- prometheus --config.file="$WORK/prometheus.yml" \
-	--storage.tsdb.path="$WORK/tsdb" --web.listen-address=127.0.0.1:9090 \
-	>"$WORK/prometheus.log" 2>&1 &
-PIDS+=($!)
-query() {
-	in_cap curl -s --get --data-urlencode "query=$1" http://127.0.0.1:9090/api/v1/query |
-		python3 -c 'import json, sys
-r = json.load(sys.stdin)["data"]["result"]
-print(r[0]["value"][1] if r else "")'
-}
+start_prometheus
 got=
 for _ in $(seq $((300 * PS_TIME_SCALE))); do
-	got=$(query 'pktsample_kernel_drops_total{reason="NO_SOCKET"}' 2>/dev/null || true)
+	got=$(prom_query 'pktsample_kernel_drops_total{reason="NO_SOCKET"}' 2>/dev/null || true)
 	[ -n "$got" ] && break
 	sleep 0.1
 done
 assert_eq 500 "$got" "Prometheus scraped the drops by reason"
-assert_eq 1 "$(query 'up{job="pktsample"}')" "Prometheus sees the target up"
+assert_eq 1 "$(prom_query 'up{job="pktsample"}')" "Prometheus sees the target up"
 
 kill "$SILENT" 2>/dev/null || true
 stop_capture INT

@@ -74,16 +74,10 @@ scrape_configs:
     static_configs:
       - targets: ['127.0.0.1:$PORT']
 EOF
-"$TESTENV" exec "$ENV" cap -- prometheus --config.file="$WORK/prometheus.yml" \
-	--storage.tsdb.path="$WORK/tsdb" --web.listen-address=127.0.0.1:9090 \
-	>"$WORK/prometheus.log" 2>&1 &
-PIDS+=($!)
+start_prometheus
 up=
 for _ in $(seq $((300 * PS_TIME_SCALE))); do
-	up=$(in_cap curl -s --get --data-urlencode 'query=up{job="pktsample"}' \
-		http://127.0.0.1:9090/api/v1/query 2>/dev/null | python3 -c 'import json, sys
-r = json.load(sys.stdin)["data"]["result"]
-print(r[0]["value"][1] if r else "")' 2>/dev/null || true)
+	up=$(prom_query 'up{job="pktsample"}' 2>/dev/null || true)
 	[ "$up" = 1 ] && break
 	sleep 0.1
 done

@@ -299,6 +299,23 @@ assert_links_gone() {
 }
 
 # ms_since T0: milliseconds since T0 (from now_ns).
+# start_prometheus: a real Prometheus in the capture namespace on
+# 127.0.0.1:9090 with $WORK/prometheus.yml, its storage in $WORK/tsdb.
+start_prometheus() {
+	"$TESTENV" exec "$ENV" cap -- prometheus --config.file="$WORK/prometheus.yml" \
+		--storage.tsdb.path="$WORK/tsdb" --web.listen-address=127.0.0.1:9090 \
+		>"$WORK/prometheus.log" 2>&1 &
+	PIDS+=($!)
+}
+
+# prom_query QUERY: its first value through Prometheus' API; "" for none.
+prom_query() {
+	in_cap curl -s --get --data-urlencode "query=$1" http://127.0.0.1:9090/api/v1/query |
+		python3 -c 'import json, sys
+r = json.load(sys.stdin)["data"]["result"]
+print(r[0]["value"][1] if r else "")'
+}
+
 now_ns() { date +%s%N; }
 ms_since() { echo $((($(now_ns) - $1) / 1000000)); }
 

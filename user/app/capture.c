@@ -193,10 +193,10 @@ int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 	cap->cfg.metrics = cfg->metrics;
 	cap->cfg.metrics_addr = cfg->metrics_addr;
 	cap->cfg.metrics_web_config = cfg->metrics_web_config;
-	/* Written otherwise, meaning the same here: the new ones for those
-	 * that come. */
-	cap->cfg.hooks = cfg->hooks;
-	cap->cfg.hooks_given = cfg->hooks_given;
+	if (diff.hooks) { /* written otherwise, meaning the same here */
+		cap->cfg.hooks = cfg->hooks;
+		cap->cfg.hooks_given = cfg->hooks_given;
+	}
 	cap->cfg.context = cfg->context; /* the same, with strings that live on */
 	cap->cfg.file.output = cfg->file.output;
 	cap->cfg.file.postrotate_cmd = cfg->file.postrotate_cmd;
