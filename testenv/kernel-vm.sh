@@ -17,7 +17,10 @@
 #
 # KERNEL: 6.1 (the newest linux-image-6.1.0-*-cloud-amd64-unsigned, Debian
 # 12's own), 6.12 (the newest 6.12 cloud image the sources have, from
-# bookworm-backports or bookworm), or a package name. Packages come from
+# bookworm-backports or bookworm), 5.10 (Debian 11's cloud image from its
+# last point release, bullseye main, through a private apt configuration
+# under the cache: the host's sources and lists stay as they are), or a
+# package name. Packages come from
 # Debian's registry only, and are kept in $PS_KERNEL_CACHE (default
 # /var/cache/pktsample-kernels). The guest runs under TCG (-cpu max),
 # 10-30x slower than natively; PS_VM_ACCEL=kvm uses KVM where it works.
@@ -35,15 +38,31 @@ die() { echo "kernel-vm: $*" >&2; exit 2; }
 cache=${PS_KERNEL_CACHE:-/var/cache/pktsample-kernels}
 here=$(cd "$(dirname "$0")" && pwd)
 
+# apt_bullseye apt-get|apt-cache ARGS: for Debian 11 (bullseye), its
+# sources, lists and downloads under $cache/apt-bullseye; the host's apt
+# configuration is not touched (its keyring trusts bullseye's keys).
+apt_bullseye() {
+	local tool=$1
+	local d=$cache/apt-bullseye
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+	echo "deb http://deb.debian.org/debian bullseye main" >"$d/sources.list"
+	shift
+	"$tool" -o Dir::Etc::sourcelist="$d/sources.list" -o Dir::Etc::sourceparts=/nonexistent \
+		-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" "$@"
+}
+
 # The package for KERNEL, from what apt knows.
 package_of() {
 	case $1 in
+	5.10) { [ -e "$cache/apt-bullseye/lists/lock" ] || apt_bullseye apt-get -qq update; } &&
+		apt_bullseye apt-cache search --names-only '^linux-image-5\.10\.0-[0-9]+-cloud-amd64-unsigned$' |
+		awk '{print $1}' | sort -V | tail -1 ;;
 	6.1) apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-cloud-amd64-unsigned$' |
 		awk '{print $1}' | sort -V | tail -1 ;;
 	6.12) apt-cache search --names-only '^linux-image-6\.12\.[0-9.]+\+deb12-cloud-amd64-unsigned$' |
 		awk '{print $1}' | sort -V | tail -1 ;;
 	linux-image-*) echo "$1" ;;
-	*) die "unknown kernel '$1': use 6.1, 6.12 or a linux-image package name" ;;
+	*) die "unknown kernel '$1': use 5.10, 6.1, 6.12 or a linux-image package name" ;;
 	esac
 }
 
@@ -57,8 +76,10 @@ fetch() {
 	if [ ! -e "$dir/.ready" ]; then
 		command -v busybox >/dev/null || die "needs busybox (busybox-static)"
 		mkdir -p "$dir"
-		(cd "$cache" && apt-get download "$pkg" >/dev/null 2>&1) ||
-			die "apt-get download $pkg failed"
+		case $pkg in
+		linux-image-5.10.*) (cd "$cache" && apt_bullseye apt-get download "$pkg" >/dev/null 2>&1) ;;
+		*) (cd "$cache" && apt-get download "$pkg" >/dev/null 2>&1) ;;
+		esac || die "apt-get download $pkg failed"
 		deb=$(ls "$cache/${pkg}"_*.deb | tail -1)
 		rm -rf "$dir/root"
 		dpkg-deb -x "$deb" "$dir/root"
