@@ -5,6 +5,7 @@
  * it takes holds what the server relies on: TLS with both files or
  * neither, every user named, once, with a bcrypt hash.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "webcfg.h"
