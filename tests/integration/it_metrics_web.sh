@@ -8,7 +8,9 @@
 # plain HTTP gets no answer; a real Prometheus scrapes it over TLS with
 # basic auth. SIGHUP with --config takes a new web configuration (no
 # users) on the same port, and keeps the running one when the new file is
-# bad. Bad input: one line, nothing attached.
+# bad. Bad input (the option alone, a missing file, a plain password, a
+# missing key, a key that is not the certificate's): one line, nothing
+# attached.
 source "$(dirname "$0")/lib.sh"
 need_tools openssl curl python3 prometheus promtool
 
@@ -84,26 +86,22 @@ done
 assert_eq 1 "$up" "Prometheus scrapes it over TLS with basic auth"
 
 # Reload: a new file without users, the same port: served without them.
-reload() {
-	local n
-	n=$(grep -c "configuration read again\|keeping the running" "$WORK/ps.err" || true)
-	kill -HUP "$PS_PID"
-	for _ in $(seq $((100 * PS_TIME_SCALE))); do
-		[ "$(grep -c "configuration read again\|keeping the running" "$WORK/ps.err")" -gt "$n" ] &&
-			return 0
-		sleep 0.05
-	done
-	fail "no word of the reload: $(cat -A "$WORK/ps.err")"
-}
 sed -i '/^basic_auth_users:/,$d' "$WORK/web/web.yml"
-reload
+reload_capture >/dev/null
 assert_eq 200 "$(code)" "reload: a web configuration without users, served without them"
 # A bad one: said in one line, the running one kept.
 echo "  client_auth_type: RequireAndVerifyClientCert" >>"$WORK/web/web.yml"
-reload
+reload_capture >/dev/null
 assert_match "bad --metrics-web-config $WORK/web/web.yml: line 5: client_auth_type: not supported" \
 	"$(cat "$WORK/ps.err")" "reload: a key pktsample does not do is refused by name"
 assert_eq 200 "$(code)" "reload: after a bad web configuration, the running one serves"
+# A key that is not the certificate's: found before anything changes.
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:prime256v1 -out "$WORK/web/other.key" \
+	2>/dev/null || fail "openssl could not make a key"
+printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: other.key\n' >"$WORK/web/web.yml"
+assert_match "is not a PEM certificate with $WORK/web/other.key its unencrypted key; keeping the running configuration" \
+	"$(reload_capture)" "reload: a key that is not the certificate's is refused"
+assert_eq 200 "$(code)" "reload: and the running one serves"
 stop_capture INT
 assert_eq 0 "$PS_RC" "exit 0 on SIGINT"
 assert_nothing_attached
@@ -129,3 +127,7 @@ bad 1 "line 2: basic_auth_users: prometheus's password is not a bcrypt hash" \
 printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: nosuch.key\n' >"$WORK/web/nokey.yml"
 bad 1 "cannot read $WORK/web/nosuch.key" "a key file that is not there" \
 	--metrics "127.0.0.1:$PORT" --metrics-web-config "$WORK/web/nokey.yml"
+printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: other.key\n' >"$WORK/web/mismatch.yml"
+bad 1 "cannot serve metrics over TLS: $WORK/web/server.crt is not a PEM certificate with $WORK/web/other.key its unencrypted key" \
+	"a key that is not the certificate's" \
+	--metrics "127.0.0.1:$PORT" --metrics-web-config "$WORK/web/mismatch.yml"

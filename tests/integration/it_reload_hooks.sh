@@ -19,17 +19,6 @@ hook tc-ingress,tc-egress
 write $WORK/cap.pcapng
 EOF
 start_capture --config "$conf"
-reload() { # says what the reload said
-	local n
-	n=$(grep -c "configuration read again\|keeping the running" "$WORK/ps.err" || true)
-	kill -HUP "$PS_PID"
-	for _ in $(seq $((100 * PS_TIME_SCALE))); do
-		[ "$(grep -c "configuration read again\|keeping the running" "$WORK/ps.err")" -gt "$n" ] &&
-			break
-		sleep 0.05
-	done
-	grep "configuration read again\|keeping the running" "$WORK/ps.err" | tail -1
-}
 send() { # PORT: 20 frames to it
 	in_peer "$PSGEN" -i "$PEERIF" --src 192.0.2.2 --dst 192.0.2.1 --dst-mac "$MAC" -n 20 \
 		--dst-port "$1" >/dev/null
@@ -37,17 +26,17 @@ send() { # PORT: 20 frames to it
 
 sed -i '/^hook /d' "$conf"
 echo "filter udp port 9" >>"$conf"
-assert_match "configuration read again" "$(reload)" \
+assert_match "configuration read again" "$(reload_capture)" \
 	"the hook line removed (the veth's default): no restart asked"
 send 9
 send 53
 sed -i '/^filter /d' "$conf"
 echo "hook tc-egress,tc-ingress" >>"$conf"
 echo "filter udp port 9" >>"$conf"
-assert_match "configuration read again" "$(reload)" "the same hooks reordered: read again"
+assert_match "configuration read again" "$(reload_capture)" "the same hooks reordered: read again"
 sed -i 's/^hook .*/hook tc-ingress/' "$conf"
 assert_match "changes hook \(or direction\), which needs a restart; keeping the running one" \
-	"$(reload)" "another set of hooks: a restart named"
+	"$(reload_capture)" "another set of hooks: a restart named"
 send 9
 send 53
 sleep 1

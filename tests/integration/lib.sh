@@ -299,6 +299,19 @@ assert_links_gone() {
 }
 
 # ms_since T0: milliseconds since T0 (from now_ns).
+# reload_capture: SIGHUP to $PS_PID (a capture with --config), until it
+# says what became of the reload; prints that line.
+reload_capture() {
+	local said="configuration read again\|keeping the running" n
+	n=$(grep -c "$said" "$WORK/ps.err" || true)
+	kill -HUP "$PS_PID"
+	for _ in $(seq $((100 * PS_TIME_SCALE))); do
+		[ "$(grep -c "$said" "$WORK/ps.err")" -gt "$n" ] && break
+		sleep 0.05
+	done
+	grep "$said" "$WORK/ps.err" | tail -1
+}
+
 # start_prometheus: a real Prometheus in the capture namespace on
 # 127.0.0.1:9090 with $WORK/prometheus.yml, its storage in $WORK/tsdb.
 start_prometheus() {

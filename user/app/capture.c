@@ -37,8 +37,13 @@ static int read_web_config(const struct ps_capture_cfg *cfg, struct ps_webcfg *w
 	if (!cfg->metrics_web_config)
 		return 0;
 	err = ps_webcfg_load(cfg->metrics_web_config, web, why, sizeof(why));
-	if (err)
+	if (err) {
 		pr_err("bad --metrics-web-config %s%s\n", why, tail);
+		return err;
+	}
+	err = ps_metrics_check_web(web, tail);
+	if (err)
+		ps_webcfg_free(web);
 	return err;
 }
 

@@ -119,6 +119,48 @@ static uint64_t deadline_from_now(void)
 	return now_ns() + PS_METRICS_DEADLINE_S * 1000000000ull;
 }
 
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *upload_data,
+				  size_t *upload_size, void **req_cls);
+
+/* Will GnuTLS take web's certificate and key (and do they match)? Asked
+ * of a daemon that listens nowhere, so that a bad pair is one line before
+ * anything is attached, not a server that never comes. */
+static bool tls_usable(const struct ps_webcfg *web)
+{
+	struct MHD_Daemon *d = mhd.start_daemon(MHD_USE_TLS | MHD_USE_NO_LISTEN_SOCKET, 0, NULL,
+						NULL, on_request, NULL, MHD_OPTION_HTTPS_MEM_CERT,
+						web->cert_pem, MHD_OPTION_HTTPS_MEM_KEY,
+						web->key_pem, MHD_OPTION_END);
+
+	if (d)
+		mhd.stop_daemon(d);
+	return d != NULL;
+}
+
+int ps_metrics_check_web(const struct ps_webcfg *web, const char *tail)
+{
+	if (!web->cert_pem)
+		return 0;
+	pthread_once(&mhd_once, load_mhd);
+	if (mhd_error) {
+		pr_err("cannot serve metrics: %s%s\n", mhd_error, tail);
+		return -ENOENT;
+	}
+	if (!mhd.is_feature_supported(MHD_FEATURE_TLS)) {
+		pr_err("cannot serve metrics over TLS: this libmicrohttpd was built without it%s\n",
+		       tail);
+		return -ENOTSUP;
+	}
+	if (!tls_usable(web)) {
+		pr_err("cannot serve metrics over TLS: %s is not a PEM certificate with %s its "
+		       "unencrypted key%s\n",
+		       web->cert_file, web->key_file, tail);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int ps_metrics_open(struct ps_metrics *m, const struct ps_addr *addr, struct ps_webcfg *web)
 {
 	struct sockaddr_storage ss;
@@ -137,11 +179,6 @@ int ps_metrics_open(struct ps_metrics *m, const struct ps_addr *addr, struct ps_
 		pr_err("cannot serve metrics: %s\n", mhd_error);
 		ps_webcfg_free(&m->web);
 		return -ENOENT;
-	}
-	if (m->web.cert_pem && !mhd.is_feature_supported(MHD_FEATURE_TLS)) {
-		pr_err("cannot serve metrics over TLS: this libmicrohttpd was built without it\n");
-		ps_webcfg_free(&m->web);
-		return -ENOTSUP;
 	}
 	ps_addr_format(addr, where, sizeof(where));
 	m->fd = socket(addr->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -461,6 +498,7 @@ static struct ps_metrics_srv *start_server(struct ps_metrics *m, struct ps_webcf
 				     s->web.cert_pem ? tls : tls + 2, MHD_OPTION_END);
 	if (s->daemon)
 		return s;
+	fd = -1; /* libmicrohttpd closes the socket it was given when it fails */
 	pr_err("cannot serve metrics: libmicrohttpd would not start%s\n",
 	       s->web.cert_pem ? " (is the key the certificate's?)" : "");
 fail:

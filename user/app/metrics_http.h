@@ -45,6 +45,10 @@ struct ps_metrics {
 	uint64_t scrapes, cut;	       /* answered; cut off at the deadline */
 };
 
+/* Can web's TLS be served: libmicrohttpd has TLS, and GnuTLS takes web's
+ * certificate with its key? 0, or -errno logged (tail after the reason),
+ * so that a bad pair is one line before anything is attached or changed. */
+int ps_metrics_check_web(const struct ps_webcfg *web, const char *tail);
 /* Listen on addr, to serve with web (webcfg.h; taken, also on failure;
  * NULL: plain HTTP, no users). -errno, logged in one line (the port is
  * taken, say). */
