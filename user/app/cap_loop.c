@@ -106,9 +106,13 @@ static uint64_t stats_due(void *arg, uint64_t now)
 	return cap->cfg.stats_ms ? cap->stats.stats_at_ns + cap->cfg.stats_ms * 1000000ull : 0;
 }
 
+/* Once a second: a new text, and the requests past their deadline cut. */
 static int run_metrics(void *arg, uint64_t now)
 {
-	cap_publish_metrics(arg, now);
+	struct ps_capture *cap = arg;
+
+	cap_publish_metrics(cap, now);
+	ps_metrics_enforce_deadlines(cap->stats.metrics);
 	return 0;
 }
 

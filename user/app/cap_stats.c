@@ -137,7 +137,6 @@ void cap_publish_metrics(struct ps_capture *cap, uint64_t now_ns)
 		ps_metrics_format(body, len + 1, &v);
 		ps_metrics_publish(cap->stats.metrics, body, len);
 	}
-	ps_metrics_enforce_deadlines(cap->stats.metrics);
 	free(t);
 }
 

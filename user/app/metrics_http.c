@@ -197,14 +197,15 @@ fail:
 	return err;
 }
 
-/* Equal in constant time: how much of a hash matched says nothing. */
-static bool same_secret(const char *a, const char *b)
+/* a[0..la) and b[0..lb) equal, in a time that says nothing of how much of
+ * them matched (a remembered password, a hash). */
+static bool same_secret(const void *a, size_t la, const void *b, size_t lb)
 {
-	size_t la = strlen(a), lb = strlen(b);
+	const unsigned char *x = a, *y = b;
 	unsigned char d = la != lb;
 
 	for (size_t i = 0; i < la && i < lb; i++)
-		d |= (unsigned char)(a[i] ^ b[i]);
+		d |= (unsigned char)(x[i] ^ y[i]);
 	return !d;
 }
 
@@ -235,7 +236,8 @@ static bool cached(struct ps_metrics_srv *s, const char *key, size_t len)
 
 	pthread_mutex_lock(&s->lock);
 	for (int i = 0; i < PS_METRICS_AUTH_CACHE && !hit; i++)
-		hit = s->auth_ok[i].len == len && !memcmp(s->auth_ok[i].key, key, len);
+		hit = s->auth_ok[i].key &&
+		      same_secret(s->auth_ok[i].key, s->auth_ok[i].len, key, len);
 	pthread_mutex_unlock(&s->lock);
 	return hit;
 }
@@ -280,7 +282,8 @@ static bool password_ok(struct ps_metrics_srv *s, const char *user, const char *
 	if (cd) {
 		const char *h = crypt_r(pass, hash, cd);
 
-		ok = known && h && same_secret(h, hash);
+		ok = known && h && same_secret(h, strlen(h), hash, strlen(hash));
+		explicit_bzero(cd, sizeof(*cd)); /* derived from the password */
 		free(cd);
 	}
 	if (ok)
