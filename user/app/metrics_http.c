@@ -360,7 +360,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	/* Queued takes its own reference: a new text may come meanwhile. */
 	pthread_mutex_lock(&m->lock);
 	ret = mhd.queue_response(c, MHD_HTTP_OK, m->page);
-	m->scrapes += ret == MHD_YES;
 	pthread_mutex_unlock(&m->lock);
 	return ret;
 }
@@ -481,7 +480,11 @@ static struct ps_metrics_srv *start_server(struct ps_metrics *m, struct ps_webcf
 
 	if (!s || fd < 0) {
 		pr_err("cannot serve metrics: %s\n", strerror(s ? errno : ENOMEM));
-		goto fail;
+		if (fd >= 0)
+			close(fd);
+		free(s);
+		ps_webcfg_free(web);
+		return NULL;
 	}
 	s->m = m;
 	s->web = *web;
@@ -501,14 +504,9 @@ static struct ps_metrics_srv *start_server(struct ps_metrics *m, struct ps_webcf
 				     s->web.cert_pem ? tls : tls + 2, MHD_OPTION_END);
 	if (s->daemon)
 		return s;
-	fd = -1; /* libmicrohttpd closes the socket it was given when it fails */
+	/* libmicrohttpd closed the socket it was given. */
 	pr_err("cannot serve metrics: libmicrohttpd would not start%s\n",
 	       s->web.cert_pem ? " (is the key the certificate's?)" : "");
-fail:
-	if (fd >= 0)
-		close(fd);
-	if (!s)
-		ps_webcfg_free(web);
 	free_server(s);
 	return NULL;
 }

@@ -42,7 +42,7 @@ struct ps_metrics {
 	pthread_mutex_t lock;	       /* what follows, shared with the servers */
 	struct MHD_Response *page;     /* the latest text */
 	struct ps_metrics_conn *conns; /* open, with their deadlines */
-	uint64_t scrapes, cut;	       /* answered; cut off at the deadline */
+	uint64_t cut;		       /* cut off at the deadline */
 };
 
 /* Can web's TLS be served: libmicrohttpd has TLS, and GnuTLS takes web's

@@ -380,31 +380,35 @@ int ps_attach_drop(struct ps_attachments *a, int prog_fd)
 #define PS_BPF_F_BEFORE (1U << 3)
 #define PS_BPF_F_AFTER (1U << 4)
 
-static int attach_tcx(struct ps_attachment *att, int prog_fd, bool first)
+/* A TC hook's tcx attach type. */
+static int tcx_type(unsigned int hook)
 {
-	int type = att->hook == PS_HOOK_TC_INGRESS ? PS_BPF_TCX_INGRESS : PS_BPF_TCX_EGRESS;
-	/* No relative program: before all, or after all. */
-	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = first ? PS_BPF_F_BEFORE : PS_BPF_F_AFTER);
-	__u32 count = 0;
-	int fd = bpf_link_create(prog_fd, att->ifindex, type, &opts);
-
-	if (fd < 0)
-		return -errno;
-	att->kind = PS_ATT_TCX;
-	att->link_fd = fd;
-	if (!bpf_prog_query(att->ifindex, type, 0, NULL, NULL, &count) && count)
-		att->others = (int)count - 1;
-	return 0;
+	return hook == PS_HOOK_TC_INGRESS ? PS_BPF_TCX_INGRESS : PS_BPF_TCX_EGRESS;
 }
 
 /* How many tcx programs the hook has (0 where the kernel has no tcx): one
  * query, which waits for nothing. */
 static int tcx_programs_at(int ifindex, unsigned int hook)
 {
-	int type = hook == PS_HOOK_TC_INGRESS ? PS_BPF_TCX_INGRESS : PS_BPF_TCX_EGRESS;
 	__u32 count = 0;
 
-	return bpf_prog_query(ifindex, type, 0, NULL, NULL, &count) ? 0 : (int)count;
+	return bpf_prog_query(ifindex, tcx_type(hook), 0, NULL, NULL, &count) ? 0 : (int)count;
+}
+
+static int attach_tcx(struct ps_attachment *att, int prog_fd, bool first)
+{
+	/* No relative program: before all, or after all. */
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = first ? PS_BPF_F_BEFORE : PS_BPF_F_AFTER);
+	int fd = bpf_link_create(prog_fd, att->ifindex, tcx_type(att->hook), &opts), n;
+
+	if (fd < 0)
+		return -errno;
+	att->kind = PS_ATT_TCX;
+	att->link_fd = fd;
+	n = tcx_programs_at(att->ifindex, att->hook);
+	if (n)
+		att->others = n - 1;
+	return 0;
 }
 
 static int attach_clsact(struct ps_attachments *a, struct ps_attachment *att, int prog_fd,
