@@ -129,6 +129,9 @@ _Static_assert(sizeof(struct ps_owner) == 40, "ps_owner is kernel/user ABI");
  * subsystem's, bits 16 and up) is counted in the last.
  */
 #define PS_DROP_REASON_SLOTS 256
+/* SKB_DROP_REASON_NOT_SPECIFIED, in every kernel that has the enum: the
+ * reason of every drop where kfree_skb has none (before 5.17). */
+#define PS_DROP_REASON_NOT_SPECIFIED 2
 
 /* The largest snap length, and the default: tcpdump's. A GSO or BIG TCP
  * super-packet is up to this long (IPv6 BIG TCP: 185,000 at most). */

@@ -31,7 +31,10 @@ SEC(PS_SEC_DROP)
 int pktsample_drop(__u64 *args)
 {
 	struct sk_buff *skb = (struct sk_buff *)args[0];
-	__u32 reason = (__u32)args[2];
+	/* Before 5.17 the tracepoint has no reason, and a program that reads
+	 * past its arguments does not attach: the kernel's own word for a
+	 * drop it did not explain, then. */
+	__u32 reason = drop_reason_arg ? (__u32)args[2] : PS_DROP_REASON_NOT_SPECIFIED;
 	struct ps_drop_ctx ctx = { .args = args, .skb = skb };
 	struct ps_pkt p = { .verdict = (__s32)reason, .location = args[1] };
 	struct net_device *dev;

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include "lib/maps.bpf.h"
 
 #define PS_CTX struct xdp_md
 
@@ -28,10 +29,26 @@ static __always_inline void *ps_ctx_data_end(const struct xdp_md *ctx)
 	return (void *)(long)ctx->data_end;
 }
 
-/* Copes with frags: multi-buffer packets are read across their pages. */
+/*
+ * The frame's length, frags included. Before 5.18 (no xdp_frags) a frame
+ * is one buffer: data to data_end.
+ */
+static __always_inline __u32 ps_ctx_xdp_len(struct xdp_md *ctx)
+{
+	if (xdp_frags)
+		return (__u32)bpf_xdp_get_buff_len(ctx);
+	return ctx->data_end - ctx->data;
+}
+
+/* Copes with frags: multi-buffer packets are read across their pages.
+ * Without them, the one buffer is read as kernel memory, which it is. */
 static __always_inline long ps_ctx_load_bytes(struct xdp_md *ctx, __u32 off, void *to, __u32 len)
 {
-	return bpf_xdp_load_bytes(ctx, off, to, len);
+	if (xdp_frags)
+		return bpf_xdp_load_bytes(ctx, off, to, len);
+	if ((__u64)off + len > (__u64)(ctx->data_end - ctx->data))
+		return -1;
+	return bpf_probe_read_kernel(to, len, (void *)(long)ctx->data + off);
 }
 
 /* The perf output; the kernel appends the packet (BPF_F_CTXLEN_MASK). */

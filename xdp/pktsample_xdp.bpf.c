@@ -19,7 +19,7 @@ static __always_inline int xdp_capture(struct xdp_md *ctx, bool vlan_meta)
 	struct ps_pkt p = {
 		.ifindex = ctx->ingress_ifindex,
 		.rx_queue = ctx->rx_queue_index,
-		.len = bpf_xdp_get_buff_len(ctx),
+		.len = ps_ctx_xdp_len(ctx),
 		.verdict = PS_XDP_VERDICT,
 		.hook = PS_HOOK_XDP,
 	};

@@ -6,10 +6,12 @@
  * hand-built frames and seeded random mutations of them. A frame must leave
  * the kernel exactly when pcap_offline_filter() keeps it. Needs root.
  *
- * Four views are checked: XDP with the frame linear (up to a page; bigger
+ * Five views are checked: XDP with the frame linear (up to a page; bigger
  * frames go on in frags), XDP with the frame split at a random point into a
  * linear part and frags (loads straddle the split and go through
- * bpf_xdp_load_bytes), TC with the tag in the bytes, and TC with the tag out
+ * bpf_xdp_load_bytes), XDP of a program that is not multi-buffer (the
+ * generic-mode one, and every one before 5.18) on frames of one buffer,
+ * TC with the tag in the bytes, and TC with the tag out
  * of band (the stack's view at ingress), made by the test program
  * tc_vlan_oob. BPF_PROG_TEST_RUN takes the XDP linear length from the
  * context's data_end.
@@ -306,8 +308,9 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	r->n++;
 }
 
-enum view { V_XDP, V_XDP_SPLIT, V_TC, V_TC_OOB, N_VIEWS };
-static const char *const view_names[N_VIEWS] = { "xdp", "xdp-split", "tc", "tc-vlan-oob" };
+enum view { V_XDP, V_XDP_SPLIT, V_XDP_ONE, V_TC, V_TC_OOB, N_VIEWS };
+static const char *const view_names[N_VIEWS] = { "xdp", "xdp-split", "xdp-one-buffer", "tc",
+						 "tc-vlan-oob" };
 
 static bool has_outer_tag(const struct pkt *p)
 {
@@ -367,6 +370,7 @@ static void differential(void **state)
 					   .max_ifaces = 1,
 					   .filter = &f,
 					   .xdp_native = true,
+					   .xdp_skb = true,
 					   .ctx = &(struct ps_ctx_knobs){ .enabled = true } }))
 			fail_msg("'%s' does not load (run with PS_VERBOSE=2 for the verifier log)",
 				 expressions[e]);
@@ -377,6 +381,9 @@ static void differential(void **state)
 				      NULL);
 		assert_true(pb && !libbpf_get_error(pb));
 		fds[V_XDP] = fds[V_XDP_SPLIT] = ps_loader_prog_fd(&loader, PS_PROG_XDP);
+		/* Not multi-buffer: the filter translated for one buffer
+		 * (PS_XLATE_XDP_LINEAR), as every XDP program before 5.18. */
+		fds[V_XDP_ONE] = ps_loader_prog_fd(&loader, PS_PROG_XDP_SKB);
 		fds[V_TC] = ps_loader_prog_fd(&loader, PS_PROG_TC_INGRESS);
 		fds[V_TC_OOB] = oob.fd;
 
@@ -393,6 +400,8 @@ static void differential(void **state)
 				int rc;
 
 				if (v >= V_TC && p->len > TC_MAX_LEN)
+					continue;
+				if (v == V_XDP_ONE && p->len > XDP_LINEAR_MAX)
 					continue;
 				if (v == V_TC_OOB) {
 					if (!has_outer_tag(p))
@@ -434,13 +443,14 @@ static void differential(void **state)
 		ps_filter_free(&f);
 	}
 	printf("filter differential: %zu expressions x %zu frames; runs: xdp linear %llu, "
-	       "xdp split into frags %llu, tc %llu, "
+	       "xdp split into frags %llu, xdp of one buffer %llu, tc %llu, "
 	       "tc with tag out of band %llu (%llu truncated frames refused by the skb test harness); "
 	       "%llu expected matches; %llu mismatches\n",
 	       N_EXPR, n_corpus, (unsigned long long)runs[V_XDP],
-	       (unsigned long long)runs[V_XDP_SPLIT], (unsigned long long)runs[V_TC],
-	       (unsigned long long)runs[V_TC_OOB], (unsigned long long)refused,
-	       (unsigned long long)matches, (unsigned long long)mismatches);
+	       (unsigned long long)runs[V_XDP_SPLIT], (unsigned long long)runs[V_XDP_ONE],
+	       (unsigned long long)runs[V_TC], (unsigned long long)runs[V_TC_OOB],
+	       (unsigned long long)refused, (unsigned long long)matches,
+	       (unsigned long long)mismatches);
 	assert_true(N_EXPR >= 40);
 	assert_true(matches > 0);
 	assert_int_equal(mismatches, 0);

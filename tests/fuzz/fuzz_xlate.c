@@ -53,10 +53,11 @@ static void check(const struct sock_filter *prog, size_t n, enum ps_xlate_target
 	got = (uint32_t)ebpf_run(&env, e.insns, e.n, wire, vlan);
 	if (got != want) {
 		fprintf(stderr, "%s%s: cBPF says %u, the translation %u\n",
-			t == PS_XLATE_XDP	? "xdp" :
-			t == PS_XLATE_TC	? "tc" :
-			t == PS_XLATE_XDP_TRACE ? "around another xdp program" :
-						  "xdp with the driver's tag",
+			t == PS_XLATE_XDP	 ? "xdp" :
+			t == PS_XLATE_TC	 ? "tc" :
+			t == PS_XLATE_XDP_TRACE	 ? "around another xdp program" :
+			t == PS_XLATE_XDP_LINEAR ? "xdp, one buffer" :
+						   "xdp with the driver's tag",
 			vlan ? " (tag out of band)" : "", want, got);
 		abort();
 	}
@@ -148,6 +149,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(prog, n, PS_XLATE_TC, pkt, len, wire, 0, want);
 	check(prog, n, PS_XLATE_XDP_TAG, pkt, len, wire, 0, want);
 	check(prog, n, PS_XLATE_XDP_TRACE, pkt, len, wire, 0, want);
+	check(prog, n, PS_XLATE_XDP_LINEAR, pkt, len, wire, 0, want);
 	/* An 802.1Q tag the skb (or, for native XDP, the driver) holds out of
 	 * band: the same answer. */
 	if (len >= 18 && pkt[12] == 0x81 && pkt[13] == 0x00) {

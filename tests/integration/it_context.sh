@@ -85,8 +85,8 @@ cap sflow --hook tc-egress --sflow 127.0.0.1
 CAP_NS=$ENV-peer CAP_IF=$PEERIF cap peer --hook tc-ingress,tc-egress
 cap bypid --hook tc-ingress,tc-egress --pid "$PRE"
 cap bycont --hook tc-ingress,tc-egress --container "${ID_B:0:12}"
-assert_match "sock_create" "$(bpftool cgroup show "$CGROOT")" \
-	"the socket-owner program is attached to the cgroup v2 root"
+sock_create_on "$CGROOT" || fail "the socket-owner program is not attached to the cgroup v2 root"
+ok "the socket-owner program is attached to the cgroup v2 root"
 
 touch "$WORK/go"
 in_cgroup "$CG_A" python3 "$here/ctx_peer.py" client "$PEER" "$WORK/a.ports" &
@@ -106,8 +106,8 @@ for name in full bypid bycont sflow peer; do
 	wait "${CAP_PID[$name]}" || rc=$?
 	assert_eq 0 "$rc" "capture $name ends cleanly"
 done
-assert_no_match "sock_create" "$(bpftool cgroup show "$CGROOT")" \
-	"the socket-owner program went with the captures"
+! sock_create_on "$CGROOT" || fail "the socket-owner program stayed after the captures"
+ok "the socket-owner program went with the captures"
 assert_nothing_attached
 
 # who FILE FILTER: the comments of the matching packets, one per line.
@@ -238,11 +238,11 @@ cap killed --hook tc-egress
 kill -KILL "${CAP_PID[killed]}"
 wait "${CAP_PID[killed]}" 2>/dev/null || true
 for _ in $(seq 50); do
-	bpftool cgroup show "$CGROOT" | grep -q sock_create || break
+	sock_create_on "$CGROOT" || break
 	sleep 0.1
 done
-assert_no_match "sock_create" "$(bpftool cgroup show "$CGROOT")" \
-	"after SIGKILL no socket-owner program is left"
+! sock_create_on "$CGROOT" || fail "after SIGKILL a socket-owner program is left"
+ok "after SIGKILL no socket-owner program is left"
 
 # Bad input: one line, exit 2, nothing attached.
 bad() { # DESCRIPTION REGEX ARGS...
@@ -260,4 +260,5 @@ bad "an unknown cgroup" "--cgroup /nosuch-$$: no such cgroup" --netns "$ENV-cap"
 bad "an unknown netns" "--netns nosuch-$$: no such network namespace" --netns "nosuch-$$"
 bad "a filter without context" "--pid needs --context on" --netns "$ENV-cap" --context off --pid 1
 assert_nothing_attached
-assert_no_match "sock_create" "$(bpftool cgroup show "$CGROOT")" "no socket-owner program left"
+! sock_create_on "$CGROOT" || fail "a socket-owner program is left"
+ok "no socket-owner program left"

@@ -10,11 +10,17 @@ gen() { in_peer "$PSGEN" -i "$PEERIF" --rate 20000 "$@" >/dev/null; }
 promiscuity() { in_cap ip -d link show dev "$CAPIF" | sed -n 's/.* promiscuity \([0-9]*\) .*/\1/p'; }
 
 # -D: the test veth, with its driver, link type, default ingress hook and
-# why, and how the hooks would attach (tcx from 6.6, and before that the
-# line says why not).
+# why, and how the hooks would attach (tcx from 6.6, and before that a
+# line of its own after the interfaces says why not).
 list=$(in_cap "$PKTSAMPLE" -D)
 tc="tc tcx"
-kernel_has_tcx || tc="tc clsact \(tcx came with 6\.6\)"
+if ! kernel_has_tcx; then
+	tc="tc clsact"
+	assert_match "^kernel: no tcx \(Linux 6\.6 has it\): TC hooks attach as filters of a clsact qdisc" \
+		"$(grep '^kernel: no tcx' <<<"$list")" "-D says why not tcx, once"
+fi
+assert_eq "" "$(grep -v -E '^[0-9]+\.|^kernel: ' <<<"$list")" \
+	"-D's lines are interfaces, then what the kernel lacks"
 assert_match "[0-9]+\.$CAPIF \[Up, Running\] driver veth, link EN10MB, ingress tc-ingress \(native XDP on veth turns off the peer's TSO, generic XDP bypasses GRO\), xdp skb, $tc" \
 	"$list" "-D lists the veth"
 assert_match "1\.lo \[Up, Running, Loopback\] driver unknown, link EN10MB, ingress none \(every packet on lo passes tc-egress, once\), xdp skb, $tc" \

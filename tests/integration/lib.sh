@@ -278,6 +278,19 @@ kernel_has_tcx() {
 	[ "${v%%.*}" -gt 6 ] || { [ "${v%%.*}" -eq 6 ] && v=${v#*.} && [ "${v%%.*}" -ge 6 ]; }
 }
 
+# sock_create_on CGROUP: is a cgroup/sock_create program attached there?
+# bpftool's cgroup listing, or where its query fails (bpftool 7.1 on 5.10),
+# the BPF links made on that cgroup (its id is its inode number).
+sock_create_on() {
+	local out id
+	if out=$(bpftool cgroup show "$1" 2>/dev/null); then
+		grep -q sock_create <<<"$out"
+		return
+	fi
+	id=$(stat -c %i "$1")
+	bpftool link show | grep -q "cgroup_id $id  *attach_type cgroup_inet_sock_create"
+}
+
 # capture_pid PATTERN: the pid of the pktsample whose command line has
 # PATTERN (start_capture's $PS_PID is the namespace wrapper's).
 capture_pid() {

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include <bpf/btf.h>
 #include "dropnames.h"
+#include "pktsample.h"
 
 /* An enum skb_drop_reason as a kernel's BTF has it. */
 static struct btf *btf_with(const char *const *names, const int *values, int n)
@@ -75,6 +76,20 @@ static void btf_without_the_enum(void **state)
 	btf__free(b);
 }
 
+/* Before 5.17: every drop has the one reason the drop hook gives it. */
+static void a_kernel_without_reasons(void **state)
+{
+	struct ps_dropnames d = { 0 };
+	char buf[32];
+
+	(void)state;
+	assert_int_equal(ps_dropnames_add_unexplained(&d), 0);
+	assert_string_equal(ps_dropnames_reason(&d, PS_DROP_REASON_NOT_SPECIFIED, buf, sizeof(buf)),
+			    "NOT_SPECIFIED");
+	assert_int_equal(d.consumed, UINT32_MAX);
+	ps_dropnames_free(&d);
+}
+
 static void places_from_kallsyms(void **state)
 {
 	static const char text[] = "ffffffff81000000 T _stext\n"
@@ -113,6 +128,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reasons_by_the_kernels_numbers),
 		cmocka_unit_test(btf_without_the_enum),
+		cmocka_unit_test(a_kernel_without_reasons),
 		cmocka_unit_test(places_from_kallsyms),
 	};
 

@@ -38,8 +38,7 @@ static void lines(void **state)
 					     .xdp_native = 1 },
 			false),
 		"7.v0 [Up] driver veth, link EN10MB, ingress tc-ingress (native XDP on veth "
-		"turns off the peer's TSO, generic XDP bypasses GRO), xdp skb, tc clsact (tcx came "
-		"with 6.6)");
+		"turns off the peer's TSO, generic XDP bypasses GRO), xdp skb, tc clsact");
 	assert_string_equal(line_of(&(struct ps_device){ .ifindex = 1,
 							 .name = "lo",
 							 .flags = IFF_UP | IFF_RUNNING |

@@ -11,6 +11,7 @@
 #include "log.h"
 #include <sys/stat.h>
 #include <bpf/libbpf.h>
+#include "kfeatures.h"
 #include "filter.h"
 #include "guardian.h"
 #include "promisc.h"
@@ -97,7 +98,7 @@ static void load_dev_program(struct ps_capture *cap, const struct ps_load_opts *
 
 	if (!(cap->ifaces.ifs[i].hooks & PS_HOOK_BIT(PS_HOOK_XDP)) ||
 	    cap->ifaces.ifs[i].xdp_mode == PS_XDP_SKB || d->xdp_rx_vlan != 1 ||
-	    cap->cfg.xdp_attach != PS_XDP_VIA_LINK || !ps_loader_has_xdp_vlan_meta())
+	    cap->cfg.xdp_attach != PS_XDP_VIA_LINK || !ps_kfeature_has(PS_KF_XDP_VLAN_META))
 		return;
 	lo.xdp_dev_ifindex = (uint32_t)d->ifindex;
 	lo.maps_from = &cap->kern.loader;
@@ -129,6 +130,23 @@ static int load_trace_programs(struct ps_capture *cap, const struct ps_load_opts
 	lo.trace_prog_fd = t->fd;
 	lo.maps_from = &cap->kern.loader;
 	return ps_loader_load(&cap->ifaces.ifs[i].trace_loader, &lo);
+}
+
+/* -v: each feature this capture would use that the kernel lacks, in a
+ * line that says what it costs (user/kernel/kfeatures.h). */
+static void say_missing_features(const struct ps_capture *cap, const struct ps_load_opts *lo)
+{
+	const struct ps_kneeds needs = {
+		.hooks = lo->hooks,
+		.context = lo->ctx && lo->ctx->enabled,
+		.pool = lo->sflow_pool,
+		.tcx = cap->cfg.tc_mode != PS_TC_CLSACT,
+	};
+	unsigned int missing = ps_kfeatures_missing(ps_kfeatures_used(&needs));
+
+	for (int k = 0; k < PS_KF_MAX; k++)
+		if (missing & PS_KF_BIT(k))
+			pr_info("kernel: %s\n", ps_kfeature_missing_line((enum ps_kfeature)k));
 }
 
 int cap_load_programs(struct ps_capture *cap)
@@ -166,6 +184,7 @@ int cap_load_programs(struct ps_capture *cap)
 	lo.xdp_skb = cap->kern.xdp_loaded[1] = need[1];
 	if (cap->kern.transport == PS_TRANSPORT_RINGBUF)
 		lo.ring_bytes = cap->kern.bufs.per_cpu_kib * 1024;
+	say_missing_features(cap, &lo);
 	/* Loaded here, not inside libxdp's attach, so a filter the verifier
 	 * refuses is reported as such before anything is attached. */
 	err = ps_loader_load(&cap->kern.loader, &lo);
@@ -278,29 +297,43 @@ static int attach_xdp_trace_all(struct ps_capture *cap)
 #define PS_TCX_IFACES_MAX 16
 
 /* How TC attaches: as --tc-mode says, but auto with more interfaces than
- * tcx attaches quickly takes clsact (hooks.h: PS_TC_AUTO_MANY). */
-static void choose_tc_mode(struct ps_capture *cap)
+ * tcx attaches quickly takes clsact (hooks.h: PS_TC_AUTO_MANY), and so
+ * does auto where the kernel has no tcx (-v has said so). 0, or -errno
+ * logged: tcx insisted on where there is none. */
+static int choose_tc_mode(struct ps_capture *cap)
 {
 	int n = 0;
 
 	for (int i = 0; i < cap->ifaces.set.n; i++)
 		n += (cap->ifaces.ifs[i].hooks & PS_HOOKS_TC) != 0;
 	cap->kern.tc_mode = cap->cfg.tc_mode;
-	if (cap->cfg.tc_mode != PS_TC_AUTO || n <= PS_TCX_IFACES_MAX)
-		return;
-	cap->kern.tc_mode = PS_TC_AUTO_MANY;
-	pr_info("TC on %d interfaces: through clsact (tcx where a hook has tcx programs already), "
-		"as tcx waits some 10 ms per link; --tc-mode tcx to insist\n",
-		n);
+	if (cap->cfg.tc_mode == PS_TC_CLSACT || (!n && !cap->ifaces.set.follow) ||
+	    ps_kfeature_has(PS_KF_TCX)) {
+		if (cap->cfg.tc_mode == PS_TC_AUTO && n > PS_TCX_IFACES_MAX) {
+			cap->kern.tc_mode = PS_TC_AUTO_MANY;
+			pr_info("TC on %d interfaces: through clsact (tcx where a hook has tcx "
+				"programs already), as tcx waits some 10 ms per link; --tc-mode "
+				"tcx to insist\n",
+				n);
+		}
+		return 0;
+	}
+	if (cap->cfg.tc_mode == PS_TC_TCX) {
+		pr_err("--tc-mode tcx: this kernel has no tcx (Linux 6.6 has it); --tc-mode auto "
+		       "or clsact attaches through a clsact qdisc\n");
+		return -EOPNOTSUPP;
+	}
+	cap->kern.tc_mode = PS_TC_CLSACT;
+	return 0;
 }
 
 int cap_attach_all(struct ps_capture *cap)
 {
 	int err;
 
-	choose_tc_mode(cap);
-	err = attach_xdp_all(cap);
-
+	err = choose_tc_mode(cap);
+	if (!err)
+		err = attach_xdp_all(cap);
 	if (!err)
 		err = attach_xdp_trace_all(cap);
 	if (!err && (cap->kern.hooks & PS_HOOKS_DROP))

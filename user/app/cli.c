@@ -564,7 +564,8 @@ static const struct cli_opt cli_opts[] = {
 	{ "no-promiscuous-mode", 'p', no_argument, NULL,
 	  "do not put the interfaces into promiscuous mode", FLAG(no_promisc), LIVE },
 	{ "list-interfaces", 'D', no_argument, NULL,
-	  "list the interfaces: state, driver, link type, default ingress hook and why, attach modes",
+	  "list the interfaces: state, driver, link type, default ingress hook and why, attach "
+	  "modes; then each feature the kernel lacks",
 	  FLAG(list_interfaces), NOCONF },
 	{ "snaplen", 's', required_argument, "BYTES",
 	  "bytes kept per packet (default and max 262144, as tcpdump's; 0 = max)", set_snaplen,

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/utsname.h>
+#include "kfeatures.h"
 #include "iflist.h"
 
 int ps_iflist_format(char *buf, size_t len, const struct ps_device *d, bool tcx)
@@ -26,25 +26,15 @@ int ps_iflist_format(char *buf, size_t len, const struct ps_device *d, bool tcx)
 			d->flags & IFF_RUNNING ? ", Running" : "",
 			d->flags & IFF_LOOPBACK ? ", Loopback" : "",
 			*d->driver ? d->driver : "unknown", link, ingress, why,
-			xdp[ps_device_xdp_mode(d)], tcx ? "tcx" : "clsact (tcx came with 6.6)");
-}
-
-/* tcx came with 6.6: what --tc-mode auto would find. */
-static bool kernel_has_tcx(void)
-{
-	struct utsname u;
-	int major = 0, minor = 0;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return false;
-	return major > 6 || (major == 6 && minor >= 6);
+			xdp[ps_device_xdp_mode(d)], tcx ? "tcx" : "clsact");
 }
 
 int ps_iflist_print(FILE *f)
 {
 	struct if_nameindex *all = if_nameindex();
 	struct ps_netdev_nl nl;
-	bool tcx = kernel_has_tcx();
+	bool tcx = ps_kfeature_has(PS_KF_TCX);
+	unsigned int missing;
 
 	if (!all)
 		return -errno;
@@ -60,5 +50,10 @@ int ps_iflist_print(FILE *f)
 	}
 	ps_netdev_nl_close(&nl);
 	if_freenameindex(all);
+	/* What the kernel lacks, and what that costs any capture. */
+	missing = ps_kfeatures_missing(PS_KF_ALL);
+	for (int k = 0; k < PS_KF_MAX; k++)
+		if (missing & PS_KF_BIT(k))
+			fprintf(f, "kernel: %s\n", ps_kfeature_missing_line((enum ps_kfeature)k));
 	return 0;
 }

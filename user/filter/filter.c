@@ -126,6 +126,7 @@ static void code_free(struct ps_filter_code *c)
 	ps_ebpf_free(&c->tc);
 	ps_ebpf_free(&c->xdp_tag);
 	ps_ebpf_free(&c->xdp_trace);
+	ps_ebpf_free(&c->xdp_linear);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -153,6 +154,9 @@ static int build_code(struct ps_filter_code *c, const char *expr, int linktype, 
 		if (!ret)
 			ret = ps_xlate((const struct sock_filter *)c->cbpf, c->n_cbpf,
 				       PS_XLATE_XDP_TRACE, &c->xdp_trace, why, sizeof(why));
+		if (!ret)
+			ret = ps_xlate((const struct sock_filter *)c->cbpf, c->n_cbpf,
+				       PS_XLATE_XDP_LINEAR, &c->xdp_linear, why, sizeof(why));
 		if (ret)
 			snprintf(err, errlen, "filter cannot run in the kernel: %s", why);
 	}

@@ -19,8 +19,9 @@ struct ps_filter_code {
 	size_t n_cbpf;
 	struct ps_ebpf xdp;
 	struct ps_ebpf tc;
-	struct ps_ebpf xdp_tag;	  /* XDP with the driver's VLAN tag (pktsample_xdp_dev) */
-	struct ps_ebpf xdp_trace; /* around another XDP program (xdp-entry, xdp-exit) */
+	struct ps_ebpf xdp_tag;	   /* XDP with the driver's VLAN tag (pktsample_xdp_dev) */
+	struct ps_ebpf xdp_trace;  /* around another XDP program (xdp-entry, xdp-exit) */
+	struct ps_ebpf xdp_linear; /* XDP programs that are not multi-buffer */
 };
 
 struct ps_filter {

@@ -203,6 +203,9 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 		     bpf_program__type(prog) == BPF_PROG_TYPE_RAW_TRACEPOINT;
 	/* The program that gets the driver's VLAN tag views the frame with it. */
 	bool tagged = !strcmp(bpf_program__name(prog), PS_XDP_DEV_PROG);
+	/* One that is not multi-buffer (generic mode's, and every one where
+	 * the kernel has no multi-buffer XDP) gets its frame in one buffer. */
+	bool linear = xdp && !(bpf_program__flags(prog) & BPF_F_XDP_HAS_FRAGS);
 	const struct ps_ebpf *eth, *raw;
 	struct ps_prog_image in, *out;
 	const struct btf *btf;
@@ -216,10 +219,12 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 	eth = trace  ? &e->filter->eth.xdp_trace :
 	      !xdp   ? &e->filter->eth.tc :
 	      tagged ? &e->filter->eth.xdp_tag :
+	      linear ? &e->filter->eth.xdp_linear :
 		       &e->filter->eth.xdp;
 	raw = trace  ? &e->filter->raw.xdp_trace :
 	      !xdp   ? &e->filter->raw.tc :
 	      tagged ? &e->filter->raw.xdp_tag :
+	      linear ? &e->filter->raw.xdp_linear :
 		       &e->filter->raw.xdp;
 	btf = bpf_object__btf(e->obj);
 	if (!btf || !opts->func_info || !opts->func_info_cnt) {

@@ -177,6 +177,17 @@ static void emit_to_host(struct xl *x, __u8 dst, unsigned int bytes)
  */
 static void emit_helper_load(struct xl *x, __u8 dst, unsigned int bytes)
 {
+	if (x->target == PS_XLATE_XDP_LINEAR) {
+		/* Nothing lies past data_end: 0, as cBPF's load past the end.
+		 * The offset is never below 0, and the verifier knows it and
+		 * follows the jump alone; a plain goto could leave what comes
+		 * after unreachable in the program's graph, which it refuses.
+		 * (A test of data_end against data instead made Debian 11's
+		 * 5.10 think the fast path after it dead, and remove it.) */
+		emit_jmp(x, BPF_JMP | BPF_JGE | BPF_K, BPF_REG_2, 0, 0, x->ret0);
+		emit(x, MOV32_IMM(dst, 0));
+		return;
+	}
 	if (x->target == PS_XLATE_XDP_TRACE) {
 		/* r2 (up to 2^33) + bytes within data_end - data, then the
 		 * copy from data + r2. */

@@ -16,7 +16,8 @@
  * classic BPF (junk in unused bits) and constant shifts of 32 or more are
  * refused, as the kernel's checker refuses them. Loads the direct bounds
  * check cannot prove (non-linear skb data, XDP frags) go through
- * bpf_skb_load_bytes()/bpf_xdp_load_bytes().
+ * bpf_skb_load_bytes()/bpf_xdp_load_bytes(), or where the frame is one
+ * buffer (PS_XLATE_XDP_LINEAR) end the filter with 0.
  *
  * For TC the body holds a second translation, used when the skb carries
  * its VLAN tag out of band (vlan != 0, see PS_FILTER_VLAN_PRESENT in pktsample.h): there the
@@ -42,6 +43,11 @@ enum ps_xlate_target {
 	 * data_end are plain addresses, so every load is bounded by the
 	 * linear length and goes through bpf_probe_read_kernel() */
 	PS_XLATE_XDP_TRACE,
+	/* ctx is struct xdp_md of a program that is not multi-buffer (the
+	 * generic-mode one, and every XDP program on kernels before 5.18,
+	 * which have no bpf_xdp_load_bytes): the frame is one buffer, and a
+	 * load past data_end finds nothing */
+	PS_XLATE_XDP_LINEAR,
 };
 
 struct ps_ebpf {

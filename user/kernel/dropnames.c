@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include "dropnames.h"
 #include "log.h"
+#include "pktsample.h"
 
 /* The reasons' prefixes in the enum: SKB_DROP_REASON_NO_SOCKET, and the
  * two that are no drop, SKB_NOT_DROPPED_YET and SKB_CONSUMED. */
@@ -59,6 +60,19 @@ int ps_dropnames_add_btf(struct ps_dropnames *d, const struct btf *btf)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+int ps_dropnames_add_unexplained(struct ps_dropnames *d)
+{
+	const uint32_t v = PS_DROP_REASON_NOT_SPECIFIED;
+
+	d->consumed = UINT32_MAX;
+	d->reasons = calloc(v + 1, sizeof(*d->reasons));
+	if (!d->reasons)
+		return -ENOMEM;
+	d->n_reasons = v + 1;
+	d->reasons[v] = strdup("NOT_SPECIFIED");
+	return d->reasons[v] ? 0 : -ENOMEM;
 }
 
 static int by_addr(const void *a, const void *b)
@@ -212,16 +226,22 @@ int ps_dropnames_load(struct ps_dropnames *d)
 		       "read its drop reasons from\n");
 		return -ENOENT;
 	}
-	/* The raw tracepoint's type, with the reason argument (5.17+). */
-	if (btf__find_by_name_kind(vmlinux, "btf_trace_kfree_skb", BTF_KIND_TYPEDEF) < 0 ||
-	    ps_dropnames_add_btf(d, vmlinux)) {
-		pr_err("cannot capture drops: the kernel has no kfree_skb tracepoint with drop "
-		       "reasons (Linux 5.17 or later has it)\n");
+	/* The raw tracepoint's type. Its reason argument came with the enum
+	 * (5.17); before, every drop is unexplained (kkfeatures.h says so). */
+	if (btf__find_by_name_kind(vmlinux, "btf_trace_kfree_skb", BTF_KIND_TYPEDEF) < 0) {
+		pr_err("cannot capture drops: the kernel has no kfree_skb tracepoint\n");
 		btf__free(vmlinux);
-		ps_dropnames_free(d);
 		return -ENOENT;
 	}
+	err = ps_dropnames_add_btf(d, vmlinux);
+	if (err == -ENOENT)
+		err = ps_dropnames_add_unexplained(d);
 	btf__free(vmlinux);
+	if (err) {
+		pr_err("cannot read the kernel's drop reasons: %s\n", strerror(-err));
+		ps_dropnames_free(d);
+		return err;
+	}
 	/* Without kallsyms (or with its addresses hidden) places show as
 	 * addresses: no reason to refuse the capture. */
 	err = read_file("/proc/kallsyms", &text, &len);

@@ -33,9 +33,10 @@ struct ps_dropnames {
 };
 
 /*
- * Does the kernel have the kfree_skb tracepoint with a drop reason, and
- * BTF that names the reasons? Then the names and the symbols. 0, or
- * -errno with one line logged that says what the kernel lacks.
+ * Does the kernel have the kfree_skb tracepoint, and BTF? Then the names
+ * of its reasons (where it has none, before 5.17: the one the drop hook
+ * gives every drop) and the symbols. 0, or -errno with one line logged
+ * that says what the kernel lacks.
  */
 int ps_dropnames_load(struct ps_dropnames *d);
 void ps_dropnames_free(struct ps_dropnames *d);
@@ -43,6 +44,9 @@ void ps_dropnames_free(struct ps_dropnames *d);
 /* Pure: the reasons of BTF's enum skb_drop_reason into d; -ENOENT if the
  * BTF has no such enum, -ENOMEM. */
 int ps_dropnames_add_btf(struct ps_dropnames *d, const struct btf *btf);
+/* Pure: the one name of a kernel whose kfree_skb has no reason:
+ * PS_DROP_REASON_NOT_SPECIFIED's. 0 or -ENOMEM. */
+int ps_dropnames_add_unexplained(struct ps_dropnames *d);
 /* Pure: /proc/kallsyms' text (len bytes) into d: the text symbols
  * ('t', 'T'), sorted. Lines it does not understand are skipped. 0 or
  * -ENOMEM. */

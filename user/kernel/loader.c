@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "counters.h"
+#include "kfeatures.h"
 #include "filter.h"
 #include "hooks.h"
 #include "loader.h"
@@ -17,6 +19,7 @@
 #include "splice.h"
 #include "pktsample.skel.h"
 #include "pktsample_nokfunc.skel.h"
+#include "pktsample_compat.skel.h"
 
 struct bpf_program *ps_loader_prog(const struct ps_loader *l, enum ps_prog p)
 {
@@ -85,27 +88,6 @@ int ps_loader_emit_state_fd(const struct ps_loader *l)
 	return l->skel ? bpf_map__fd(l->skel->maps.emit_state) : -ENOENT;
 }
 
-/* May TC programs call bpf_get_current_pid_tgid() (6.10+)? Asked of the
- * verifier once, with the smallest program that calls it. */
-static bool tc_has_task_helpers(void)
-{
-	static int known = -1;
-
-	if (known < 0) {
-		const struct bpf_insn insns[] = {
-			{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_current_pid_tgid },
-			{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-			{ .code = BPF_JMP | BPF_EXIT },
-		};
-		int fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "ps_probe", "GPL", insns, 3, NULL);
-
-		known = fd >= 0;
-		if (fd >= 0)
-			close(fd);
-	}
-	return known;
-}
-
 /* Rodata knobs: set between open and load, constants to the verifier. */
 static void set_knobs(struct pktsample *skel, const struct ps_load_opts *o)
 {
@@ -118,9 +100,15 @@ static void set_knobs(struct pktsample *skel, const struct ps_load_opts *o)
 	skel->rodata->ring_wakeup_bytes = (__u32)ps_source_wake_bytes(o->ring_bytes);
 	skel->rodata->drop_netns_ino = o->drop_netns_ino;
 	skel->rodata->drop_skip_reason = o->drop_skip_reason;
+	/* Asked only of a capture that has the hook: the answers cost a
+	 * trial load, or a parse of the kernel's BTF. */
+	if (o->hooks & PS_HOOKS_DROP)
+		skel->rodata->drop_reason_arg = ps_kfeature_has(PS_KF_DROP_REASON);
+	if (o->hooks & PS_HOOK_BIT(PS_HOOK_XDP))
+		skel->rodata->xdp_frags = ps_kfeature_has(PS_KF_XDP_FRAGS);
 	if (o->ctx && o->ctx->enabled) {
 		skel->rodata->ctx_enabled = 1;
-		skel->rodata->ctx_task_helpers = tc_has_task_helpers();
+		skel->rodata->ctx_task_helpers = ps_kfeature_has(PS_KF_TC_TASK);
 		skel->rodata->ctx_filter = o->ctx->filter;
 		skel->rodata->ctx_pid = o->ctx->pid;
 		memcpy((char *)skel->rodata->ctx_comm, o->ctx->comm, PS_COMM_LEN);
@@ -164,45 +152,35 @@ static int share_maps(struct pktsample *skel, const struct pktsample *from)
 /* Not in Debian 12's uapi headers (6.3+). */
 #define PS_BPF_F_XDP_DEV_BOUND_ONLY (1U << 6)
 
-bool ps_loader_has_xdp_vlan_meta(void)
-{
-	static int known = -1;
-
-	if (known < 0) {
-		struct btf *vmlinux = btf__load_vmlinux_btf();
-
-		known = !libbpf_get_error(vmlinux) &&
-			btf__find_by_name_kind(vmlinux, "bpf_xdp_metadata_rx_vlan_tag",
-					       BTF_KIND_FUNC) > 0;
-		if (!libbpf_get_error(vmlinux))
-			btf__free(vmlinux);
-	}
-	return known;
-}
-
 /*
- * pktsample's skeleton, on the object that references the VLAN metadata
- * kfunc for the one program that calls it (the XDP program bound to a
- * device, o->xdp_dev_ifindex) where the kernel has it, else on the same
- * object built without the reference (CMakeLists.txt says why). Every
- * other loader's programs leave the call out (the vlan_meta knob), and
- * the probe, which parses the kernel's BTF, is not made for them: a
- * capture's start parsed it twice.
+ * pktsample's skeleton, on the bytes of the object this kernel takes
+ * (user/kernel/kfeatures.h: ps_kfeatures_object). Only the XDP program
+ * bound to a device (o->xdp_dev_ifindex) calls the VLAN metadata kfunc;
+ * every other loader's programs leave the call out (the vlan_meta knob),
+ * and the probe, which parses the kernel's BTF, is not made for them.
  */
 static struct pktsample *open_skeleton(const struct ps_load_opts *o)
 {
+	bool vlan_meta = o->xdp_dev_ifindex && ps_kfeature_has(PS_KF_XDP_VLAN_META);
+	unsigned int have = (ps_kfeature_has(PS_KF_ATOMIC_FETCH) ? PS_KF_BIT(PS_KF_ATOMIC_FETCH) :
+								   0) |
+			    (vlan_meta ? PS_KF_BIT(PS_KF_XDP_VLAN_META) : 0);
+	enum ps_kobject which = ps_kfeatures_object(have, vlan_meta);
 	struct pktsample *skel;
+	const void *data;
 	size_t size;
 	int err;
 
-	if (o->xdp_dev_ifindex && ps_loader_has_xdp_vlan_meta())
+	if (which == PS_KOBJ_FULL)
 		return pktsample__open();
 	skel = calloc(1, sizeof(*skel));
 	if (!skel)
 		return NULL;
 	err = pktsample__create_skeleton(skel);
 	if (!err) {
-		skel->skeleton->data = pktsample_nokfunc__elf_bytes(&size);
+		data = which == PS_KOBJ_COMPAT ? pktsample_compat__elf_bytes(&size) :
+						 pktsample_nokfunc__elf_bytes(&size);
+		skel->skeleton->data = data;
 		skel->skeleton->data_sz = size;
 		err = bpf_object__open_skeleton(skel->skeleton, NULL);
 	}
@@ -256,6 +234,15 @@ static int pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
 	if (dev) {
 		bpf_program__set_ifindex(p, o->xdp_dev_ifindex);
 		bpf_program__set_flags(p, bpf_program__flags(p) | PS_BPF_F_XDP_DEV_BOUND_ONLY);
+	}
+	/* Multi-buffer programs where the kernel has them: elsewhere the
+	 * flag is one it does not know, and refuses. */
+	if (!ps_kfeature_has(PS_KF_XDP_FRAGS) && (dev || (xdp && o->xdp_native))) {
+		struct bpf_program *const frags[] = { p, skel->progs.pktsample_xdp };
+
+		for (int i = 0; i < 2; i++)
+			bpf_program__set_flags(frags[i],
+					       bpf_program__flags(frags[i]) & ~BPF_F_XDP_HAS_FRAGS);
 	}
 	bpf_program__set_autoload(skel->progs.pktsample_xdp, xdp && o->xdp_native);
 	bpf_program__set_autoload(skel->progs.pktsample_xdp_skb, xdp && o->xdp_skb);
@@ -311,6 +298,24 @@ static int size_maps(struct ps_loader *l, struct pktsample *skel, const struct p
 	return err;
 }
 
+/* The locked-memory limit in KiB (RLIM_INFINITY's too). */
+static unsigned long long memlock_kib(void)
+{
+	struct rlimit r;
+
+	return getrlimit(RLIMIT_MEMLOCK, &r) ? 0 : (unsigned long long)r.rlim_cur / 1024;
+}
+
+/* Is a refused load this kernel's accounting of BPF memory against a
+ * locked-memory limit that libbpf could not lift (no CAP_SYS_RESOURCE)? */
+static bool memlock_too_low(void)
+{
+	struct rlimit r;
+
+	return !ps_kfeature_has(PS_KF_MEMCG) && !getrlimit(RLIMIT_MEMLOCK, &r) &&
+	       r.rlim_cur != RLIM_INFINITY;
+}
+
 /* Into the kernel: the maps shared with another loader's, the filter
  * spliced, the object loaded, then the cgroups of the context filter. 0 or
  * -errno, logged. */
@@ -329,6 +334,12 @@ static int load_object(struct pktsample *skel, const struct ps_load_opts *o)
 		pr_err("cannot load the BPF programs with this filter: %s; the kernel's "
 		       "verifier rejected it or it is too complex (-v for the verifier log)\n",
 		       strerror(-err));
+	else if (err == -EPERM && memlock_too_low())
+		pr_err("cannot load the BPF programs: this kernel counts BPF memory against the "
+		       "locked-memory limit (Linux 5.11 charges the cgroup instead), %llu KiB "
+		       "here, which only CAP_SYS_RESOURCE may raise; 'ulimit -l unlimited' "
+		       "first, or LimitMEMLOCK=infinity in a systemd unit\n",
+		       memlock_kib());
 	else if (err)
 		pr_err("cannot load the BPF programs: %s (-v for the verifier log)\n",
 		       strerror(-err));

@@ -68,7 +68,7 @@ struct ps_load_opts {
 	bool xdp_native, xdp_skb;
 	/* Non-zero: load PS_PROG_XDP_DEV alone, bound to this device, so that
 	 * it reads the VLAN tag the driver stripped (with maps_from: the main
-	 * loader's maps). See ps_loader_has_xdp_vlan_meta(). */
+	 * loader's maps), where the kernel has the kfunc (kfeatures.h). */
 	uint32_t xdp_dev_ifindex;
 	/* Non-NULL: load the xdp-entry and xdp-exit programs o->hooks asks
 	 * for, and only those, on the function trace_func of the XDP program
@@ -144,9 +144,5 @@ int ps_loader_owners_fd(const struct ps_loader *l);
  * is the caller's to say.
  */
 int ps_loader_attach_owner(struct ps_loader *l, const char *cgroup_root);
-
-/* Does the running kernel give XDP the driver's VLAN tag
- * (bpf_xdp_metadata_rx_vlan_tag, 6.8+)? Looked up once in its BTF. */
-bool ps_loader_has_xdp_vlan_meta(void);
 
 #endif

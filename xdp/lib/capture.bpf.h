@@ -22,6 +22,22 @@
 #include "sampler.bpf.h"
 
 /*
+ * The candidate's number in its pool. Kernels before 5.12 have no atomic
+ * fetch, and refuse the whole object for one such instruction, reached or
+ * not: the object built for them (CMakeLists.txt: pktsample_compat) adds,
+ * then reads (user/kernel/kfeatures.c says what that costs).
+ */
+static __always_inline __u32 ps_pool_next(__u64 *candidates)
+{
+#ifdef PS_NO_ATOMIC_FETCH
+	__sync_fetch_and_add(candidates, 1);
+	return (__u32) * (volatile __u64 *)candidates;
+#else
+	return (__u32)__sync_fetch_and_add(candidates, 1) + 1;
+#endif
+}
+
+/*
  * Count the packet, run the filter, find whom it belongs to (and run the
  * context filter), sample, and emit metadata + the first min(snaplen, len,
  * filter result) bytes. Every packet ends in exactly one counter stage
@@ -85,7 +101,7 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 		__u64 *candidates = bpf_map_lookup_elem(&pools, &slot);
 
 		if (candidates)
-			pool = (__u32)__sync_fetch_and_add(candidates, 1) + 1;
+			pool = ps_pool_next(candidates);
 	}
 	if (sample_mode != PS_SAMPLE_ALL || rate_cost_ns) {
 		struct ps_sampler *s = bpf_map_lookup_elem(&sampler, &zero);

@@ -39,6 +39,10 @@ const volatile char ctx_comm[PS_COMM_LEN] __weak = {}; /* --comm */
 /* The drop hook (tc/pktsample_drop.bpf.c). */
 const volatile __u32 drop_netns_ino __weak = 0;		   /* the captured interfaces' netns */
 const volatile __u32 drop_skip_reason __weak = 0xffffffff; /* SKB_CONSUMED where it exists */
+const volatile __u32 drop_reason_arg __weak = 1;	   /* kfree_skb has the reason (5.17+) */
+
+/* XDP (xdp/ctx_xdp.bpf.h): the kernel has multi-buffer XDP's helpers (5.18+). */
+const volatile __u32 xdp_frags __weak = 1;
 
 /* ---- maps ---- */
 struct {
