@@ -113,19 +113,25 @@ as_nobody() { # ARGS...: in the background, $PS_PID
 	PS_PID=$!
 	PIDS+=("$PS_PID")
 }
+refused_as_nobody() { # WHAT REGEX ARGS...: exit 1, one line, nothing attached
+	local what=$1 re=$2
+	shift 2
+	as_nobody "$@"
+	PS_RC=0
+	wait "$PS_PID" || PS_RC=$?
+	assert_eq 1 "$PS_RC" "$what: exit 1"
+	assert_match "$re" "$(cat "$WORK/ps.err")" "$what: one line says what would do"
+	assert_eq 1 "$(wc -l <"$WORK/ps.err")" "$what: one line"
+	assert_nothing_attached
+}
 # Before 5.11 BPF memory counts against the locked-memory limit, which
 # without CAP_SYS_RESOURCE only who starts pktsample may raise: refused in
 # one line until then (-D names the kernel's lack), then captured alike.
 if "$PKTSAMPLE" -D | grep -q '^kernel: BPF memory counts against the locked-memory limit'; then
 	ulimit -l 64
-	as_nobody -i "$CAPIF" -w "$WORK/out/memlock.pcapng"
-	PS_RC=0
-	wait "$PS_PID" || PS_RC=$?
-	assert_eq 1 "$PS_RC" "capabilities only, locked memory 64 KiB before 5.11: exit 1"
-	assert_match "^pktsample: cannot load the BPF programs: this kernel counts BPF memory against the locked-memory limit .* 64 KiB here, .* 'ulimit -l unlimited' first" \
-		"$(cat "$WORK/ps.err")" "capabilities only, locked memory 64 KiB: it says what to do"
-	assert_eq 1 "$(wc -l <"$WORK/ps.err")" "capabilities only, locked memory 64 KiB: in one line"
-	assert_nothing_attached
+	refused_as_nobody "capabilities only, locked memory 64 KiB before 5.11" \
+		"^pktsample: cannot load the BPF programs: this kernel counts BPF memory against the locked-memory limit .* 64 KiB here, .* 'ulimit -l unlimited' first" \
+		-i "$CAPIF" -w "$WORK/out/memlock.pcapng"
 	ulimit -l unlimited
 fi
 tc_modes=(clsact)
@@ -156,14 +162,9 @@ for level in "${levels[@]}"; do
 		"paranoid $level: -v says why the ring buffer carries the samples"
 	for args in "--sample-interval 10ms" "--transport perf"; do
 		# shellcheck disable=SC2086 # args is words
-		as_nobody -i "$CAPIF" $args -w "$WORK/out/r.pcapng"
-		PS_RC=0
-		wait "$PS_PID" || PS_RC=$?
-		assert_eq 1 "$PS_RC" "paranoid $level, $args: exit 1"
-		assert_match "needs (a )?perf events?.*: kernel.perf_event_paranoid is above 2 \(Debian's default\), which allows perf events only with CAP_SYS_ADMIN; .*'sysctl kernel.perf_event_paranoid=2'" \
-			"$(cat "$WORK/ps.err")" "paranoid $level, $args: one line says what would do"
-		assert_eq 1 "$(wc -l <"$WORK/ps.err")" "paranoid $level, $args: one line"
-		assert_nothing_attached
+		refused_as_nobody "paranoid $level, $args" \
+			"needs (a )?perf events?.*: kernel.perf_event_paranoid is above 2 \(Debian's default\), which allows perf events only with CAP_SYS_ADMIN; .*'sysctl kernel.perf_event_paranoid=2'" \
+			-i "$CAPIF" $args -w "$WORK/out/r.pcapng"
 	done
 done
 

@@ -161,7 +161,12 @@ wait "$TS" || true
 chmod 755 "$WORK"
 mkdir -p "$WORK/bin" "$WORK/nobody/wireshark/extcap"
 install -m 755 "$PKTSAMPLE" "$WORK/bin/pktsample"
-setcap cap_bpf,cap_perfmon,cap_net_admin,cap_net_raw+ep "$WORK/bin/pktsample"
+# Before 5.11 (-D says so) the kernel counts BPF memory against the
+# locked-memory limit, which the binary raises with cap_sys_resource.
+caps=cap_bpf,cap_perfmon,cap_net_admin,cap_net_raw
+"$PKTSAMPLE" -D | grep -q '^kernel: BPF memory counts against the locked-memory limit' &&
+	caps=$caps,cap_sys_resource
+setcap "$caps+ep" "$WORK/bin/pktsample"
 ln -s "$WORK/bin/pktsample" "$WORK/nobody/wireshark/extcap/pktsample"
 chown -R 65534:65534 "$WORK/nobody"
 # TS_LIMIT=SECONDS: tshark is stopped after that long (it must not hang

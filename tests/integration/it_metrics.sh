@@ -95,7 +95,19 @@ promtool check metrics <"$WORK/m.txt" >"$WORK/promtool.out" 2>&1 ||
 	fail "promtool check metrics: $(cat "$WORK/promtool.out")"
 ok "promtool check metrics accepts the text"
 metric() { sed -n "s/^$1 \([0-9]*\)$/\1/p" "$WORK/m.txt"; }
-assert_eq 500 "$(metric 'pktsample_kernel_drops_total{reason="NO_SOCKET"}')" \
+# Before 5.17 kfree_skb has no reason (-D says so): every drop is
+# NOT_SPECIFIED, the 500 among them.
+REASON=NO_SOCKET
+"$PKTSAMPLE" -D | grep -q '^kernel: kfree_skb has no drop reason' && REASON=NOT_SPECIFIED
+drops_are_the_500() { # COUNT DESCRIPTION
+	if [ "$REASON" = NO_SOCKET ]; then
+		assert_eq 500 "$1" "$2"
+	else
+		[ "${1:-0}" -ge 500 ] || fail "$2: expected at least 500, got '$1'"
+		ok "$2 (at least 500, all NOT_SPECIFIED on this kernel)"
+	fi
+}
+drops_are_the_500 "$(metric "pktsample_kernel_drops_total{reason=\"$REASON\"}")" \
 	"the drops by reason: the 500 frames sent to a closed port"
 seen=$(metric "pktsample_packets_seen_total{interface=\"$CAPIF\",hook=\"tc-ingress\"}")
 written=$(metric "pktsample_packets_written_total{interface=\"$CAPIF\",hook=\"tc-ingress\"}")
@@ -130,11 +142,11 @@ EOF
 start_prometheus
 got=
 for _ in $(seq $((300 * PS_TIME_SCALE))); do
-	got=$(prom_query 'pktsample_kernel_drops_total{reason="NO_SOCKET"}' 2>/dev/null || true)
+	got=$(prom_query "pktsample_kernel_drops_total{reason=\"$REASON\"}" 2>/dev/null || true)
 	[ -n "$got" ] && break
 	sleep 0.1
 done
-assert_eq 500 "$got" "Prometheus scraped the drops by reason"
+drops_are_the_500 "$got" "Prometheus scraped the drops by reason"
 assert_eq 1 "$(prom_query 'up{job="pktsample"}')" "Prometheus sees the target up"
 
 kill "$SILENT" 2>/dev/null || true
