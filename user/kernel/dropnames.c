@@ -227,7 +227,7 @@ int ps_dropnames_load(struct ps_dropnames *d)
 		return -ENOENT;
 	}
 	/* The raw tracepoint's type. Its reason argument came with the enum
-	 * (5.17); before, every drop is unexplained (kkfeatures.h says so). */
+	 * (5.17); before, every drop is unexplained (kfeatures.h says so). */
 	if (btf__find_by_name_kind(vmlinux, "btf_trace_kfree_skb", BTF_KIND_TYPEDEF) < 0) {
 		pr_err("cannot capture drops: the kernel has no kfree_skb tracepoint\n");
 		btf__free(vmlinux);
