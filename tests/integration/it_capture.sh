@@ -69,9 +69,13 @@ read -r first last < <("$PCAPCHECK" times "$WORK/xdp4.pcap" | sed 's/.*first_ns=
 start=$(sed 's/.*start_ns=\([0-9]*\).*/\1/' <<<"$gen4")
 end=$(sed 's/.*end_ns=\([0-9]*\).*/\1/' <<<"$gen4")
 echo "# send window [$start, $end], captured [$first, $last]: offsets $(( (first - start) / 1000 )) us, $(( (last - end) / 1000 )) us"
-[ "$first" -ge $((start - 1000000)) ] && [ "$last" -le $((end + 1000000)) ] ||
-	fail "timestamps [$first, $last] outside the send window [$start, $end] +/- 1 ms"
-ok "timestamps within 1 ms of the send window"
+# No frame is seen before it is sent: 1 ms is the clock calibration's
+# margin. A frame may be seen after the sender's last call returned: veth
+# hands it to NAPI, which a loaded machine (or TCG) runs later in ksoftirqd.
+late=$(scaled 1)
+[ "$first" -ge $((start - 1000000)) ] && [ "$last" -le $((end + late * 1000000)) ] ||
+	fail "timestamps [$first, $last] outside the send window [$start - 1 ms, $end + $late ms]"
+ok "timestamps within the send window (1 ms before, $late ms after)"
 
 # Readers agree; closing statistics add up.
 assert_eq "$total" "$("$PCAPCHECK" count "$cap")" "libpcap reads as many packets as tshark"
