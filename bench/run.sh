@@ -49,4 +49,8 @@ if [ -z "${QUICK:-}" ]; then
 	echo "## The drop hook under a drop flood"
 	echo
 	"$top/bench/drops.sh" "$build"
+	echo
+	echo "## The flight recorder under a flood"
+	echo
+	"$top/bench/flight.sh" "$build"
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# pktsample as a Wireshark extcap, driven by a real tshark 4.0: the entry in
+# pktsample as a Wireshark extcap, driven by a real tshark 4.0 (the flight
+# recorder through the dialog's settings too): the entry in
 # a personal extcap directory ($XDG_CONFIG_HOME/wireshark/extcap), tshark -D
 # listing it, captures with annotations and a capture filter that runs in
 # the kernel, a bad filter reported before anything is attached, nothing
@@ -120,6 +121,27 @@ assert_eq "" "$(ts_complaints)" "-f udp: no complaint"
 [ "$(count "$WORK/udp.pcapng" udp)" -ge 40 ] || fail "-f udp: too few UDP frames"
 assert_eq 0 "$(count "$WORK/udp.pcapng" '!udp')" "-f udp: only UDP frames arrive"
 no_pktsample_left "after -f udp"
+
+# The flight recorder from the dialog's settings (Wireshark's preferences
+# extcap.pktsample_IFACE.*): pings, then a datagram to the trigger port;
+# tshark gets the incident, the trigger marked.
+pref=extcap.pktsample_$CAPIF
+ts -i "$IF" -o "$pref.flight:30s" -o "$pref.trigger:udp dst port 7000" -o "$pref.after:1s" \
+	-c 21 -a duration:$((20 * PS_TIME_SCALE)) -w "$WORK/flight.pcapng" >/dev/null &
+t=$!
+for _ in $(seq 100); do
+	pgrep -f -- "--capture --extcap-interface $IF" >/dev/null && break
+	sleep 0.05
+done
+sleep 0.5
+in_peer ping -q -c 10 -i 0.2 192.0.2.1 >/dev/null
+in_peer python3 -c 'import socket
+socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"trigger", ("192.0.2.1", 7000))'
+wait "$t" || true
+assert_eq "" "$(ts_complaints)" "--flight through the dialog: no complaint"
+assert_eq "20 1" "$(count "$WORK/flight.pcapng" 'icmp.type == 8 || icmp.type == 0') $(count "$WORK/flight.pcapng" 'frame.comment contains "trigger=udp dst port 7000"')" \
+	"--flight through the dialog: the pings before the trigger, and the trigger marked"
+no_pktsample_left "after the flight recorder"
 
 # A bad filter: tshark reports libpcap's message; nothing was attached.
 rc=0

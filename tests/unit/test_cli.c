@@ -185,6 +185,32 @@ static void sflow_options(void **state)
 	assert_int_equal(o.sflow.rate, 1);
 }
 
+/* --flight and its options: the defaults, and what they need. */
+static void flight_options(void **state)
+{
+	struct ps_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--flight", "30s", "--trigger",
+			       "udp port 53", "--trigger", "drop:NO_SOCKET", "--hook",
+			       "tc-ingress,drop", "--holdoff", "1m", "--incidents", "3", "-W", "5"),
+			 0);
+	assert_int_equal(o.flight_ms, 30000);
+	assert_int_equal(o.flight_size, PS_FLIGHT_SIZE_DEFAULT);
+	assert_int_equal(o.after_ms, PS_FLIGHT_AFTER_DEFAULT_MS);
+	assert_int_equal(o.holdoff_ms, 60000);
+	assert_int_equal(o.incidents, 3);
+	assert_int_equal(o.n_triggers, 2);
+	assert_string_equal(o.triggers[1], "drop:NO_SOCKET");
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--flight", "5m", "--flight-size",
+			       "1g", "--after", "0"),
+			 0);
+	assert_int_equal(o.flight_size, 1ull << 30);
+	assert_int_equal(o.after_ms, 0);
+	assert_int_equal(o.n_triggers, 0); /* SIGUSR2 alone */
+}
+
 static void snaplen_zero_means_max(void **state)
 {
 	struct ps_opts o;
@@ -311,8 +337,29 @@ static void rejects_bad_input(void **state)
 		BAD("bad -W '0'", "-i", "a", "-w", "f", "-C", "1", "-W", "0"),
 		BAD("-C and -G need -w FILE, not stdout", "-i", "a", "-w", "-", "-C", "1"),
 		BAD("-C and -G need -w FILE, not stdout", "-i", "a", "-w", "-", "-G", "1"),
-		BAD("-W needs -C or -G", "-i", "a", "-w", "f", "-W", "3"),
-		BAD("-z needs -C or -G", "-i", "a", "-w", "f", "-z", "gzip"),
+		BAD("-W needs -C, -G or --flight", "-i", "a", "-w", "f", "-W", "3"),
+		BAD("--trigger needs --flight TIME", "-i", "a", "-w", "f", "--trigger", "icmp"),
+		BAD("--after needs --flight TIME", "-i", "a", "-w", "f", "--after", "1s"),
+		BAD("--flight writes its incidents to -w FILE", "-i", "a", "--flight", "1m"),
+		BAD("--flight writes its incidents to -w FILE", "-i", "a", "-w", "-", "--flight",
+		    "1m"),
+		BAD("-C and -G do not apply", "-i", "a", "-w", "f", "--flight", "1m", "-C", "10"),
+		BAD("--incidents N instead", "-i", "a", "-w", "f", "--flight", "1m", "-c", "10"),
+		BAD("bad --trigger 'udp port': bad filter expression", "-i", "a", "-w", "f",
+		    "--flight", "1m", "--trigger", "udp port"),
+		BAD("bad --trigger 'drop:no socket'", "-i", "a", "-w", "f", "--flight", "1m",
+		    "--hook", "drop", "--trigger", "drop:no socket"),
+		BAD("--trigger drop needs the drop hook", "-i", "a", "-w", "f", "--flight", "1m",
+		    "--trigger", "drop"),
+		BAD("bad --flight '0'", "-i", "a", "-w", "f", "--flight", "0"),
+		BAD("bad --flight-size '0'", "-i", "a", "-w", "f", "--flight", "1m",
+		    "--flight-size", "0"),
+		BAD("bad --flight-size '1k'", "-i", "a", "-w", "f", "--flight", "1m",
+		    "--flight-size", "1k"),
+		BAD("bad --after '-1'", "-i", "a", "-w", "f", "--flight", "1m", "--after", "-1"),
+		BAD("bad --incidents '0'", "-i", "a", "-w", "f", "--flight", "1m", "--incidents",
+		    "0"),
+		BAD("-z needs -C, -G or --flight", "-i", "a", "-w", "f", "-z", "gzip"),
 		BAD("empty -z command", "-i", "a", "-w", "f", "-C", "1", "-z", ""),
 		BAD("empty -Z user name", "-i", "a", "-w", "f", "-Z", ""),
 		BAD("-Z cannot be used with --xdp-attach libxdp", "-i", "a", "-w", "f", "-Z",
@@ -517,6 +564,7 @@ int main(void)
 		cmocka_unit_test(tcpdump_direction_and_listing),
 		cmocka_unit_test(printing_and_reading),
 		cmocka_unit_test(sflow_options),
+		cmocka_unit_test(flight_options),
 		cmocka_unit_test(snaplen_zero_means_max),
 		cmocka_unit_test(help_and_version_need_nothing_else),
 		cmocka_unit_test(rejects_bad_input),

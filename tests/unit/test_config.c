@@ -132,12 +132,42 @@ static void parsed_as_options(void **state)
 	ps_config_free(&c);
 }
 
+/* The flight recorder's settings: each trigger a line, the rest of it its
+ * expression. */
+static void flight_settings(void **state)
+{
+	static const char text[] = "iface lo\nwrite inc.pcapng\nhook tc-ingress,drop\n"
+				   "flight 30s\nflight-size 16m\nafter 2s\nholdoff 1m\n"
+				   "trigger tcp[tcpflags] & tcp-rst != 0\ntrigger drop:NO_SOCKET\n"
+				   "incidents 4\n";
+	char *argv[16], err[256];
+	struct ps_opts o;
+	struct ps_config c;
+	int bad = 0;
+
+	(void)state;
+	assert_int_equal(PARSE(text, &c, err), 0);
+	argv[0] = "pktsample";
+	for (int i = 0; i < c.n; i++)
+		argv[1 + i] = c.args[i];
+	assert_int_equal(ps_cli_parse_at(1 + c.n, argv, &o, err, sizeof(err), &bad), 0);
+	assert_int_equal(ps_cli_check(&o, err, sizeof(err)), 0);
+	assert_int_equal(o.flight_ms, 30000);
+	assert_int_equal(o.flight_size, 16ull << 20);
+	assert_int_equal(o.after_ms, 2000);
+	assert_int_equal(o.holdoff_ms, 60000);
+	assert_int_equal(o.incidents, 4);
+	assert_int_equal(o.n_triggers, 2);
+	assert_string_equal(o.triggers[0], "tcp[tcpflags] & tcp-rst != 0");
+	assert_string_equal(o.triggers[1], "drop:NO_SOCKET");
+	ps_config_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(settings),
-		cmocka_unit_test(bad_lines),
-		cmocka_unit_test(files),
+		cmocka_unit_test(settings),	     cmocka_unit_test(flight_settings),
+		cmocka_unit_test(bad_lines),	     cmocka_unit_test(files),
 		cmocka_unit_test(parsed_as_options),
 	};
 

@@ -47,6 +47,9 @@ static void families_and_samples(void **state)
 		.sflow_samples = 7,
 		.sflow_datagrams = 2,
 		.sflow_sent = 2,
+		.flight = true,
+		.flight_incidents = 2,
+		.flight_held = 1000,
 		.start_time_s = 1700000000.5,
 	};
 	char buf[8192];
@@ -71,8 +74,12 @@ static void families_and_samples(void **state)
 	assert_non_null(strstr(buf, "pktsample_kernel_drops_total{reason=\"NO_SOCKET\"} 4\n"));
 	assert_non_null(strstr(buf, "pktsample_sflow_send_errors_total 0\n"));
 	assert_non_null(strstr(buf, "pktsample_start_time_seconds 1700000000.500\n"));
+	assert_non_null(strstr(buf, "# TYPE pktsample_flight_incidents_total counter\n"
+				    "pktsample_flight_incidents_total 2\n"));
+	assert_non_null(strstr(buf, "# TYPE pktsample_flight_held_packets gauge\n"
+				    "pktsample_flight_held_packets 1000\n"));
 	/* Every family once, each of its samples under it. */
-	assert_int_equal(count_of(buf, "# TYPE "), 7 + 1 + 1 + 5);
+	assert_int_equal(count_of(buf, "# TYPE "), 7 + 1 + 1 + 5 + 5);
 	assert_int_equal(count_of(buf, "# TYPE pktsample_packets_lost_total counter\n"), 1);
 	assert_int_equal(count_of(buf, "pktsample_packets_lost_total{"), 2);
 }
@@ -87,6 +94,7 @@ static void nothing_but_what_there_is(void **state)
 	assert_null(strstr(buf, "pktsample_packets_"));
 	assert_null(strstr(buf, "kernel_drops"));
 	assert_null(strstr(buf, "sflow"));
+	assert_null(strstr(buf, "flight"));
 	assert_non_null(strstr(buf, "pktsample_start_time_seconds 0.000\n"));
 }
 

@@ -39,6 +39,8 @@ static void diff(const struct ps_capture_cfg *b, const char *fa, const char *fb,
 static const char *const file_line = "the file (write, file-size, rotate-seconds, file-count, "
 				     "postrotate-command, epb-verdict)";
 static const char *const print_line = "what is printed (print and its flags)";
+static const char *const flight_line =
+	"the flight recorder (flight, flight-size, trigger, after, holdoff, incidents)";
 static const char *const ctx_line = "context, pid, comm, cgroup or container";
 static const char *const buf_line = "transport, buffer-size or threads";
 
@@ -120,6 +122,13 @@ static const char *change(struct ps_capture_cfg *c, int k)
 	case 23:
 		c->no_promisc = true;
 		return "no-promiscuous-mode";
+	case 24:
+		c->flight.window_ns = 30000000000ull;
+		return flight_line;
+	case 25:
+		c->flight.n_triggers = 1;
+		c->flight.triggers[0] = "icmp";
+		return flight_line;
 	default:
 		return NULL;
 	}

@@ -2,13 +2,16 @@
 /*
  * The capture's run loop (user/util/runloop.h): what it waits on and runs,
  * in this order each round: the link watch, a retry where room was freed,
- * the buffers (a round of the ingest), sFlow's bursts, rotation, --stats,
+ * the buffers (a round of the ingest), sFlow's bursts, rotation, the
+ * flight recorder's clock and SIGUSR2, --stats,
  * --metrics, --duration, and a reload asked by SIGHUP. See capture_int.h.
  */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "capture_int.h"
+#include "clock.h"
 #include "log.h"
 #include "sflowexp.h"
 
@@ -92,6 +95,46 @@ static int run_file(void *arg, uint64_t now)
 	return err == 1 ? END : err;
 }
 
+/* What the merge may still hold of an incident's last packets when the
+ * clock is past it: a quiet link's incident ends this much later. */
+#define FLIGHT_HOLD_NS 1000000000ull
+
+static uint64_t wall_now(void)
+{
+	return (uint64_t)ps_clock_read_ns(CLOCK_REALTIME, NULL);
+}
+
+/* --flight: SIGUSR2's incident, old packets let go, an incident over
+ * written; --incidents reached ends the capture. */
+static int run_flight(void *arg, uint64_t now)
+{
+	struct ps_capture *cap = arg;
+	int err;
+
+	(void)now;
+	if (cap->stop->trigger) {
+		cap->stop->trigger = 0;
+		ps_flight_trigger_now(cap->out.flight, wall_now());
+	}
+	err = ps_flight_tick(cap->out.flight, wall_now(), FLIGHT_HOLD_NS);
+	if (err < 0) {
+		err = cap_write_failed(cap, err);
+		return err ? err : END;
+	}
+	return err ? END : 0;
+}
+
+/* The end of an incident under way, on the loop's (monotonic) clock. */
+static uint64_t flight_due(void *arg, uint64_t now)
+{
+	const struct ps_capture *cap = arg;
+	uint64_t due = ps_flight_due_ns(cap->out.flight, FLIGHT_HOLD_NS), wall = wall_now();
+
+	if (!due)
+		return 0;
+	return now + (due > wall ? due - wall : 0);
+}
+
 static int run_stats(void *arg, uint64_t now)
 {
 	cap_stats_line(arg, now);
@@ -159,6 +202,7 @@ static int add_sources(struct ps_capture *cap)
 		{ ps_ingest_epoll_fd(cap->out.in), true, run_ingest, ingest_due, cap },
 		{ -1, true, cap->out.sflow ? run_sflow : NULL, sflow_due, cap },
 		{ -1, true, cap->out.file ? run_file : NULL, NULL, cap },
+		{ -1, true, cap->out.flight ? run_flight : NULL, flight_due, cap },
 		{ -1, false, run_stats, stats_due, cap },
 		{ -1, false, run_metrics, metrics_due, cap },
 		{ -1, false, run_deadline, deadline_due, cap },
@@ -167,7 +211,7 @@ static int add_sources(struct ps_capture *cap)
 	int err = 0;
 
 	for (size_t i = 0; !err && i < sizeof(src) / sizeof(src[0]); i++)
-		if (src[i].run) /* sFlow's and the file's only with them */
+		if (src[i].run) /* sFlow's, the file's, the recorder's only with them */
 			err = ps_runloop_add(&cap->run.loop, &src[i]);
 	return err;
 }

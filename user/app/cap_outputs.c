@@ -137,6 +137,50 @@ void cap_describe_targets(struct ps_capture *cap)
 		cap_describe_target_idb(cap, t);
 }
 
+/* --flight's second and later incidents: a file each, where -w is a
+ * file (a FIFO or stdout takes them one after another). */
+static int flight_next_file(void *arg)
+{
+	struct ps_capture *cap = arg;
+
+	return ps_capfile_next_incident(cap->out.file);
+}
+
+static const char *flight_path(void *arg)
+{
+	const struct ps_capture *cap = arg;
+
+	return ps_capfile_path(cap->out.file);
+}
+
+/* The flight recorder, in front of the file's sink. */
+static int open_flight(struct ps_capture *cap)
+{
+	const struct ps_flight_out out = {
+		.file = ps_capfile_sink(cap->out.file),
+		.next_file = flight_next_file,
+		.path = flight_path,
+		.arg = cap,
+	};
+	char err[320];
+	int ret;
+
+	cap->out.flight = calloc(1, sizeof(*cap->out.flight));
+	if (!cap->out.flight) {
+		pr_err("cannot set up the flight recorder: %s\n", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	ret = ps_flight_init(cap->out.flight, &cap->cfg.flight, &out, cap->out.targets, err,
+			     sizeof(err));
+	if (ret) {
+		free(cap->out.flight);
+		cap->out.flight = NULL;
+		pr_err("%s\n", err);
+		return ret;
+	}
+	return ps_ingest_add_sink(cap->out.in, ps_flight_sink(cap->out.flight));
+}
+
 int cap_open_ingest(struct ps_capture *cap)
 {
 	const struct ps_capture_cfg *o = &cap->cfg;
@@ -153,8 +197,11 @@ int cap_open_ingest(struct ps_capture *cap)
 			     cap->kern.loader.ncpus, o->snaplen, o->count);
 	if (err)
 		return err;
-	/* The sinks, in this order: the file, the printed lines, sFlow. */
-	if (cap->out.file)
+	/* The sinks, in this order: the file (behind the flight recorder,
+	 * with --flight), the printed lines, sFlow. */
+	if (cap->out.file && o->flight.window_ns)
+		err = open_flight(cap);
+	else if (cap->out.file)
 		err = ps_ingest_add_sink(cap->out.in, ps_capfile_sink(cap->out.file));
 	if (!err && o->print) {
 		cap->out.printer = malloc(sizeof(*cap->out.printer));
@@ -230,7 +277,7 @@ static bool reader_left(const struct ps_capture *cap, int err)
 }
 
 /* The file could not be written: one line, unless the reader left. */
-static int write_failed(const struct ps_capture *cap, int err)
+int cap_write_failed(const struct ps_capture *cap, int err)
 {
 	if (reader_left(cap, err))
 		return 0;
@@ -257,8 +304,9 @@ int cap_output_failed(struct ps_capture *cap, int err)
 	const struct ps_sink *failed;
 
 	ps_ingest_error(cap->out.in, &failed);
-	if (cap->out.file && failed == &cap->out.file->sink)
-		return write_failed(cap, err);
+	if ((cap->out.file && failed == &cap->out.file->sink) ||
+	    (cap->out.flight && failed == &cap->out.flight->sink))
+		return cap_write_failed(cap, err);
 	if (cap->out.printer && failed == &cap->out.printer->sink)
 		return print_failed(cap, err);
 	pr_err("cannot keep the samples: %s\n", strerror(-err));
@@ -320,6 +368,10 @@ void cap_out_free(struct ps_cap_out *o)
 		ps_ingest_free(o->in);
 	free(o->in);
 	o->in = NULL;
+	if (o->flight)
+		ps_flight_free(o->flight);
+	free(o->flight);
+	o->flight = NULL;
 	if (o->file)
 		ps_capfile_free(o->file);
 	free(o->file);

@@ -131,6 +131,17 @@ void cap_publish_metrics(struct ps_capture *cap, uint64_t now_ns)
 		v.sflow_failed = cap->out.sflow->send_errors;
 		v.sflow_dropped = cap->out.sflow->paced_out;
 	}
+	if (cap->out.flight) {
+		struct ps_flight_stats fs;
+
+		ps_flight_stats(cap->out.flight, &fs);
+		v.flight = true;
+		v.flight_incidents = fs.incidents;
+		v.flight_ignored = fs.triggers_ignored;
+		v.flight_evicted = fs.evicted;
+		v.flight_held = fs.held;
+		v.flight_held_bytes = fs.held_bytes;
+	}
 	len = ps_metrics_format(NULL, 0, &v);
 	body = malloc(len + 1);
 	if (body) {
@@ -158,7 +169,7 @@ void cap_print_stats(struct ps_capture *cap, uint64_t written, uint64_t prev_wri
 		     uint64_t elapsed_ns)
 {
 	struct ps_counters c;
-	char line[320], sflow[64] = "", drops[400], text[800];
+	char line[320], sflow[64] = "", flight[96] = "", drops[400], text[900];
 
 	sum_counters(cap, &c);
 	drop_reasons(cap, " drops ", drops, sizeof(drops));
@@ -167,7 +178,14 @@ void cap_print_stats(struct ps_capture *cap, uint64_t written, uint64_t prev_wri
 		snprintf(sflow, sizeof(sflow), " sflow sent %llu failed %llu",
 			 (unsigned long long)cap->out.sflow->sent,
 			 (unsigned long long)cap->out.sflow->send_errors);
-	snprintf(text, sizeof(text), "%s%s%s\n", line, sflow, drops);
+	if (cap->out.flight) {
+		struct ps_flight_stats fs;
+
+		ps_flight_stats(cap->out.flight, &fs);
+		snprintf(flight, sizeof(flight), " flight held %llu incidents %llu",
+			 (unsigned long long)fs.held, (unsigned long long)fs.incidents);
+	}
+	snprintf(text, sizeof(text), "%s%s%s%s\n", line, sflow, flight, drops);
 	ps_log_text(text);
 }
 
@@ -200,8 +218,29 @@ static void report_stages(struct ps_capture *cap, struct ps_counters *all)
 	}
 }
 
+/* The flight recorder's closing line. */
+static void flight_summary(const struct ps_capture *cap)
+{
+	struct ps_flight_stats fs;
+	char line[400], more[240] = "";
+
+	ps_flight_stats(cap->out.flight, &fs);
+	if (fs.evicted || fs.too_big)
+		snprintf(more, sizeof(more),
+			 "; %llu packets given up for room, the oldest first (--flight-size), "
+			 "%llu larger than it",
+			 (unsigned long long)fs.evicted, (unsigned long long)fs.too_big);
+	snprintf(line, sizeof(line),
+		 "%llu incident%s written, %llu trigger%s ignored (during an "
+		 "incident or its holdoff)%s\n",
+		 (unsigned long long)fs.incidents, fs.incidents == 1 ? "" : "s",
+		 (unsigned long long)fs.triggers_ignored, fs.triggers_ignored == 1 ? "" : "s",
+		 more);
+	ps_log_text(line);
+}
+
 /* The closing lines: every (interface, hook)'s stages with -v, the
- * ingest's, the summary, drops by reason, sFlow's. */
+ * ingest's, the summary, drops by reason, sFlow's, the flight recorder's. */
 void cap_summary(struct ps_capture *cap)
 {
 	struct ps_summary sum = {
@@ -248,6 +287,8 @@ void cap_summary(struct ps_capture *cap)
 	if (sflow_line)
 		ps_log_text(sflow_line);
 	free(sflow_line);
+	if (cap->out.flight)
+		flight_summary(cap);
 }
 
 void cap_stats_init(struct ps_cap_stats *st)

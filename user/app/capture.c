@@ -5,6 +5,7 @@
 #include <sys/random.h>
 #include "capture_int.h"
 #include "filter.h"
+#include "kfeatures.h"
 #include "log.h"
 #include "reload_diff.h"
 #include "report.h"
@@ -57,6 +58,35 @@ static int open_metrics(struct ps_metrics *m, const struct ps_capture_cfg *cfg, 
 	return err ? err : ps_metrics_open(m, &cfg->metrics_addr, &web);
 }
 
+/* --trigger drop:REASON: a reason this kernel has (its names differ
+ * between versions; before 5.17 there are none). -EINVAL, logged. */
+static int check_drop_triggers(const struct ps_capture *cap)
+{
+	const struct ps_flight_cfg *f = &cap->cfg.flight;
+	char why[256];
+
+	for (int i = 0; i < f->n_triggers; i++) {
+		struct ps_trigger t;
+
+		if (ps_trigger_parse(&t, f->triggers[i], f->snaplen, why, sizeof(why)))
+			return -EINVAL; /* the options were checked */
+		ps_trigger_free(&t);
+		if (t.kind != PS_TRIGGER_DROP || !t.reason ||
+		    ps_dropnames_has(&cap->kern.drops, t.reason))
+			continue;
+		if (!ps_kfeature_has(PS_KF_DROP_REASON))
+			pr_err("--trigger %s: this kernel's drops have no reasons (Linux 5.17 has "
+			       "them); --trigger drop takes any drop\n",
+			       f->triggers[i]);
+		else
+			pr_err("--trigger %s: this kernel has no drop reason %s (its reasons: "
+			       "enum skb_drop_reason in its BTF)\n",
+			       f->triggers[i], t.reason);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int ps_capture_setup(struct ps_capture *cap)
 {
 	int err;
@@ -67,6 +97,8 @@ int ps_capture_setup(struct ps_capture *cap)
 	 * BTF is one line. */
 	if (!err && (cap->kern.hooks & PS_HOOKS_DROP))
 		err = ps_dropnames_load(&cap->kern.drops);
+	if (!err && (cap->kern.hooks & PS_HOOKS_DROP))
+		err = check_drop_triggers(cap);
 	if (!err)
 		err = cap_plan_targets(cap);
 	if (!err)

@@ -36,7 +36,8 @@ struct ps_filter;
 struct ps_stop {
 	volatile sig_atomic_t requested;
 	volatile sig_atomic_t abort;
-	volatile sig_atomic_t reload; /* --config's SIGHUP: read it again */
+	volatile sig_atomic_t reload;  /* --config's SIGHUP: read it again */
+	volatile sig_atomic_t trigger; /* --flight's SIGUSR2: an incident now */
 };
 
 /* One interface of the capture. */
@@ -104,6 +105,7 @@ struct ps_cap_out {
 	uint64_t retired_written;
 	struct ps_ingest *in;		      /* reads the buffers, merges, hands to the sinks */
 	struct ps_capfile *file;	      /* -w's file(s); NULL without -w */
+	struct ps_flight *flight;	      /* --flight: in front of the file; NULL */
 	struct ps_capfile_iface *file_ifaces; /* one per target */
 	struct ps_printer *printer;	      /* the live view: without -w, or --print */
 	struct ps_sflow_exp *sflow;	      /* --sflow */

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "addr.h"
 #include "capfile.h"
+#include "flight.h"
 #include "context.h"
 #include "hooks.h"
 #include "printer.h"
@@ -47,6 +48,7 @@ struct ps_capture_cfg {
 	bool no_promisc;		/* -p */
 	struct ps_sampling smp;		/* the seed is the capture's own */
 	struct ps_capfile_cfg file;	/* -w and rotation; output NULL: no file */
+	struct ps_flight_cfg flight;	/* --flight; window_ns 0: off */
 	struct ps_sflow_config sflow;	/* n_collectors 0: no sFlow */
 	bool print;			/* print the packets */
 	struct ps_print_opts print_opts;

@@ -105,6 +105,9 @@ int cap_out_renew(struct ps_capture *cap);
 /* An output's error ended the capture: one line, or none where the
  * reader left (as tcpdump's | head); the error to end with, or 0. */
 int cap_output_failed(struct ps_capture *cap, int err);
+/* The file could not be written (err): one line, unless the reader (an
+ * extcap's Wireshark) left; 0 then, else err. */
+int cap_write_failed(const struct ps_capture *cap, int err);
 
 /* cap_stats.c */
 /* One --stats line, at monotonic now_ns. */

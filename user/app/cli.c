@@ -7,6 +7,7 @@
 #include <string.h>
 #include "errmsg.h"
 #include "cli.h"
+#include "cli_int.h"
 #include "printer.h"
 #include "hooks.h"
 #include "sampling.h"
@@ -121,65 +122,6 @@ static int set_snaplen(struct ps_opts *o, const char *a, char *err, size_t len)
 		return ps_fail(err, len, "bad snaplen '%s': use 1..%u, or 0 for %u", a,
 			       PS_SNAPLEN_MAX, PS_SNAPLEN_MAX);
 	o->snaplen = v ? v : PS_SNAPLEN_MAX;
-	return 0;
-}
-
-static int set_sflow(struct ps_opts *o, const char *a, char *err, size_t len)
-{
-	struct ps_sflow_config *c = &o->sflow;
-
-	if (c->n_collectors == PS_SFLOW_MAX_COLLECTORS)
-		return ps_fail(err, len, "at most %d --sflow collectors", PS_SFLOW_MAX_COLLECTORS);
-	if (ps_addr_parse(a, true, PS_SFLOW_PORT, &c->collectors[c->n_collectors]))
-		return ps_fail(err, len,
-			       "bad --sflow '%s': use an IPv4 or IPv6 address, with :PORT if not %u "
-			       "([ADDR]:PORT for IPv6)",
-			       a, PS_SFLOW_PORT);
-	c->n_collectors++;
-	return 0;
-}
-
-static int set_sflow_agent(struct ps_opts *o, const char *a, char *err, size_t len)
-{
-	o->sflow_opts = true;
-	if (ps_addr_parse(a, false, PS_SFLOW_PORT, &o->sflow.agent))
-		return ps_fail(err, len, "bad --sflow-agent '%s': use an IPv4 or IPv6 address", a);
-	o->sflow.has_agent = true;
-	return 0;
-}
-
-static int set_sflow_header(struct ps_opts *o, const char *a, char *err, size_t len)
-{
-	uint64_t v;
-
-	o->sflow_opts = true;
-	if (ps_parse_u64(a, 14, PS_SFLOW_HEADER_MAX, &v))
-		return ps_fail(err, len, "bad --sflow-header '%s': use 14 to %u bytes", a,
-			       PS_SFLOW_HEADER_MAX);
-	o->sflow.header_bytes = (uint32_t)v;
-	return 0;
-}
-
-static int set_sflow_counters(struct ps_opts *o, const char *a, char *err, size_t len)
-{
-	uint64_t v;
-
-	o->sflow_opts = true;
-	if (ps_parse_u64(a, 1, 3600, &v))
-		return ps_fail(err, len, "bad --sflow-counters '%s': use 1 to 3600 seconds", a);
-	o->sflow.counters_s = (uint32_t)v;
-	return 0;
-}
-
-static int set_sflow_burst(struct ps_opts *o, const char *a, char *err, size_t len)
-{
-	uint64_t v;
-
-	o->sflow_opts = true;
-	if (ps_parse_u64(a, 1, PS_SFLOW_BURST_MAX, &v))
-		return ps_fail(err, len, "bad --sflow-burst '%s': use 1 to %u datagrams", a,
-			       PS_SFLOW_BURST_MAX);
-	o->sflow.burst = (uint32_t)v;
 	return 0;
 }
 
@@ -494,7 +436,13 @@ enum {
 	KEY_METRICS_WEB_CONFIG,
 	KEY_MAX_IFACES,
 	KEY_CONFIG,
-	KEY_FILTER
+	KEY_FILTER,
+	KEY_FLIGHT,
+	KEY_FLIGHT_SIZE,
+	KEY_TRIGGER,
+	KEY_AFTER,
+	KEY_HOLDOFF,
+	KEY_INCIDENTS
 };
 
 static const struct cli_opt cli_opts[] = {
@@ -634,18 +582,37 @@ static const struct cli_opt cli_opts[] = {
 	  "capture in this network namespace (ip netns's NAME, a path, or a process's)", set_netns,
 	  LIVE },
 	{ "sflow", KEY_SFLOW, required_argument, "ADDR[:PORT]",
-	  "export the samples as sFlow v5 to a collector (repeat for more; port 6343)", set_sflow,
-	  LIVE },
+	  "export the samples as sFlow v5 to a collector (repeat for more; port 6343)",
+	  ps_cli_set_sflow, LIVE },
 	{ "sflow-agent", KEY_SFLOW_AGENT, required_argument, "ADDR",
 	  "the agent address in the datagrams (default: the source towards the collector)",
-	  set_sflow_agent, LIVE },
+	  ps_cli_set_sflow_agent, LIVE },
 	{ "sflow-header", KEY_SFLOW_HEADER, required_argument, "BYTES",
-	  "bytes of each sampled packet sent (default 128)", set_sflow_header, LIVE },
+	  "bytes of each sampled packet sent (default 128)", ps_cli_set_sflow_header, LIVE },
 	{ "sflow-counters", KEY_SFLOW_COUNTERS, required_argument, "SECONDS",
-	  "send interface counters every SECONDS (default 20)", set_sflow_counters, LIVE },
+	  "send interface counters every SECONDS (default 20)", ps_cli_set_sflow_counters, LIVE },
 	{ "sflow-burst", KEY_SFLOW_BURST, required_argument, "N",
 	  "send at most N datagrams back to back, a burst a millisecond (default 8)",
-	  set_sflow_burst, LIVE },
+	  ps_cli_set_sflow_burst, LIVE },
+	{ "flight", KEY_FLIGHT, required_argument, "TIME",
+	  "a flight recorder: keep the last TIME in memory, and write it to -w's file only "
+	  "when a --trigger fires (or SIGUSR2)",
+	  ps_cli_set_flight, LIVE },
+	{ "flight-size", KEY_FLIGHT_SIZE, required_argument, "SIZE",
+	  "memory for --flight (default 64m; k, m, g); the oldest packets go first",
+	  ps_cli_set_flight_size, LIVE },
+	{ "trigger", KEY_TRIGGER, required_argument, "EXPR",
+	  "what starts an incident: a packet matching a filter expression at any hook, drop, "
+	  "or drop:REASON (repeat for more)",
+	  ps_cli_set_trigger, LIVE },
+	{ "after", KEY_AFTER, required_argument, "TIME",
+	  "with --flight: keep recording TIME after the trigger (default 5s)", ps_cli_set_after,
+	  LIVE },
+	{ "holdoff", KEY_HOLDOFF, required_argument, "TIME",
+	  "with --flight: no new incident until TIME after one (default 0)", ps_cli_set_holdoff,
+	  LIVE },
+	{ "incidents", KEY_INCIDENTS, required_argument, "N",
+	  "with --flight: stop after N incidents written", ps_cli_set_incidents, LIVE },
 	{ "stats", KEY_STATS, required_argument, "TIME",
 	  "print a line of counters to stderr every TIME", set_stats, LIVE },
 	{ "metrics", KEY_METRICS, required_argument, "ADDR:PORT",

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "flight.h"
 #include "hooks.h"
 #include "pktsample.h"
 #include "sflow.h"
@@ -37,6 +38,12 @@ struct ps_extcap_args {
 	unsigned int interfaces, dlts, config, capture, version; /* switches given */
 	char *filter_word; /* the capture filter as the filter's words */
 };
+
+/* How many --trigger a capture may have. */
+#define PS_CLI_TRIGGERS PS_FLIGHT_TRIGGERS_MAX
+/* --flight's defaults: memory, and the time kept after a trigger. */
+#define PS_FLIGHT_SIZE_DEFAULT (64ull << 20)
+#define PS_FLIGHT_AFTER_DEFAULT_MS 5000
 
 /* How many -i a command line may name (-i any has no such limit). */
 #define PS_CLI_IFACES 4096
@@ -100,11 +107,20 @@ struct ps_opts {
 	const char *metrics_web_config; /* ... with TLS and users (webcfg.h) */
 	bool epb_verdict;		/* write each packet's verdict (epb_verdict) */
 	/* Long captures: tcpdump's -C, -G, -W, -z, -Z. */
-	uint64_t file_size;	      /* -C, in bytes; 0 = off */
-	uint64_t rotate_seconds;      /* -G; 0 = off */
-	uint32_t file_count;	      /* -W; 0 = off */
-	const char *postrotate_cmd;   /* -z */
-	const char *user;	      /* -Z */
+	uint64_t file_size;	    /* -C, in bytes; 0 = off */
+	uint64_t rotate_seconds;    /* -G; 0 = off */
+	uint32_t file_count;	    /* -W; 0 = off */
+	const char *postrotate_cmd; /* -z */
+	const char *user;	    /* -Z */
+	/* The flight recorder (user/flight/flight.h). */
+	uint64_t flight_ms;   /* --flight; 0: off */
+	uint64_t flight_size; /* --flight-size, bytes; 0: the default */
+	uint64_t after_ms;    /* --after */
+	bool after_given;
+	uint64_t holdoff_ms;		       /* --holdoff */
+	uint32_t incidents;		       /* --incidents; 0: no limit */
+	const char *triggers[PS_CLI_TRIGGERS]; /* --trigger, as given */
+	int n_triggers;
 	struct ps_extcap_args extcap; /* as a Wireshark extcap (user/app/extcap.h) */
 	/* sFlow export: collectors, agent, header bytes, counter interval; the
 	 * rate comes from --sample (rate 1 without). */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "cli.h"
 #include "errmsg.h"
+#include "trigger.h"
 
 /*
  * sFlow carries a 1-in-N sampling rate, and collectors multiply by it:
@@ -83,6 +84,50 @@ static int settle(struct ps_opts *o, char *err, size_t errlen)
 	return check_sflow(o, err, errlen);
 }
 
+/* --flight and its options: they go together, and each trigger parses. */
+static int check_flight(struct ps_opts *o, char *err, size_t errlen)
+{
+	const char *alone = o->n_triggers  ? "--trigger" :
+			    o->flight_size ? "--flight-size" :
+			    o->after_given ? "--after" :
+			    o->holdoff_ms  ? "--holdoff" :
+			    o->incidents   ? "--incidents" :
+					     NULL;
+	char why[256];
+
+	if (!o->flight_ms) {
+		if (alone)
+			return ps_fail(err, errlen, "%s needs --flight TIME", alone);
+		return 0;
+	}
+	if (!o->output || !strcmp(o->output, "-"))
+		return ps_fail(err, errlen, "--flight writes its incidents to -w FILE");
+	if (o->file_size || o->rotate_seconds)
+		return ps_fail(err, errlen,
+			       "--flight writes a file per incident: -C and -G do not apply "
+			       "(-W N keeps a ring of N)");
+	if (o->count)
+		return ps_fail(err, errlen,
+			       "-c counts packets; --flight ends after --incidents N instead");
+	for (int i = 0; i < o->n_triggers; i++) {
+		struct ps_trigger t;
+
+		if (ps_trigger_parse(&t, o->triggers[i], o->snaplen, why, sizeof(why)))
+			return ps_fail(err, errlen, "bad --trigger '%s': %s", o->triggers[i], why);
+		ps_trigger_free(&t);
+		if (t.kind == PS_TRIGGER_DROP && !(o->hooks_given && (o->hooks & PS_HOOKS_DROP)))
+			return ps_fail(err, errlen,
+				       "--trigger %s needs the drop hook: add drop to --hook "
+				       "(e.g. --hook tc-ingress,tc-egress,drop)",
+				       o->triggers[i]);
+	}
+	if (!o->flight_size)
+		o->flight_size = PS_FLIGHT_SIZE_DEFAULT;
+	if (!o->after_given)
+		o->after_ms = PS_FLIGHT_AFTER_DEFAULT_MS;
+	return 0;
+}
+
 int ps_cli_check(struct ps_opts *o, char *err, size_t errlen)
 {
 	int ret = check_given(o, err, errlen);
@@ -118,10 +163,13 @@ int ps_cli_check(struct ps_opts *o, char *err, size_t errlen)
 					       "container");
 	if ((o->file_size || o->rotate_seconds) && (!o->output || !strcmp(o->output, "-")))
 		return ps_fail(err, errlen, "-C and -G need -w FILE, not stdout");
-	if (o->file_count && !o->file_size && !o->rotate_seconds)
-		return ps_fail(err, errlen, "-W needs -C or -G");
-	if (o->postrotate_cmd && !o->file_size && !o->rotate_seconds)
-		return ps_fail(err, errlen, "-z needs -C or -G");
+	ret = check_flight(o, err, errlen);
+	if (ret)
+		return ret;
+	if (o->file_count && !o->file_size && !o->rotate_seconds && !o->flight_ms)
+		return ps_fail(err, errlen, "-W needs -C, -G or --flight");
+	if (o->postrotate_cmd && !o->file_size && !o->rotate_seconds && !o->flight_ms)
+		return ps_fail(err, errlen, "-z needs -C, -G or --flight");
 	if (o->user && o->xdp_attach == PS_XDP_VIA_LIBXDP)
 		return ps_fail(
 			err, errlen,

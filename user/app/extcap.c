@@ -77,77 +77,89 @@ static const char *const transport_values[] = {
 	"perf", "per-CPU perf buffers", "ringbuf", "per-CPU BPF ring buffers", NULL,
 };
 
+/* The dialog, in its order: each entry a command-line option. On lo the
+ * default hook is TC egress alone (print_config). */
+static const struct arg dialog[] = {
+	{ "--hook", "Hooks", "multicheck", "tc-ingress,tc-egress", NULL,
+	  "Where packets are captured; each hook is its own interface in the capture. "
+	  "The default sees each packet once per direction (on lo, TC egress alone).",
+	  "Capture", hook_values },
+	{ "--snaplen", "Snap length", "unsigned", "262144", "0,262144",
+	  "Bytes kept per packet (0: the maximum, 262144)", "Capture", NULL },
+	{ "--no-promiscuous-mode", "Leave the interface out of promiscuous mode", "boolflag",
+	  "false", NULL, "As tcpdump -p", "Capture", NULL },
+	{ "--extcap-sampling", "Sampling", "selector", "all", NULL,
+	  "Which of the packets that match the capture filter leave the kernel", "Sampling",
+	  sampling_values },
+	{ "--extcap-sampling-n", "N (random, count, flows)", "unsigned", "100", "1,4294967295",
+	  "Keep 1 in N packets, or 1 in N flows", "Sampling", NULL },
+	{ "--extcap-sampling-interval", "Interval", "string", "10ms", NULL,
+	  "For one packet per CPU each interval: 1ms to 1h, e.g. 10ms, 1s", "Sampling", NULL },
+	{ "--max-rate", "Max packets/s per CPU", "unsigned", NULL, "1,1000000000",
+	  "At most this many packets a second per CPU leave the kernel (empty: no cap)", "Sampling",
+	  NULL },
+	{ "--context", "Whom packets belong to", "selector", "on", NULL,
+	  "Each packet's process, thread, container and network namespace, in its comment",
+	  "Process", context_values },
+	{ "--pid", "Only this process", "unsigned", NULL, "1,2147483647",
+	  "Only the packets of this process's sockets (empty: every process)", "Process", NULL },
+	{ "--comm", "Only processes named", "string", NULL, NULL,
+	  "Only the packets of sockets made by processes of this name", "Process", NULL },
+	{ "--container", "Only this container", "string", NULL, NULL,
+	  "A docker, podman, containerd or CRI-O id, pod:UID or unit:NAME", "Process", NULL },
+	{ "--xdp-mode", "XDP mode", "selector", "auto", NULL, "How the XDP program is attached",
+	  "Attach", xdp_mode_values },
+	{ "--tc-mode", "TC attach", "selector", "auto", NULL, "How the TC programs are attached",
+	  "Attach", tc_mode_values },
+	{ "--xdp-attach", "XDP attach through", "selector", "link", NULL,
+	  "A BPF link is detached by the kernel however pktsample ends", "Attach",
+	  xdp_attach_values },
+	{ "--tc-position", "TC position", "selector", "wire", NULL,
+	  "Where among TC programs already there", "Attach", tc_position_values },
+	{ "--transport", "Transport", "selector", "perf", NULL, "How samples leave the kernel",
+	  "Buffers", transport_values },
+	{ "--buffer-size", "Buffer (KiB, all CPUs)", "unsigned", "0", "0,1048576",
+	  "Kernel buffer in KiB, all CPUs together; 0: 32 MiB per CPU", "Buffers", NULL },
+	{ "--flight", "Flight recorder: keep the last", "string", NULL, NULL,
+	  "Keep the last TIME in memory (e.g. 30s) and show only incidents: what came "
+	  "before and after a trigger (empty: show every packet)",
+	  "Flight recorder", NULL },
+	{ "--trigger", "Trigger", "string", NULL, NULL,
+	  "What starts an incident: a filter expression, drop, or drop:REASON (with "
+	  "the drop hook); SIGUSR2 to pktsample by hand",
+	  "Flight recorder", NULL },
+	{ "--after", "Keep after the trigger", "string", NULL, NULL,
+	  "How long an incident goes on after its trigger (empty: 5s)", "Flight recorder", NULL },
+	{ "--flight-size", "Memory", "string", NULL, NULL,
+	  "Memory for the packets kept, e.g. 64m (empty: 64m); the oldest go first",
+	  "Flight recorder", NULL },
+	{ "--epb-verdict", "Record each packet's verdict", "boolflag", "false", NULL,
+	  "epb_verdict; Wireshark 4.0's editors corrupt files that have it", "Output", NULL },
+	{ "--extcap-log-file", "Log file", "fileselect", NULL, NULL,
+	  "Where pktsample's notes and summary go (Wireshark shows only errors)", "Debug", NULL },
+};
+
 void ps_extcap_print_config(FILE *f, const char *ifname)
 {
 	bool lo = ifname && !strcmp(ifname, "lo");
-	const struct arg args[] = {
-		{ "--hook", "Hooks", "multicheck", lo ? "tc-egress" : "tc-ingress,tc-egress", NULL,
-		  "Where packets are captured; each hook is its own interface in the capture. "
-		  "The default sees each packet once per direction (on lo, TC egress alone).",
-		  "Capture", hook_values },
-		{ "--snaplen", "Snap length", "unsigned", "262144", "0,262144",
-		  "Bytes kept per packet (0: the maximum, 262144)", "Capture", NULL },
-		{ "--no-promiscuous-mode", "Leave the interface out of promiscuous mode",
-		  "boolflag", "false", NULL, "As tcpdump -p", "Capture", NULL },
-		{ "--extcap-sampling", "Sampling", "selector", "all", NULL,
-		  "Which of the packets that match the capture filter leave the kernel", "Sampling",
-		  sampling_values },
-		{ "--extcap-sampling-n", "N (random, count, flows)", "unsigned", "100",
-		  "1,4294967295", "Keep 1 in N packets, or 1 in N flows", "Sampling", NULL },
-		{ "--extcap-sampling-interval", "Interval", "string", "10ms", NULL,
-		  "For one packet per CPU each interval: 1ms to 1h, e.g. 10ms, 1s", "Sampling",
-		  NULL },
-		{ "--max-rate", "Max packets/s per CPU", "unsigned", NULL, "1,1000000000",
-		  "At most this many packets a second per CPU leave the kernel (empty: no cap)",
-		  "Sampling", NULL },
-		{ "--context", "Whom packets belong to", "selector", "on", NULL,
-		  "Each packet's process, thread, container and network namespace, in its comment",
-		  "Process", context_values },
-		{ "--pid", "Only this process", "unsigned", NULL, "1,2147483647",
-		  "Only the packets of this process's sockets (empty: every process)", "Process",
-		  NULL },
-		{ "--comm", "Only processes named", "string", NULL, NULL,
-		  "Only the packets of sockets made by processes of this name", "Process", NULL },
-		{ "--container", "Only this container", "string", NULL, NULL,
-		  "A docker, podman, containerd or CRI-O id, pod:UID or unit:NAME", "Process",
-		  NULL },
-		{ "--xdp-mode", "XDP mode", "selector", "auto", NULL,
-		  "How the XDP program is attached", "Attach", xdp_mode_values },
-		{ "--tc-mode", "TC attach", "selector", "auto", NULL,
-		  "How the TC programs are attached", "Attach", tc_mode_values },
-		{ "--xdp-attach", "XDP attach through", "selector", "link", NULL,
-		  "A BPF link is detached by the kernel however pktsample ends", "Attach",
-		  xdp_attach_values },
-		{ "--tc-position", "TC position", "selector", "wire", NULL,
-		  "Where among TC programs already there", "Attach", tc_position_values },
-		{ "--transport", "Transport", "selector", "perf", NULL,
-		  "How samples leave the kernel", "Buffers", transport_values },
-		{ "--buffer-size", "Buffer (KiB, all CPUs)", "unsigned", "0", "0,1048576",
-		  "Kernel buffer in KiB, all CPUs together; 0: 32 MiB per CPU", "Buffers", NULL },
-		{ "--epb-verdict", "Record each packet's verdict", "boolflag", "false", NULL,
-		  "epb_verdict; Wireshark 4.0's editors corrupt files that have it", "Output",
-		  NULL },
-		{ "--extcap-log-file", "Log file", "fileselect", NULL, NULL,
-		  "Where pktsample's notes and summary go (Wireshark shows only errors)", "Debug",
-		  NULL },
-	};
 
-	for (unsigned int i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
-		const struct arg *a = &args[i];
+	for (unsigned int i = 0; i < sizeof(dialog) / sizeof(dialog[0]); i++) {
+		const struct arg *a = &dialog[i];
+		const char *def = lo && !strcmp(a->call, "--hook") ? "tc-egress" : a->def;
 
 		fprintf(f, "arg {number=%u}{call=%s}{display=%s}{type=%s}", i, a->call, a->display,
 			a->type);
-		if (a->def)
-			fprintf(f, "{default=%s}", a->def);
+		if (def)
+			fprintf(f, "{default=%s}", def);
 		if (a->range)
 			fprintf(f, "{range=%s}", a->range);
 		if (!strcmp(a->type, "fileselect"))
 			fprintf(f, "{mustexist=false}");
 		fprintf(f, "{tooltip=%s}{group=%s}\n", a->tooltip, a->group);
 		for (const char *const *v = a->values; v && *v; v += 2) {
-			bool on = a->def &&
-				  (!strcmp(a->type, "multicheck") ? strstr(a->def, v[0]) != NULL :
-								    !strcmp(a->def, v[0]));
+			bool on = def &&
+				  (!strcmp(a->type, "multicheck") ? strstr(def, v[0]) != NULL :
+								    !strcmp(def, v[0]));
 
 			fprintf(f, "value {arg=%u}{value=%s}{display=%s}{default=%s}\n", i, v[0],
 				v[1], on ? "true" : "false");

@@ -67,15 +67,24 @@ static void on_reload(int sig)
 	stop.reload = 1;
 }
 
-static int install_signals(bool reload)
+/* With --flight, SIGUSR2 starts an incident by hand. */
+static void on_trigger(int sig)
+{
+	(void)sig;
+	stop.trigger = 1;
+}
+
+static int install_signals(bool reload, bool flight)
 {
 	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART */
 	struct sigaction hup = { .sa_handler = reload ? on_reload : on_signal };
+	struct sigaction usr2 = { .sa_handler = on_trigger };
 
 	sigemptyset(&sa.sa_mask);
 	sigemptyset(&hup.sa_mask);
+	sigemptyset(&usr2.sa_mask);
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
-	    sigaction(SIGHUP, &hup, NULL)) {
+	    sigaction(SIGHUP, &hup, NULL) || (flight && sigaction(SIGUSR2, &usr2, NULL))) {
 		int err = -errno;
 
 		pr_err("cannot install signal handlers: %s\n", strerror(-err));
@@ -149,7 +158,7 @@ static int run(const struct ps_opts *o, struct ps_filter *filter)
 	else if (cfg.print && !fstat(STDOUT_FILENO, &st) &&
 		 (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
 		blocking_out_fd = STDOUT_FILENO; /* the printed lines */
-	err = install_signals(o->config != NULL);
+	err = install_signals(o->config != NULL, o->flight_ms != 0);
 	if (!err)
 		err = ps_capture_setup(&cap);
 	if (!err) {

@@ -87,6 +87,25 @@ size_t ps_metrics_format(char *buf, size_t len, const struct ps_metrics_view *v)
 		  "sFlow datagrams dropped: they came faster than --sflow-burst lets them leave.",
 		  v->sflow_dropped },
 	};
+	/* The flight recorder's (with --flight). */
+	const struct {
+		const char *name, *type, *help;
+		uint64_t value;
+	} flight[] = {
+		{ "pktsample_flight_incidents_total", "counter", "Incidents written.",
+		  v->flight_incidents },
+		{ "pktsample_flight_triggers_ignored_total", "counter",
+		  "Triggers during an incident or its --holdoff: no incident of their own.",
+		  v->flight_ignored },
+		{ "pktsample_flight_evicted_packets_total", "counter",
+		  "Packets given up, the oldest first, for room in --flight-size.",
+		  v->flight_evicted },
+		{ "pktsample_flight_held_packets", "gauge", "Packets in the flight recorder now.",
+		  v->flight_held },
+		{ "pktsample_flight_held_bytes", "gauge",
+		  "Bytes of --flight-size the packets in the flight recorder take now.",
+		  v->flight_held_bytes },
+	};
 	size_t at = 0;
 
 	if (len)
@@ -116,6 +135,10 @@ size_t ps_metrics_format(char *buf, size_t len, const struct ps_metrics_view *v)
 	for (size_t i = 0; v->sflow && i < sizeof(sflow) / sizeof(sflow[0]); i++) {
 		put_family(buf, len, &at, sflow[i].name, "counter", sflow[i].help);
 		put(buf, len, &at, "%s %llu\n", sflow[i].name, ULL(sflow[i].value));
+	}
+	for (size_t i = 0; v->flight && i < sizeof(flight) / sizeof(flight[0]); i++) {
+		put_family(buf, len, &at, flight[i].name, flight[i].type, flight[i].help);
+		put(buf, len, &at, "%s %llu\n", flight[i].name, ULL(flight[i].value));
 	}
 	return at;
 }

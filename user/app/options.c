@@ -25,6 +25,13 @@ void ps_options_capture_cfg(const struct ps_opts *o, struct ps_capture_cfg *c)
 			.rotate_ns = o->rotate_seconds * 1000000000ull,
 			.file_count = o->file_count, .postrotate_cmd = o->postrotate_cmd,
 			.epb_verdict = o->epb_verdict,
+			.incidents = o->flight_ms != 0,
+		},
+		.flight = {
+			.window_ns = o->flight_ms * 1000000ull, .size = o->flight_size,
+			.after_ns = o->after_ms * 1000000ull,
+			.holdoff_ns = o->holdoff_ms * 1000000ull, .incidents = o->incidents,
+			.n_triggers = o->n_triggers, .snaplen = o->snaplen,
 		},
 		.sflow = o->sflow,
 		/* Without -w the packets are printed, unless they go out as sFlow. */
@@ -37,6 +44,8 @@ void ps_options_capture_cfg(const struct ps_opts *o, struct ps_capture_cfg *c)
 			.cgroup = o->ctx_cgroup, .container = o->ctx_container,
 		},
 	};
+	for (int i = 0; i < o->n_triggers; i++)
+		c->flight.triggers[i] = o->triggers[i];
 	ps_cli_sampling(o, &c->smp);
 	ps_cli_print_opts(o, &c->print_opts);
 }

@@ -16,6 +16,18 @@ static bool same_file(const struct ps_capfile_cfg *a, const struct ps_capfile_cf
 	       same_str(a->postrotate_cmd, b->postrotate_cmd) && a->epb_verdict == b->epb_verdict;
 }
 
+static bool same_flight(const struct ps_flight_cfg *a, const struct ps_flight_cfg *b)
+{
+	if (a->window_ns != b->window_ns || a->size != b->size || a->after_ns != b->after_ns ||
+	    a->holdoff_ns != b->holdoff_ns || a->incidents != b->incidents ||
+	    a->n_triggers != b->n_triggers)
+		return false;
+	for (int i = 0; i < a->n_triggers; i++)
+		if (!same_str(a->triggers[i], b->triggers[i]))
+			return false;
+	return true;
+}
+
 static bool same_context(const struct ps_context_cfg *a, const struct ps_context_cfg *b)
 {
 	return a->enabled == b->enabled && a->pid == b->pid && same_str(a->comm, b->comm) &&
@@ -69,6 +81,8 @@ static const char *needs_restart(const struct ps_reload_run *run, const struct p
 		return "count or duration";
 	if (!same_file(&a->file, &b->file))
 		return "the file (write, file-size, rotate-seconds, file-count, postrotate-command, epb-verdict)";
+	if (!same_flight(&a->flight, &b->flight))
+		return "the flight recorder (flight, flight-size, trigger, after, holdoff, incidents)";
 	if (a->print != b->print || a->line_buffered != b->line_buffered ||
 	    memcmp(&a->print_opts, &b->print_opts, sizeof(a->print_opts)))
 		return "what is printed (print and its flags)";

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include "capfile.h"
@@ -26,7 +27,11 @@ int ps_capfile_open(struct ps_capfile *f, const struct ps_capfile_cfg *cfg,
 	f->cfg = *cfg;
 	f->abort = abort;
 	f->out.fd = -1;
-	ps_rotate_init(&f->rot, cfg->output, cfg->file_size, cfg->rotate_ns, cfg->file_count, 0);
+	if (cfg->incidents)
+		ps_rotate_init_incidents(&f->rot, cfg->output, cfg->file_count);
+	else
+		ps_rotate_init(&f->rot, cfg->output, cfg->file_size, cfg->rotate_ns,
+			       cfg->file_count, 0);
 	if (!ps_rotate_active(&f->rot)) {
 		snprintf(f->path, sizeof(f->path), "%s", cfg->output);
 		return ps_output_open(&f->out, cfg->output);
@@ -351,10 +356,11 @@ static bool opts_fit(const struct ps_epb_cache *cs, const struct ps_sink_pkt *p)
 	const struct ps_meta *m = p->m;
 	const struct ps_who *w = p->who;
 
-	return cs->valid && cs->hook == m->hook && cs->cpu == m->cpu && cs->queue == m->rx_queue &&
-	       cs->flags == m->flags && cs->verdict == m->verdict && cs->cookie == m->sock_cookie &&
-	       cs->location == m->location && cs->ctx == m->ctx && cs->known == (w && w->known) &&
-	       cs->pid == (w ? w->pid : 0) && cs->tid == (w ? w->tid : 0);
+	return cs->valid && !p->note && cs->hook == m->hook && cs->cpu == m->cpu &&
+	       cs->queue == m->rx_queue && cs->flags == m->flags && cs->verdict == m->verdict &&
+	       cs->cookie == m->sock_cookie && cs->location == m->location && cs->ctx == m->ctx &&
+	       cs->known == (w && w->known) && cs->pid == (w ? w->pid : 0) &&
+	       cs->tid == (w ? w->tid : 0);
 }
 
 static int capfile_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
@@ -375,6 +381,9 @@ static int capfile_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
 	/* After a rotation: the new file has none of the PIBs it points at. */
 	if (!err && !opts_fit(cs, p))
 		encode_opts(f, cs, p);
+	/* A packet's own note is no other's. */
+	if (p->note)
+		cs->valid = false;
 	if (!err)
 		err = pcapng_write_epb(f->w, &(struct pcapng_epb){
 						     .if_id = f->if_id[p->target],
@@ -441,6 +450,19 @@ int ps_capfile_tick(struct ps_capfile *f, uint64_t now_ns)
 		return 1;
 	}
 	return 0;
+}
+
+int ps_capfile_next_incident(struct ps_capfile *f)
+{
+	struct stat st;
+
+	if (f->error)
+		return f->error;
+	/* A FIFO (an extcap's) or a pipe has no next file: one stream. */
+	if (fstat(f->out.fd, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	ps_rotate_next_size(&f->rot);
+	return f->error = rotate(f);
 }
 
 void ps_capfile_mark_gone(struct ps_capfile *f, int ifindex)

@@ -38,6 +38,7 @@ struct ps_capfile_cfg {
 	const char *filter; /* the expression, for the IDBs; NULL */
 	bool counts_filter; /* ISBs have filter_accept (filter or sampling) */
 	const char *tag;    /* appended to every packet comment */
+	bool incidents;	    /* --flight: a file per incident (rotate.h) */
 };
 
 /* Per target, what its IDB says besides name, link type and snaplen. */
@@ -116,6 +117,10 @@ struct ps_sink *ps_capfile_sink(struct ps_capfile *f);
 /* -G at monotonic now_ns: 0 (rotated if due), 1 the last file of -W is
  * complete (the capture should stop), or -errno. */
 int ps_capfile_tick(struct ps_capfile *f, uint64_t now_ns);
+/* --flight's next incident: close the current file and go on in the
+ * next one (rotate.h names it); a FIFO or a pipe stays the one stream.
+ * 0 or -errno, logged; sticky. */
+int ps_capfile_next_incident(struct ps_capfile *f);
 /* The interface ifindex disappeared: its ISBs say so. */
 void ps_capfile_mark_gone(struct ps_capfile *f, int ifindex);
 /*

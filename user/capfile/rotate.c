@@ -27,11 +27,20 @@ void ps_rotate_init(struct ps_rotate *r, const char *tmpl, uint64_t size_limit,
 	r->max_files = max_files;
 	r->width = ps_rotate_width(max_files);
 	r->next_ns = now_ns + interval_ns;
+	r->numbered = size_limit != 0;
+	r->timed_names = interval_ns != 0;
+}
+
+void ps_rotate_init_incidents(struct ps_rotate *r, const char *tmpl, uint32_t max_files)
+{
+	ps_rotate_init(r, tmpl, 0, 0, max_files, 0);
+	r->timed_names = strchr(tmpl, '%') != NULL;
+	r->numbered = !r->timed_names;
 }
 
 bool ps_rotate_active(const struct ps_rotate *r)
 {
-	return r->size_limit || r->interval_ns;
+	return r->numbered || r->timed_names;
 }
 
 int ps_rotate_name(const struct ps_rotate *r, time_t t, char *buf, size_t size)
@@ -40,7 +49,7 @@ int ps_rotate_name(const struct ps_rotate *r, time_t t, char *buf, size_t size)
 	struct tm tm;
 	int n;
 
-	if (r->interval_ns) {
+	if (r->timed_names) {
 		if (!localtime_r(&t, &tm))
 			return -EINVAL;
 		if (!strftime(base, sizeof(base), r->tmpl, &tm))
@@ -49,7 +58,7 @@ int ps_rotate_name(const struct ps_rotate *r, time_t t, char *buf, size_t size)
 		return -ENAMETOOLONG;
 	}
 	/* tcpdump: no number on the first file unless -W asks for digits. */
-	if (!r->size_limit || (r->count == 0 && r->width == 0))
+	if (!r->numbered || (r->count == 0 && r->width == 0))
 		n = snprintf(buf, size, "%s", base);
 	else
 		n = snprintf(buf, size, "%s%0*u", base, r->width, r->count);

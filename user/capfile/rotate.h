@@ -7,7 +7,10 @@
  *   -C: a count is appended ("out", "out1", "out2", ...), and with -W N the
  *       count has as many digits as N-1 ("out0" .. "out9" for -W 10) and
  *       wraps after N files, a ring;
- *   -G with -W and no -C: the capture stops after N files.
+ *   -G with -W and no -C: the capture stops after N files;
+ *   a flight recorder's incidents (--flight): a file per incident, named
+ *       as -C names them, or through strftime(3) at the incident where
+ *       the name has a '%'; -W N makes a ring of N.
  *
  * One difference, on purpose: -G's timer runs from the start of the
  * capture, so a quiet interface still gets a new file every interval
@@ -34,12 +37,17 @@ struct ps_rotate {
 	uint32_t count;	      /* -C: this file's number */
 	uint32_t time_files;  /* -G: files closed by the timer */
 	uint64_t next_ns;     /* -G: the next boundary (monotonic) */
+	bool numbered;	      /* a count is appended (-C, incidents) */
+	bool timed_names;     /* through strftime (-G, incidents with '%') */
 };
 
 /* Digits of the count for -W n: those of n-1 (0 for n <= 1). */
 int ps_rotate_width(uint32_t files);
 void ps_rotate_init(struct ps_rotate *r, const char *tmpl, uint64_t size_limit,
 		    uint64_t interval_ns, uint32_t max_files, uint64_t now_ns);
+/* A file per incident (see above). */
+void ps_rotate_init_incidents(struct ps_rotate *r, const char *tmpl, uint32_t max_files);
+/* Are the names other than -w's own? */
 bool ps_rotate_active(const struct ps_rotate *r);
 /*
  * The current file's name (t: wall-clock seconds, for -G's strftime).
@@ -48,7 +56,7 @@ bool ps_rotate_active(const struct ps_rotate *r);
 int ps_rotate_name(const struct ps_rotate *r, time_t t, char *buf, size_t size);
 /* -C: is a file of `bytes` full (tcpdump: strictly more than -C)? */
 bool ps_rotate_size_due(const struct ps_rotate *r, uint64_t bytes);
-/* -C: on to the next file's number (wrapping with -W). */
+/* -C, an incident: on to the next file's number (wrapping with -W). */
 void ps_rotate_next_size(struct ps_rotate *r);
 /*
  * -G at monotonic now_ns: 0 not yet, 1 rotate now (the count restarts and

@@ -30,5 +30,7 @@ int ps_sink_comment(char *buf, size_t len, const struct ps_sink_pkt *p, const ch
 		buf[n++] = ' ';
 		n += ps_who_format(who, buf + n, len - (size_t)n);
 	}
+	if (p->note && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " %s", p->note);
 	return n;
 }

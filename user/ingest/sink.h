@@ -42,6 +42,7 @@ struct ps_sink_pkt {
 	uint64_t drops;			  /* lost on that CPU since its last packet */
 	const struct ps_who *who;	  /* whom it belongs to; NULL: attribution off */
 	const struct ps_drop_words *drop; /* drop hooks: why; NULL elsewhere */
+	const char *note;		  /* words of this packet alone ("trigger=..."); NULL */
 };
 
 struct ps_sink;
@@ -70,7 +71,8 @@ enum ps_comment_for {
  * The words every output shows for a packet (the pcapng comment, -v's
  * annotation): hook, CPU, queue, the sampling tag, the clock's fallback,
  * an xdp-exit's verdict, a drop's reason and place, and whom it belongs
- * to (p->who and p->drop may be NULL). Returns what snprintf returns.
+ * to, and the packet's own note (p->who, p->drop and p->note may be NULL).
+ * Returns what snprintf returns.
  */
 int ps_sink_comment(char *buf, size_t len, const struct ps_sink_pkt *p, const char *tag,
 		    enum ps_comment_for f);

@@ -133,6 +133,14 @@ int ps_dropnames_add_kallsyms(struct ps_dropnames *d, const char *text, size_t l
 	return 0;
 }
 
+bool ps_dropnames_has(const struct ps_dropnames *d, const char *name)
+{
+	for (uint32_t v = 0; v < d->n_reasons; v++)
+		if (d->reasons[v] && !strcmp(d->reasons[v], name))
+			return true;
+	return false;
+}
+
 const char *ps_dropnames_reason(const struct ps_dropnames *d, uint32_t reason, char *buf,
 				size_t len)
 {

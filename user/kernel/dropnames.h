@@ -12,6 +12,7 @@
 #ifndef PS_DROPNAMES_H
 #define PS_DROPNAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +53,9 @@ int ps_dropnames_add_unexplained(struct ps_dropnames *d);
  * -ENOMEM. */
 int ps_dropnames_add_kallsyms(struct ps_dropnames *d, const char *text, size_t len);
 
+/* Pure: does the kernel have a reason of this name (as
+ * ps_dropnames_reason gives it, "NO_SOCKET")? */
+bool ps_dropnames_has(const struct ps_dropnames *d, const char *name);
 /* A reason's name, without the enum's SKB_DROP_REASON_/SKB_ prefix
  * ("NO_SOCKET"); one the enum lacks as its number (a subsystem's reason:
  * "SUBSYS_n_0xCODE"; else "REASON_n"), written into buf. */
