@@ -39,8 +39,11 @@ ts_of() { # FILE FILTER: the matching packets' epoch times, in ns
 # --- a trigger by filter ------------------------------------------------------
 inc=$WORK/inc.pcapng
 start_capture -i "$CAPIF" --flight 10s --after 2s --trigger 'udp dst port 7000' -w "$inc"
-in_cap ping -q -i 0.1 -c $((100 * PS_TIME_SCALE)) 192.0.2.2 >/dev/null &
-pinger=$!
+# The pinger's own pid (not its wrapper's), to stop it when done.
+in_cap sh -c 'echo $$ >"$1"; exec ping -q -i 0.1 -c 100000 192.0.2.2 >/dev/null' sh "$WORK/ping.pid" &
+PIDS+=($!)
+for _ in $(seq 50); do [ -s "$WORK/ping.pid" ] && break; sleep 0.1; done
+pinger=$(cat "$WORK/ping.pid")
 PIDS+=("$pinger")
 sleep $(scaled 5)
 assert_eq 0 "$(packets "$inc")" "nothing written before the trigger"
@@ -108,7 +111,7 @@ kill -USR2 "$(capture_pid "$inc")"
 wait_incident 1
 stop_capture INT
 assert_eq 0 "$PS_RC" "SIGUSR2: exits 0"
-assert_eq 20 "$(count "$inc" icmp)" "SIGUSR2: the pings before it"
+assert_eq 20 "$(count "$inc" 'icmp.type == 8 || icmp.type == 0')" "SIGUSR2: the pings before it"
 assert_eq 0 "$(count "$inc" 'frame.comment contains "trigger="')" "no packet is the trigger"
 assert_match "trigger=SIGUSR2" "$(grep '^incident 1' "$WORK/ps.err")" "the line says SIGUSR2"
 
