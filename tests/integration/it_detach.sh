@@ -169,10 +169,15 @@ for level in "${levels[@]}"; do
 done
 
 # -Z nobody: uid and gid 65534 in all four fields while capturing, no
-# capability left (before 6.6, where TC goes through clsact, CAP_NET_ADMIN
-# alone, as below), the file nobody's; detaching still works.
-caps_left="0000000000000000 0000000000000000"
-kernel_has_tcx || caps_left="0000000000001000 0000000000001000"
+# capability left (before 6.6, where TC goes through clsact, CAP_NET_ADMIN,
+# as below; before 6.5, with unprivileged BPF off, CAP_BPF, which -D says),
+# the file nobody's, the counters read to the end; detaching still works.
+net_admin=0
+kernel_has_tcx || net_admin=$((1 << 12))
+bpf=0
+[[ $("$PKTSAMPLE" -D) != *"kernel: reading a BPF map needs CAP_BPF"* ]] || bpf=$((1 << 39))
+caps_left=$(printf '%016x %016x' $((net_admin | bpf)) $((net_admin | bpf)))
+echo "# -Z keeps: $caps_left"
 rm -f "$WORK/z.pcapng"
 start_capture -i "$CAPIF" --hook xdp,tc-ingress,tc-egress -Z nobody -w "$WORK/z.pcapng"
 pid=$(capture_pid "$WORK/z.pcapng")
@@ -191,14 +196,17 @@ assert_eq 0 "$PS_RC" "-Z nobody: exit 0"
 assert_eq "nobody" "$(stat -c %U "$WORK/z.pcapng")" "-Z nobody: the file is nobody's"
 assert_eq 3 "$(count "$WORK/z.pcapng" 'icmp.type == 0 && frame.interface_description == "xdp ingress"')" \
 	"-Z nobody: packets written after the drop"
+assert_eq "" "$(grep 'cannot read' "$WORK/ps.err")" "-Z nobody: the counters read after the drop"
+assert_match "^[1-9][0-9]* packets seen by hooks$" "$(grep 'seen by hooks' "$WORK/ps.err")" \
+	"-Z nobody: the summary counts what the hooks saw"
 assert_nothing_attached
 
 # -Z with clsact keeps CAP_NET_ADMIN, and only it, to remove its filters.
 start_capture -i "$CAPIF" --hook tc-ingress --tc-mode clsact -Z nobody -w "$WORK/zc.pcapng"
 pid=$(capture_pid "$WORK/zc.pcapng")
 assert_match "keeping CAP_NET_ADMIN" "$(cat "$WORK/ps.err")" "-Z with clsact names what it keeps"
-assert_eq "0000000000001000" "$(sed -n 's/^CapEff:\t*//p' /proc/"$pid"/status)" \
-	"-Z with clsact: CAP_NET_ADMIN only"
+assert_eq "$(printf '%016x' $(((1 << 12) | bpf)))" "$(sed -n 's/^CapEff:\t*//p' /proc/"$pid"/status)" \
+	"-Z with clsact: CAP_NET_ADMIN only (and CAP_BPF where -D says)"
 stop_capture INT
 assert_eq 0 "$PS_RC" "-Z with clsact: exit 0"
 assert_nothing_attached

@@ -73,12 +73,13 @@ static void each_missing_feature_says_what_it_costs(void **state)
 		[PS_KF_TCX] = "Linux 6.6 has it",
 		[PS_KF_XDP_VLAN_META] = "Linux 6.8 has it",
 		[PS_KF_MEMCG] = "Linux 5.11 charges",
+		[PS_KF_FD_UNPRIV] = "Linux 6.5 asks only",
 	};
 	static const char *const cost[PS_KF_MAX] = {
 		[PS_KF_ATOMIC_FETCH] = "sample pool",  [PS_KF_XDP_FRAGS] = "whole frame",
 		[PS_KF_DROP_REASON] = "NOT_SPECIFIED", [PS_KF_TC_TASK] = "made its socket",
 		[PS_KF_TCX] = "clsact qdisc",	       [PS_KF_XDP_VLAN_META] = "VLAN tag",
-		[PS_KF_MEMCG] = "ulimit -l unlimited",
+		[PS_KF_MEMCG] = "ulimit -l unlimited", [PS_KF_FD_UNPRIV] = "-Z keeps CAP_BPF",
 	};
 
 	(void)state;

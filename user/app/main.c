@@ -27,6 +27,7 @@
 #include "iflist.h"
 #include "log.h"
 #include "netns.h"
+#include "kfeatures.h"
 #include "notify.h"
 #include "options.h"
 #include "printer.h"
@@ -97,7 +98,8 @@ static int install_signals(bool reload, bool flight)
 /*
  * -Z: the first file becomes USER's if we made it (files made later are
  * USER's anyway), then USER we become. CAP_NET_ADMIN stays only if a
- * clsact filter will have to be removed at exit.
+ * clsact filter will have to be removed at exit; CAP_BPF only where the
+ * kernel would refuse the maps' reads without it (user/kernel/kfeatures.h).
  */
 static int drop_privileges(struct ps_capture *cap, const struct ps_user *u)
 {
@@ -110,7 +112,10 @@ static int drop_privileges(struct ps_capture *cap, const struct ps_user *u)
 		pr_err("cannot give %s to %s: %s\n", out->path, u->name, strerror(-err));
 		return err;
 	}
-	return ps_privdrop(u, clsact);
+	return ps_privdrop(u, &(struct ps_keep_caps){
+				      .net_admin = clsact,
+				      .bpf = !ps_kfeature_has(PS_KF_FD_UNPRIV),
+			      });
 }
 
 /*

@@ -74,27 +74,44 @@ int ps_user_lookup(const char *name, struct ps_user *u)
 	return 0;
 }
 
-/* Exactly `keep` (a CAP_* bit or 0) permitted and effective; none else. */
-static int set_caps(int keep)
+/* Exactly those of keep permitted and effective; none else. */
+static int set_caps(const struct ps_keep_caps *keep)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2] = { 0 };
+	const int caps[] = { keep->net_admin ? CAP_NET_ADMIN : -1, keep->bpf ? CAP_BPF : -1 };
 
-	if (keep >= 0) {
-		d[keep / 32].effective = 1u << (keep % 32);
-		d[keep / 32].permitted = 1u << (keep % 32);
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		if (caps[i] < 0)
+			continue;
+		d[caps[i] / 32].effective |= 1u << (caps[i] % 32);
+		d[caps[i] / 32].permitted |= 1u << (caps[i] % 32);
 	}
 	return syscall(SYS_capset, &h, d) ? -errno : 0;
 }
 
-int ps_privdrop(const struct ps_user *u, bool keep_net_admin)
+/* What is kept, and why, in words. */
+static void say_kept(const struct ps_user *u, const struct ps_keep_caps *keep)
+{
+	if (keep->net_admin)
+		pr_warn("now running as %s, keeping CAP_NET_ADMIN to remove the clsact filters at exit\n",
+			u->name);
+	if (keep->bpf)
+		pr_warn("now running as %s, keeping CAP_BPF: this kernel reads BPF maps only with it "
+			"while kernel.unprivileged_bpf_disabled is set\n",
+			u->name);
+	if (!keep->net_admin && !keep->bpf)
+		pr_info("now running as %s, with no capabilities\n", u->name);
+}
+
+int ps_privdrop(const struct ps_user *u, const struct ps_keep_caps *keep)
 {
 	const char *step;
 	int err = 0;
 
 	/* Keep the permitted set across setuid only if one is still needed. */
-	if (keep_net_admin && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0)) {
-		step = "keeping CAP_NET_ADMIN";
+	if ((keep->net_admin || keep->bpf) && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0)) {
+		step = "keeping its capabilities";
 		goto fail;
 	}
 	step = "setting its groups";
@@ -110,17 +127,13 @@ int ps_privdrop(const struct ps_user *u, bool keep_net_admin)
 	 * between two non-zero uids: clear them explicitly. */
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	step = "dropping capabilities";
-	err = set_caps(keep_net_admin ? CAP_NET_ADMIN : -1);
+	err = set_caps(keep);
 	if (err) {
 		pr_err("cannot become user %s: %s: %s\n", u->name, step, strerror(-err));
 		return err;
 	}
 	prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
-	if (keep_net_admin)
-		pr_warn("now running as %s, keeping CAP_NET_ADMIN to remove the clsact filters at exit\n",
-			u->name);
-	else
-		pr_info("now running as %s, with no capabilities\n", u->name);
+	say_kept(u, keep);
 	return 0;
 fail:
 	err = -errno;

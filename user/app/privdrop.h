@@ -4,10 +4,12 @@
  * are attached, the buffers mapped and the first file open, become USER (supplementary groups, gid, uid, all four of each)
  * with no capability left, except CAP_NET_ADMIN when a clsact filter must
  * still be removed at exit (tcx and XDP links need none: closing their fds
- * detaches them). Everything after the drop needs no privilege: reading
- * the mapped buffers and the maps through fds opened before (the kernel
- * checks privilege when an fd is made, not when it is used), link fds,
- * rtnetlink notifications, and files created as USER.
+ * detaches them), and CAP_BPF on a kernel that checks it at every bpf()
+ * command (struct ps_keep_caps). Everything else after the drop needs no
+ * privilege: reading the mapped buffers and the maps through fds opened
+ * before (from 6.5 the kernel checks privilege when an fd is made, not
+ * when it is used), link fds, rtnetlink notifications, and files created
+ * as USER.
  */
 #ifndef PS_PRIVDROP_H
 #define PS_PRIVDROP_H
@@ -34,7 +36,16 @@ bool ps_perf_events_allowed(void);
 
 /* USER by name or number; -ENOENT if the system has no such user. */
 int ps_user_lookup(const char *name, struct ps_user *u);
-/* Become u; keep_net_admin: keep CAP_NET_ADMIN only. 0 or -errno, logged. */
-int ps_privdrop(const struct ps_user *u, bool keep_net_admin);
+/* The capabilities -Z keeps: CAP_NET_ADMIN where clsact filters are to be
+ * removed at exit; CAP_BPF where the kernel refuses every bpf() command to
+ * a process without it while kernel.unprivileged_bpf_disabled is set
+ * (before 6.5: the maps' counters and owners would go unread). */
+struct ps_keep_caps {
+	bool net_admin;
+	bool bpf;
+};
+
+/* Become u, keeping those of keep and no other. 0 or -errno, logged. */
+int ps_privdrop(const struct ps_user *u, const struct ps_keep_caps *keep);
 
 #endif

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <linux/bpf.h>
+#include <linux/capability.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -40,6 +43,11 @@ static const struct {
 			  "BPF memory counts against the locked-memory limit (Linux 5.11 charges "
 			  "the cgroup instead): only CAP_SYS_RESOURCE lets pktsample raise it; "
 			  "without, raise it first (ulimit -l unlimited, LimitMEMLOCK=infinity)" },
+	[PS_KF_FD_UNPRIV] = { "fd-unpriv",
+			      "reading a BPF map needs CAP_BPF while "
+			      "kernel.unprivileged_bpf_disabled is set (Linux 6.5 asks only when "
+			      "maps and programs are made): -Z keeps CAP_BPF, to read the "
+			      "counters and whom packets belong to" },
 };
 
 unsigned int ps_kfeatures_used(const struct ps_kneeds *n)
@@ -149,6 +157,37 @@ static bool in_vmlinux_btf(const char *name, __u32 kind)
 	return found;
 }
 
+/*
+ * May a process without capabilities use a map fd it holds? Before 6.5
+ * every bpf() command is refused to it while
+ * kernel.unprivileged_bpf_disabled is set, map lookups on fds made with
+ * privilege included. A child that drops every capability tries (an
+ * effective set cleared is enough: capable() does not look at the uid).
+ */
+static bool probe_fd_unpriv(void)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ps_probe", 4, 4, 1, NULL);
+	int status = 0;
+	pid_t pid;
+
+	if (fd < 0)
+		return false;
+	pid = fork();
+	if (pid == 0) {
+		struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct d[2] = { 0 };
+		__u32 key = 0, val;
+
+		if (syscall(SYS_capset, &h, d))
+			_exit(2);
+		_exit(bpf_map_lookup_elem(fd, &key, &val) ? 1 : 0);
+	}
+	close(fd);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 static bool probe(enum ps_kfeature k)
 {
 	switch (k) {
@@ -170,6 +209,8 @@ static bool probe(enum ps_kfeature k)
 		/* libbpf's own test: the helper that came in the same release. */
 		return libbpf_probe_bpf_helper(BPF_PROG_TYPE_SOCKET_FILTER,
 					       BPF_FUNC_ktime_get_coarse_ns, NULL) > 0;
+	case PS_KF_FD_UNPRIV:
+		return probe_fd_unpriv();
 	case PS_KF_MAX:
 		break;
 	}
