@@ -103,7 +103,8 @@ static int install_signals(bool reload, bool flight)
  */
 static int drop_privileges(struct ps_capture *cap, const struct ps_user *u)
 {
-	bool clsact = ps_attach_has_clsact(&cap->kern.att);
+	const struct ps_keep_caps keep = { ps_attach_has_clsact(&cap->kern.att),
+					   !ps_kfeature_has(PS_KF_FD_UNPRIV) };
 	const struct ps_output *out = cap->out.file ? &cap->out.file->out : NULL;
 
 	if (out && out->new_file && fchown(out->fd, u->uid, u->gid)) {
@@ -112,10 +113,7 @@ static int drop_privileges(struct ps_capture *cap, const struct ps_user *u)
 		pr_err("cannot give %s to %s: %s\n", out->path, u->name, strerror(-err));
 		return err;
 	}
-	return ps_privdrop(u, &(struct ps_keep_caps){
-				      .net_admin = clsact,
-				      .bpf = !ps_kfeature_has(PS_KF_FD_UNPRIV),
-			      });
+	return ps_privdrop(u, &keep);
 }
 
 /*
