@@ -170,7 +170,7 @@ done
 
 # -Z nobody: uid and gid 65534 in all four fields while capturing, no
 # capability left (before 6.6, where TC goes through clsact, CAP_NET_ADMIN,
-# as below; before 6.5, with unprivileged BPF off, CAP_BPF, which -D says),
+# as below; on 5.10, with unprivileged BPF off, CAP_BPF, which -D says),
 # the file nobody's, the counters read to the end; detaching still works.
 net_admin=0
 kernel_has_tcx || net_admin=$((1 << 12))

@@ -73,7 +73,7 @@ static void each_missing_feature_says_what_it_costs(void **state)
 		[PS_KF_TCX] = "Linux 6.6 has it",
 		[PS_KF_XDP_VLAN_META] = "Linux 6.8 has it",
 		[PS_KF_MEMCG] = "Linux 5.11 charges",
-		[PS_KF_FD_UNPRIV] = "Linux 6.5 asks only",
+		[PS_KF_FD_UNPRIV] = "Linux 6.1 asks only",
 	};
 	static const char *const cost[PS_KF_MAX] = {
 		[PS_KF_ATOMIC_FETCH] = "sample pool",  [PS_KF_XDP_FRAGS] = "whole frame",

@@ -7,7 +7,7 @@
  * detaches them), and CAP_BPF on a kernel that checks it at every bpf()
  * command (struct ps_keep_caps). Everything else after the drop needs no
  * privilege: reading the mapped buffers and the maps through fds opened
- * before (from 6.5 the kernel checks privilege when an fd is made, not
+ * before (from 6.1 at least, the kernel checks privilege when an fd is made, not
  * when it is used), link fds, rtnetlink notifications, and files created
  * as USER.
  */
@@ -39,7 +39,7 @@ int ps_user_lookup(const char *name, struct ps_user *u);
 /* The capabilities -Z keeps: CAP_NET_ADMIN where clsact filters are to be
  * removed at exit; CAP_BPF where the kernel refuses every bpf() command to
  * a process without it while kernel.unprivileged_bpf_disabled is set
- * (before 6.5: the maps' counters and owners would go unread). */
+ * (5.10: the maps' counters and owners would go unread). */
 struct ps_keep_caps {
 	bool net_admin;
 	bool bpf;

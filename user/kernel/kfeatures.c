@@ -45,7 +45,7 @@ static const struct {
 			  "without, raise it first (ulimit -l unlimited, LimitMEMLOCK=infinity)" },
 	[PS_KF_FD_UNPRIV] = { "fd-unpriv",
 			      "reading a BPF map needs CAP_BPF while "
-			      "kernel.unprivileged_bpf_disabled is set (Linux 6.5 asks only when "
+			      "kernel.unprivileged_bpf_disabled is set (Linux 6.1 asks only when "
 			      "maps and programs are made): -Z keeps CAP_BPF, to read the "
 			      "counters and whom packets belong to" },
 };
@@ -158,7 +158,7 @@ static bool in_vmlinux_btf(const char *name, __u32 kind)
 }
 
 /*
- * May a process without capabilities use a map fd it holds? Before 6.5
+ * May a process without capabilities use a map fd it holds? On 5.10
  * every bpf() command is refused to it while
  * kernel.unprivileged_bpf_disabled is set, map lookups on fds made with
  * privilege included. A child that drops every capability tries (an

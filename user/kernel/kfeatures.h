@@ -24,7 +24,7 @@ enum ps_kfeature {
 	PS_KF_TCX,	     /* tcx attachment (6.6) */
 	PS_KF_XDP_VLAN_META, /* the XDP VLAN metadata kfunc (6.8) */
 	PS_KF_MEMCG,	     /* BPF memory charged to the cgroup, not RLIMIT_MEMLOCK (5.11) */
-	PS_KF_FD_UNPRIV,     /* a map fd usable without CAP_BPF, unprivileged BPF off (6.5) */
+	PS_KF_FD_UNPRIV, /* a map fd usable without CAP_BPF, unprivileged BPF off (6.1; not 5.10) */
 	PS_KF_MAX,
 };
 
