@@ -105,6 +105,18 @@ static void files(void **state)
 	assert_string_equal(err, want);
 }
 
+/* text's settings as the command line's arguments, after argv[0]
+ * (argv has room for them all). */
+static void as_argv(const char *text, struct ps_config *c, char **argv)
+{
+	char why[256];
+
+	assert_int_equal(ps_config_parse(text, strlen(text), c, why, sizeof(why)), 0);
+	argv[0] = "pktsample";
+	for (int i = 0; i < c->n; i++)
+		argv[1 + i] = c->args[i];
+}
+
 /* What the command line's parser makes of the arguments, and which one it
  * found wrong: how a bad value is traced back to its line. */
 static void parsed_as_options(void **state)
@@ -116,10 +128,7 @@ static void parsed_as_options(void **state)
 	int bad = 0;
 
 	(void)state;
-	assert_int_equal(PARSE(text, &c, err), 0);
-	argv[0] = "pktsample";
-	for (int i = 0; i < c.n; i++)
-		argv[1 + i] = c.args[i];
+	as_argv(text, &c, argv);
 	assert_int_not_equal(ps_cli_parse_at(1 + c.n, argv, &o, err, sizeof(err), &bad), 0);
 	assert_int_equal(bad, 4);
 	assert_int_equal(c.lines[bad - 1], 4);
@@ -146,10 +155,7 @@ static void flight_settings(void **state)
 	int bad = 0;
 
 	(void)state;
-	assert_int_equal(PARSE(text, &c, err), 0);
-	argv[0] = "pktsample";
-	for (int i = 0; i < c.n; i++)
-		argv[1 + i] = c.args[i];
+	as_argv(text, &c, argv);
 	assert_int_equal(ps_cli_parse_at(1 + c.n, argv, &o, err, sizeof(err), &bad), 0);
 	assert_int_equal(ps_cli_check(&o, err, sizeof(err)), 0);
 	assert_int_equal(o.flight_ms, 30000);
