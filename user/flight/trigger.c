@@ -53,36 +53,31 @@ int ps_trigger_parse(struct ps_trigger *t, const char *text, uint32_t snaplen, c
 
 /* The expression for linktype; NULL where it cannot apply (an Ethernet
  * address on raw IP) or there is no room to keep it. */
-static const struct ps_cbpf_insn *prog_for(struct ps_trigger *t, int linktype, size_t *n)
+static const struct ps_cbpf_insn *prog_for(struct ps_trigger *t, int linktype)
 {
 	char err[256];
 	int i;
 
 	for (i = 0; i < t->n_prog; i++)
 		if (t->prog[i].linktype == linktype)
-			break;
-	if (i == t->n_prog) {
-		if (i == PS_TRIGGER_LINKTYPES)
-			return NULL;
-		t->prog[i].linktype = linktype;
-		if (ps_cbpf_compile(t->text, linktype, t->snaplen, &t->prog[i].insns, &t->prog[i].n,
-				    err, sizeof(err)))
-			t->prog[i].insns = NULL; /* never matches there */
-		t->n_prog++;
-	}
-	*n = t->prog[i].n;
+			return t->prog[i].insns;
+	if (i == PS_TRIGGER_LINKTYPES)
+		return NULL;
+	t->prog[i].linktype = linktype;
+	if (ps_cbpf_compile(t->text, linktype, t->snaplen, &t->prog[i].insns, &t->prog[i].n, err,
+			    sizeof(err)))
+		t->prog[i].insns = NULL; /* never matches there */
+	t->n_prog++;
 	return t->prog[i].insns;
 }
 
 bool ps_trigger_match(struct ps_trigger *t, const struct ps_sink_pkt *p, int linktype)
 {
 	const struct ps_cbpf_insn *insns;
-	size_t n;
 
 	if (t->kind == PS_TRIGGER_DROP)
 		return p->drop && (!t->reason || !strcmp(t->reason, p->drop->reason));
-	insns = prog_for(t, linktype, &n);
-	(void)n;
+	insns = prog_for(t, linktype);
 	return insns && ps_cbpf_filter(insns, p->data, p->cap_len, p->wire_len) != 0;
 }
 
