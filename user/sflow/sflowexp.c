@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* sendmmsg */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -380,9 +381,16 @@ static int link_counters(struct ps_sflow_exp *x, uint32_t ifindex, const char *n
 	{
 		int len = (int)IFLA_PAYLOAD(nh);
 
+		/* The struct grows with the kernel (5.10's has no
+		 * rx_otherhost_dropped: 192 bytes, this header's 200): the
+		 * fields a kernel sends, the counters every kernel has
+		 * among them. */
 		for (struct rtattr *a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len))
-			if (a->rta_type == IFLA_STATS64 && RTA_PAYLOAD(a) >= sizeof(st)) {
-				memcpy(&st, RTA_DATA(a), sizeof(st));
+			if (a->rta_type == IFLA_STATS64 &&
+			    RTA_PAYLOAD(a) >= offsetof(struct rtnl_link_stats64, rx_nohandler)) {
+				memset(&st, 0, sizeof(st));
+				memcpy(&st, RTA_DATA(a),
+				       RTA_PAYLOAD(a) < sizeof(st) ? RTA_PAYLOAD(a) : sizeof(st));
 				have_stats = true;
 			}
 	}
