@@ -352,6 +352,27 @@ static void sflowexp_discard(struct ps_sflow_exp *x, const struct ps_sink_pkt *p
 	x->samples++;
 }
 
+/*
+ * The link's IFLA_STATS64 into *st. The struct grows with the kernel
+ * (5.10's has no rx_otherhost_dropped: 192 bytes, this header's 200): the
+ * fields a kernel sends, the counters every kernel has among them.
+ */
+static bool stats64_of(struct nlmsghdr *nh, struct rtnl_link_stats64 *st)
+{
+	struct ifinfomsg *ifi = NLMSG_DATA(nh);
+	int len = (int)IFLA_PAYLOAD(nh);
+
+	for (struct rtattr *a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len))
+		if (a->rta_type == IFLA_STATS64 &&
+		    RTA_PAYLOAD(a) >= offsetof(struct rtnl_link_stats64, rx_nohandler)) {
+			memset(st, 0, sizeof(*st));
+			memcpy(st, RTA_DATA(a),
+			       RTA_PAYLOAD(a) < sizeof(*st) ? RTA_PAYLOAD(a) : sizeof(*st));
+			return true;
+		}
+	return false;
+}
+
 /* The kernel's link statistics and state for the counters sample. */
 static int link_counters(struct ps_sflow_exp *x, uint32_t ifindex, const char *name,
 			 struct ps_sflow_ifcounters *c)
@@ -360,7 +381,6 @@ static int link_counters(struct ps_sflow_exp *x, uint32_t ifindex, const char *n
 	struct rtnl_link_stats64 st;
 	struct ifinfomsg *ifi;
 	struct nlmsghdr *nh;
-	bool have_stats = false;
 	char path[96], val[32];
 	ssize_t n;
 	FILE *f;
@@ -378,23 +398,7 @@ static int link_counters(struct ps_sflow_exp *x, uint32_t ifindex, const char *n
 	if (!NLMSG_OK(nh, (uint32_t)n) || nh->nlmsg_type != RTM_NEWLINK)
 		return -ENODEV;
 	ifi = NLMSG_DATA(nh);
-	{
-		int len = (int)IFLA_PAYLOAD(nh);
-
-		/* The struct grows with the kernel (5.10's has no
-		 * rx_otherhost_dropped: 192 bytes, this header's 200): the
-		 * fields a kernel sends, the counters every kernel has
-		 * among them. */
-		for (struct rtattr *a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len))
-			if (a->rta_type == IFLA_STATS64 &&
-			    RTA_PAYLOAD(a) >= offsetof(struct rtnl_link_stats64, rx_nohandler)) {
-				memset(&st, 0, sizeof(st));
-				memcpy(&st, RTA_DATA(a),
-				       RTA_PAYLOAD(a) < sizeof(st) ? RTA_PAYLOAD(a) : sizeof(st));
-				have_stats = true;
-			}
-	}
-	if (!have_stats)
+	if (!stats64_of(nh, &st))
 		return -ENODATA;
 	memset(c, 0, sizeof(*c));
 	c->if_index = ifindex;
