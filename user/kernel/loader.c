@@ -330,16 +330,18 @@ static int load_object(struct pktsample *skel, const struct ps_load_opts *o)
 	err = pktsample__load(skel);
 	/* Loaded or not, the splice images are no longer needed. */
 	ps_splice_forget(skel->obj);
-	if (err && o->filter)
-		pr_err("cannot load the BPF programs with this filter: %s; the kernel's "
-		       "verifier rejected it or it is too complex (-v for the verifier log)\n",
-		       strerror(-err));
-	else if (err == -EPERM && memlock_too_low())
+	/* The limit first: a reload's second set of programs, with a filter,
+	 * meets it too, and the verifier never says EPERM. */
+	if (err == -EPERM && memlock_too_low())
 		pr_err("cannot load the BPF programs: this kernel counts BPF memory against the "
 		       "locked-memory limit (Linux 5.11 charges the cgroup instead), %llu KiB "
 		       "here, which only CAP_SYS_RESOURCE may raise; 'ulimit -l unlimited' "
 		       "first, or LimitMEMLOCK=infinity in a systemd unit\n",
 		       memlock_kib());
+	else if (err && o->filter)
+		pr_err("cannot load the BPF programs with this filter: %s; the kernel's "
+		       "verifier rejected it or it is too complex (-v for the verifier log)\n",
+		       strerror(-err));
 	else if (err)
 		pr_err("cannot load the BPF programs: %s (-v for the verifier log)\n",
 		       strerror(-err));
