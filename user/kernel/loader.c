@@ -331,7 +331,7 @@ static int load_object(struct pktsample *skel, const struct ps_load_opts *o)
 	/* Loaded or not, the splice images are no longer needed. */
 	ps_splice_forget(skel->obj);
 	/* The limit first: a reload's second set of programs, with a filter,
-	 * meets it too, and the verifier never says EPERM. */
+	 * meets it too (the verifier refuses with EINVAL or EACCES). */
 	if (err == -EPERM && memlock_too_low())
 		pr_err("cannot load the BPF programs: this kernel counts BPF memory against the "
 		       "locked-memory limit (Linux 5.11 charges the cgroup instead), %llu KiB "
