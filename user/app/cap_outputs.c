@@ -138,7 +138,7 @@ void cap_describe_targets(struct ps_capture *cap)
 }
 
 /* --flight's second and later incidents: a file each, where -w is a
- * file (a FIFO or stdout takes them one after another). */
+ * file (an extcap's FIFO takes them one after another). */
 static int flight_next_file(void *arg)
 {
 	struct ps_capture *cap = arg;

@@ -118,7 +118,7 @@ struct ps_sink *ps_capfile_sink(struct ps_capfile *f);
  * complete (the capture should stop), or -errno. */
 int ps_capfile_tick(struct ps_capfile *f, uint64_t now_ns);
 /* --flight's next incident: close the current file and go on in the
- * next one (rotate.h names it); a FIFO or a pipe stays the one stream.
+ * next one (rotate.h names it); a FIFO (an extcap's) stays the one stream.
  * 0 or -errno, logged; sticky. */
 int ps_capfile_next_incident(struct ps_capfile *f);
 /* The interface ifindex disappeared: its ISBs say so. */
