@@ -13,11 +13,13 @@ need_tools python3 capinfos
 env_up
 in_cap ip link set lo up
 
-# udp_to PORT [HOST]: one datagram from the capture side.
+# udp_to PORT [N]: N datagrams (default 1) from the capture side to the
+# peer, back to back.
 udp_to() {
 	in_cap python3 -c 'import socket, sys
-socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"trigger", (sys.argv[2], int(sys.argv[1])))' \
-		"$1" "${2:-192.0.2.2}"
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(int(sys.argv[2])):
+    s.sendto(b"trigger", ("192.0.2.2", int(sys.argv[1])))' "$1" "${2:-1}"
 }
 
 # wait_incident N: until the capture's stderr says incident N was written.
@@ -119,8 +121,7 @@ assert_match "trigger=SIGUSR2" "$(grep '^incident 1' "$WORK/ps.err")" "the line 
 inc=$WORK/two.pcapng
 start_capture -i "$CAPIF" --flight 3s --after 1s --trigger 'udp dst port 7000' --incidents 2 -w "$inc"
 in_cap ping -q -c 5 -i 0.1 192.0.2.2 >/dev/null
-udp_to 7000
-udp_to 7000 # during the first: counted, nothing more
+udp_to 7000 2 # the second during the first's incident: counted, nothing more
 wait_incident 1
 in_cap ping -q -c 5 -i 0.1 192.0.2.2 >/dev/null
 udp_to 7000
