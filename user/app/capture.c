@@ -62,26 +62,19 @@ static int open_metrics(struct ps_metrics *m, const struct ps_capture_cfg *cfg, 
  * between versions; before 5.17 there are none). -EINVAL, logged. */
 static int check_drop_triggers(const struct ps_capture *cap)
 {
-	const struct ps_flight_cfg *f = &cap->cfg.flight;
-	char why[256];
+	const char *reason;
 
-	for (int i = 0; i < f->n_triggers; i++) {
-		struct ps_trigger t;
-
-		if (ps_trigger_parse(&t, f->triggers[i], f->snaplen, why, sizeof(why)))
-			return -EINVAL; /* the options were checked */
-		ps_trigger_free(&t);
-		if (t.kind != PS_TRIGGER_DROP || !t.reason ||
-		    ps_dropnames_has(&cap->kern.drops, t.reason))
+	for (int i = 0; cap->out.flight && (reason = ps_flight_reason(cap->out.flight, i)); i++) {
+		if (ps_dropnames_has(&cap->kern.drops, reason))
 			continue;
 		if (!ps_kfeature_has(PS_KF_DROP_REASON))
-			pr_err("--trigger %s: this kernel's drops have no reasons (Linux 5.17 has "
+			pr_err("--trigger drop:%s: this kernel's drops have no reasons (Linux 5.17 has "
 			       "them); --trigger drop takes any drop\n",
-			       f->triggers[i]);
+			       reason);
 		else
-			pr_err("--trigger %s: this kernel has no drop reason %s (its reasons: "
+			pr_err("--trigger drop:%s: this kernel has no drop reason %s (its reasons: "
 			       "enum skb_drop_reason in its BTF)\n",
-			       f->triggers[i], t.reason);
+			       reason, reason);
 		return -EINVAL;
 	}
 	return 0;
@@ -97,8 +90,6 @@ int ps_capture_setup(struct ps_capture *cap)
 	 * BTF is one line. */
 	if (!err && (cap->kern.hooks & PS_HOOKS_DROP))
 		err = ps_dropnames_load(&cap->kern.drops);
-	if (!err && (cap->kern.hooks & PS_HOOKS_DROP))
-		err = check_drop_triggers(cap);
 	if (!err)
 		err = cap_plan_targets(cap);
 	if (!err)
@@ -109,6 +100,10 @@ int ps_capture_setup(struct ps_capture *cap)
 		err = cap_add_kernel_ifaces(cap);
 	if (!err)
 		err = cap_open_ingest(cap);
+	/* The recorder's drop reasons, against the kernel's: before any
+	 * attach. */
+	if (!err && (cap->kern.hooks & PS_HOOKS_DROP))
+		err = check_drop_triggers(cap);
 	/* Whom packets belong to: known before the first one is. */
 	if (!err)
 		err = ps_context_start(&cap->ctx, &cap->kern.loader);
