@@ -34,7 +34,8 @@ static size_t drop_packed(const struct ps_drop_words *d)
 	return strlen(d->reason) + strlen(d->at) + 2;
 }
 
-size_t ps_flightbuf_record_size(const struct ps_sink_pkt *p)
+/* The bytes a record of p takes (its header, packed words, bytes). */
+static size_t record_size(const struct ps_sink_pkt *p)
 {
 	return ALIGN8(sizeof(struct rec) + (p->who ? who_packed(p->who) : 0) +
 		      (p->drop ? drop_packed(p->drop) : 0) + p->cap_len);
@@ -106,7 +107,7 @@ static char *put_str(char *at, const char *s)
 
 int ps_flightbuf_push(struct ps_flightbuf *b, const struct ps_sink_pkt *p)
 {
-	size_t n = ps_flightbuf_record_size(p);
+	size_t n = record_size(p);
 	struct rec *r;
 	char *at;
 
@@ -150,15 +151,6 @@ int ps_flightbuf_push(struct ps_flightbuf *b, const struct ps_sink_pkt *p)
 	b->bytes += n;
 	b->count++;
 	return 0;
-}
-
-bool ps_flightbuf_oldest_ts(const struct ps_flightbuf *b, uint64_t *ts_ns)
-{
-	const struct rec *r = oldest(b);
-
-	if (r)
-		*ts_ns = r->ts_ns;
-	return r != NULL;
 }
 
 /* Copy the string at *at into dst (len bytes), and step past it. */
@@ -207,15 +199,6 @@ static void read_rec(const struct rec *r, struct ps_flight_view *v)
 		v->pkt.drop = &v->drop;
 	}
 	v->pkt.data = (const uint8_t *)at;
-}
-
-bool ps_flightbuf_peek(const struct ps_flightbuf *b, struct ps_flight_view *v)
-{
-	const struct rec *r = oldest(b);
-
-	if (r)
-		read_rec(r, v);
-	return r != NULL;
 }
 
 void ps_flightbuf_begin(const struct ps_flightbuf *b, struct ps_flightbuf_it *it)

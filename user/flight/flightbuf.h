@@ -48,8 +48,6 @@ struct ps_flightbuf_it {
 	uint64_t left;
 };
 
-/* The bytes a record of p takes (its header, packed words, bytes). */
-size_t ps_flightbuf_record_size(const struct ps_sink_pkt *p);
 /* A buffer of size bytes (at least 4 KiB): 0 or -ENOMEM. */
 int ps_flightbuf_init(struct ps_flightbuf *b, size_t size);
 void ps_flightbuf_free(struct ps_flightbuf *b);
@@ -57,10 +55,6 @@ void ps_flightbuf_free(struct ps_flightbuf *b);
  * records for room as needed (counted in evicted). 0, or -E2BIG: a packet
  * larger than the buffer, not kept (counted in too_big). */
 int ps_flightbuf_push(struct ps_flightbuf *b, const struct ps_sink_pkt *p);
-/* The oldest record's wall-clock time; false if there is none. */
-bool ps_flightbuf_oldest_ts(const struct ps_flightbuf *b, uint64_t *ts_ns);
-/* Read the oldest record into v; false if there is none. */
-bool ps_flightbuf_peek(const struct ps_flightbuf *b, struct ps_flight_view *v);
 void ps_flightbuf_begin(const struct ps_flightbuf *b, struct ps_flightbuf_it *it);
 /* The next record into v; false past the newest. */
 bool ps_flightbuf_next(const struct ps_flightbuf *b, struct ps_flightbuf_it *it,
