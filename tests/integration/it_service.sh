@@ -46,6 +46,11 @@ assert_match "capturing on $CAPIF \(tc-ingress,tc-egress\)" "$(cat "$WORK/exampl
 chmod 711 "$WORK"
 cp "$PKTSAMPLE" "$WORK/pktsample"
 caps=+bpf,+perfmon,+net_admin,+net_raw # the unit's AmbientCapabilities
+# And its LimitMEMLOCK=infinity: before 5.11 the kernel counts BPF memory
+# against that limit (-D says so), and a reload loads a second set of
+# programs beside the first.
+[[ $("$PKTSAMPLE" -D) != *"kernel: BPF memory counts against the locked-memory limit"* ]] ||
+	ulimit -l unlimited
 # The listener for sd_notify's datagrams: one line each.
 python3 - "$WORK/notify.sock" "$WORK/notify.log" <<'EOF' &
 import os, socket, sys
