@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "capture_int.h"
 #include "clock.h"
@@ -99,9 +98,12 @@ static int run_file(void *arg, uint64_t now)
  * clock is past it: a quiet link's incident ends this much later. */
 #define FLIGHT_HOLD_NS 1000000000ull
 
-static uint64_t wall_now(void)
+/* The packets' own clock at monotonic mono_ns (user/ingest/clock.h: the
+ * offset to the wall clock taken once, at the start), so that a step of
+ * the wall clock neither cuts an incident short nor lets the window go. */
+static uint64_t packet_time(const struct ps_capture *cap, uint64_t mono_ns)
 {
-	return (uint64_t)ps_clock_read_ns(CLOCK_REALTIME, NULL);
+	return ps_clock_to_realtime(&cap->out.in->clock, mono_ns);
 }
 
 /* --flight: SIGUSR2's incident, old packets let go, an incident over
@@ -111,12 +113,11 @@ static int run_flight(void *arg, uint64_t now)
 	struct ps_capture *cap = arg;
 	int err;
 
-	(void)now;
 	if (cap->stop->trigger) {
 		cap->stop->trigger = 0;
-		ps_flight_trigger_now(cap->out.flight, wall_now());
+		ps_flight_trigger_now(cap->out.flight, packet_time(cap, now));
 	}
-	err = ps_flight_tick(cap->out.flight, wall_now(), FLIGHT_HOLD_NS);
+	err = ps_flight_tick(cap->out.flight, packet_time(cap, now), FLIGHT_HOLD_NS);
 	if (err < 0) {
 		err = cap_write_failed(cap, err);
 		return err ? err : END;
@@ -128,11 +129,11 @@ static int run_flight(void *arg, uint64_t now)
 static uint64_t flight_due(void *arg, uint64_t now)
 {
 	const struct ps_capture *cap = arg;
-	uint64_t due = ps_flight_due_ns(cap->out.flight, FLIGHT_HOLD_NS), wall = wall_now();
+	uint64_t due = ps_flight_due_ns(cap->out.flight, FLIGHT_HOLD_NS), t = packet_time(cap, now);
 
 	if (!due)
 		return 0;
-	return now + (due > wall ? due - wall : 0);
+	return now + (due > t ? due - t : 0);
 }
 
 static int run_stats(void *arg, uint64_t now)

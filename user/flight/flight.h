@@ -93,16 +93,18 @@ int ps_flight_init(struct ps_flight *fl, const struct ps_flight_cfg *cfg,
 void ps_flight_free(struct ps_flight *fl);
 /* The sink to register with the ingest, in the file's place. */
 struct ps_sink *ps_flight_sink(struct ps_flight *fl);
-/* SIGUSR2: an incident now (wall clock now_ns), if none is under way. */
+/* SIGUSR2: an incident now (now_ns on the packets' clock), if none is
+ * under way. */
 void ps_flight_trigger_now(struct ps_flight *fl, uint64_t now_ns);
 /*
- * The clock (wall now_ns): packets older than the window go, and an
+ * The clock (now_ns on the packets' clock, which does not step with the
+ * wall's): packets older than the window go, and an
  * incident whose window the clock left by more than hold_ns (what the
  * merge may still hold) is written. 0, 1: --incidents reached (the
  * capture ends), or -errno (the file's error, logged).
  */
 int ps_flight_tick(struct ps_flight *fl, uint64_t now_ns, uint64_t hold_ns);
-/* When the next tick is due (wall clock), for the loop's timer: the end
+/* When the next tick is due (the packets' clock), for the loop's timer: the end
  * of an incident, else 0 (none of its own). */
 uint64_t ps_flight_due_ns(const struct ps_flight *fl, uint64_t hold_ns);
 void ps_flight_stats(const struct ps_flight *fl, struct ps_flight_stats *st);
