@@ -57,7 +57,11 @@ struct ps_meta {
 	__u8 version;	/* PS_META_VERSION */
 	__u8 hook;	/* enum ps_hook */
 	__u8 flags;	/* PS_F_* */
-	__u8 pad0;
+	/* Bytes in front of the IP header that the hook was given and that
+	 * are not the packet's: a raw-IP device's tc-ingress on kernels whose
+	 * tunnels leave the outer headers there (5.10; tc/ctx_skb.bpf.h).
+	 * Counted in cap_len and wire_len; the ingest strips them. */
+	__u8 net_off;
 	__u16 vlan_tci;	  /* out-of-band tag (host order), if PS_F_VLAN_OOB */
 	__u16 vlan_proto; /* out-of-band TPID (network order), if PS_F_VLAN_OOB */
 	/* --sflow: this packet's place among the packets its hook let
@@ -82,6 +86,7 @@ struct ps_meta {
 	__u64 location;
 };
 _Static_assert(sizeof(struct ps_meta) == 96, "ps_meta is kernel/user ABI");
+#define PS_NET_OFF_MAX 0xffu /* ps_meta.net_off's largest */
 
 /* ps_meta.ctx: how the hook found the packet's local socket, or why not. */
 enum ps_ctx {

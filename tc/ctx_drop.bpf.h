@@ -95,6 +95,15 @@ static __always_inline long ps_ctx_load_bytes(struct ps_drop_ctx *ctx, __u32 off
 	return ps_linear_load(ctx->data, ctx->data_end, off, to, len);
 }
 
+/* Where the IP header starts in a raw-IP device's packet
+ * (tc/ctx_skb.bpf.h): here at the start. */
+static __always_inline __u32 ps_ctx_net_off(struct ps_drop_ctx *ctx __attribute__((unused)),
+					    __u8 hook __attribute__((unused)),
+					    __u32 len __attribute__((unused)))
+{
+	return 0;
+}
+
 /* No packet appended by the kernel here: the output copies the linear
  * part, one record per packet (PS_CTX_COPY_OUT, xdp/lib/output.bpf.h). */
 static __always_inline long ps_ctx_perf_output(struct ps_drop_ctx *ctx, void *map, __u64 flags,

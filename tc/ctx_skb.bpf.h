@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include "pktsample.h"
 
 #define PS_CTX struct __sk_buff
 
@@ -31,6 +32,42 @@ static __always_inline void *ps_ctx_data_end(const struct __sk_buff *ctx)
 static __always_inline long ps_ctx_load_bytes(struct __sk_buff *ctx, __u32 off, void *to, __u32 len)
 {
 	return bpf_skb_load_bytes(ctx, off, to, len);
+}
+
+/*
+ * Where the IP header starts in what tc-ingress is given on a device without
+ * a link-layer header (ps_capture()'s raw): the bytes in front of it are not
+ * the packet's. 0 where the stack starts the packet at its IP header, as
+ * 6.1 does. 5.10's gre and ipip leave the MAC header where the outer packet
+ * had it, and cls_bpf starts there: gre's outer IPv4 and GRE headers, or
+ * ipip's lower Ethernet and outer IPv4 headers, come first. The offset is
+ * the packet's length less its IP length, and counts only where the bytes
+ * there are the network header's own (so a tun packet with bytes past its
+ * IP length stays whole). One load of 8 bytes a raw packet at tc-ingress,
+ * two where there is an offset.
+ */
+static __always_inline __u32 ps_ctx_net_off(struct __sk_buff *skb, __u8 hook, __u32 len)
+{
+	__u64 net, at;
+	__u8 *b = (__u8 *)&net;
+	__u32 iplen, off;
+
+	if (hook != PS_HOOK_TC_INGRESS)
+		return 0;
+	if (bpf_skb_load_bytes_relative(skb, 0, &net, sizeof(net), BPF_HDR_START_NET))
+		return 0;
+	if (b[0] >> 4 == 4)
+		iplen = (__u32)b[2] << 8 | b[3];
+	else if (b[0] >> 4 == 6)
+		iplen = ((__u32)b[4] << 8 | b[5]) + 40;
+	else
+		return 0;
+	if (iplen >= len || len - iplen > PS_NET_OFF_MAX)
+		return 0;
+	off = len - iplen;
+	if (bpf_skb_load_bytes(skb, off, &at, sizeof(at)) || at != net)
+		return 0;
+	return off & PS_NET_OFF_MAX;
 }
 
 /* The perf output; the kernel appends the packet (BPF_F_CTXLEN_MASK). */

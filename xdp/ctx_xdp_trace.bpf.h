@@ -57,6 +57,15 @@ static __always_inline long ps_ctx_load_bytes(struct xdp_buff *ctx, __u32 off, v
 	return ps_linear_load(ctx->data, ctx->data_end, off, to, len);
 }
 
+/* Where the IP header starts in a raw-IP device's packet
+ * (tc/ctx_skb.bpf.h): here at the start. */
+static __always_inline __u32 ps_ctx_net_off(struct xdp_buff *ctx __attribute__((unused)),
+					    __u8 hook __attribute__((unused)),
+					    __u32 len __attribute__((unused)))
+{
+	return 0;
+}
+
 /* The kernel appends the packet (BPF_F_CTXLEN_MASK) from the xdp_buff. */
 static __always_inline long ps_ctx_perf_output(struct xdp_buff *ctx, void *map, __u64 flags,
 					       void *data, __u64 size)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,6 +24,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include "cgroupfs.h"
+#include "filter.h"
 #include "fixture.h"
 #include "kfeatures.h"
 #include "hooks.h"
@@ -56,6 +58,8 @@ struct fixture {
 	bool sflow_pool;	 /* load with --sflow's shared pool counter */
 	struct ps_ctx_knobs ctx; /* as the binary: context on, unless ctx_off */
 	bool ctx_off;
+	bool raw; /* the interfaces have no link-layer header (tun, gre, ipip) */
+	const struct ps_filter *filter;
 };
 
 static void on_sample(void *ctx, int cpu, void *data, __u32 size)
@@ -128,6 +132,7 @@ static void load_with(struct fixture *f, uint32_t snaplen, bool with_buffer, uin
 		.xdp_native = true, /* 9000-byte frames arrive in frags */
 		.sflow_pool = f->sflow_pool,
 		.ctx = &f->ctx,
+		.filter = f->filter,
 	};
 
 	f->ctx.enabled = !f->ctx_off;
@@ -135,7 +140,7 @@ static void load_with(struct fixture *f, uint32_t snaplen, bool with_buffer, uin
 		f->ifaces[f->n_ifaces++] = LO_IFINDEX;
 	assert_int_equal(ps_loader_load(&f->loader, &o), 0);
 	for (int i = 0; i < f->n_ifaces; i++)
-		assert_int_equal(ps_loader_add_iface(&f->loader, f->ifaces[i], false), 0);
+		assert_int_equal(ps_loader_add_iface(&f->loader, f->ifaces[i], f->raw), 0);
 	if (ring_bytes)
 		make_rings(f, ring_bytes);
 	if (with_buffer && ring_bytes) {
@@ -743,6 +748,76 @@ static int local_socket(bool v6, bool tcp, uint16_t *port, uint64_t *cookie)
 }
 
 /*
+ * A raw-IP device's tc-ingress given bytes in front of the IP header, as
+ * 5.10's gre and ipip give it the outer headers (tc/ctx_skb.bpf.h).
+ * BPF_PROG_TEST_RUN's skb makes the same view: its network header follows
+ * an Ethernet header. The record says where the IP header starts; the
+ * filter compiled for raw IP, and the socket lookup, start there; the
+ * ingest strips the rest. A packet with bytes past its IP length is given
+ * whole, as on tun.
+ */
+static void raw_ingress_starts_at_the_network_header(void **state)
+{
+	static const bool v6s[] = { false, true };
+	uint8_t b[128], tail[128 + 5] = { 0 }, out[128];
+	char expr[64], err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v6s) / sizeof(v6s[0]); i++) {
+		struct fixture f = { .raw = true };
+		struct ps_filter flt;
+		struct ps_counters cnt;
+		struct ps_meta m;
+		const uint8_t *bytes, *frame;
+		uint16_t port;
+		uint64_t cookie;
+		uint32_t len, cap, wire;
+		int fd = local_socket(v6s[i], false, &port, &cookie);
+
+		snprintf(expr, sizeof(expr), "udp dst port %u", port);
+		assert_int_equal(ps_filter_build(&flt, strdup(expr), PS_SNAPLEN_MAX, err,
+						 sizeof(err)),
+				 0);
+		assert_int_equal(ps_filter_build_raw(&flt, err, sizeof(err)), 0);
+		f.filter = &flt;
+		load(&f, PS_SNAPLEN_MAX, true);
+		len = frame_to(b, v6s[i], false, port);
+		run(&f, TC_IN, b, len, 1);
+		run(&f, TC_IN, b, frame_to(b, v6s[i], false, port + 1), 1); /* filtered out */
+		assert_int_equal(f.n_rec, 1);
+		assert_int_equal(ps_split_sample(f.rec[0].data, f.rec[0].size, &m, &bytes), 0);
+		assert_int_equal(m.net_off, 14);
+		assert_int_equal(m.cap_len, len);
+		assert_int_equal(m.wire_len, len);
+		assert_int_equal(m.ctx, PS_CTX_LOOKUP);
+		assert_int_equal(m.sock_cookie, cookie);
+		frame = ps_frame_on_wire(&m, bytes, out, PS_SNAPLEN_MAX, &cap, &wire);
+		assert_int_equal(cap, len - 14);
+		assert_int_equal(wire, len - 14);
+		frame_to(b, v6s[i], false, port);
+		assert_memory_equal(frame, b + 14, cap);
+		assert_int_equal(ps_loader_read_counter(&f.loader, LO_IFINDEX, PS_HOOK_TC_INGRESS,
+							&cnt),
+				 0);
+		assert_int_equal(cnt.filtered, 1);
+		unload(&f);
+		ps_filter_free(&flt);
+
+		/* Five bytes past the IP length: nothing is taken off. */
+		f = (struct fixture){ .raw = true };
+		load(&f, PS_SNAPLEN_MAX, true);
+		memcpy(tail, b, len);
+		run(&f, TC_IN, tail, len + 5, 1);
+		assert_int_equal(f.n_rec, 1);
+		assert_int_equal(ps_split_sample(f.rec[0].data, f.rec[0].size, &m, &bytes), 0);
+		assert_int_equal(m.net_off, 0);
+		assert_int_equal(m.cap_len, len + 5);
+		unload(&f);
+		close(fd);
+	}
+}
+
+/*
  * Whom a packet belongs to: at XDP and TC ingress the local socket it is
  * for (UDP and TCP, IPv4 and IPv6), named by its cookie, and its owner
  * (this process, as the socket-owner program saw it make the socket);
@@ -833,6 +908,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(context_names_local_sockets),
+		cmocka_unit_test(raw_ingress_starts_at_the_network_header),
 		cmocka_unit_test(packet_in_record_out),
 		cmocka_unit_test(packet_in_ring_record_out),
 		cmocka_unit_test(older_kernels_programs_record_alike),

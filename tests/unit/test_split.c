@@ -174,6 +174,35 @@ static void untagged_frame_is_not_copied(void **state)
 	assert_int_equal(wire, 1500);
 }
 
+/* A tunnel's tc-ingress on 5.10: the outer headers in front are not the
+ * packet's, and neither length counts them. */
+static void strips_what_lies_before_the_network_header(void **state)
+{
+	uint8_t pkt[84], out[88], buf[256];
+	struct ps_meta m = meta(84, 1534), got;
+	uint32_t cap, wire;
+	const uint8_t *f, *p;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(pkt); i++)
+		pkt[i] = i;
+	m.hook = PS_HOOK_TC_INGRESS;
+	m.net_off = 34; /* ipip: the lower Ethernet and outer IPv4 headers */
+	f = ps_frame_on_wire(&m, pkt, out, 50, &cap, &wire);
+	assert_ptr_equal(f, pkt + 34);
+	assert_int_equal(cap, 50);
+	assert_int_equal(wire, 1500);
+
+	/* It cannot be more than was captured. */
+	m.net_off = 85;
+	assert_int_equal(ps_split_sample(buf, make_sample(buf, &m, pkt), &got, &p), -EPROTO);
+	m.net_off = 84;
+	assert_int_equal(ps_split_sample(buf, make_sample(buf, &m, pkt), &got, &p), 0);
+	f = ps_frame_on_wire(&got, p, out, PS_SNAPLEN_MAX, &cap, &wire);
+	assert_int_equal(cap, 0);
+	assert_int_equal(wire, 1450);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +212,7 @@ int main(void)
 		cmocka_unit_test(restores_vlan_tag),
 		cmocka_unit_test(vlan_restore_does_not_wrap_the_wire_length),
 		cmocka_unit_test(untagged_frame_is_not_copied),
+		cmocka_unit_test(strips_what_lies_before_the_network_header),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -140,12 +140,27 @@ static void translations_are_well_formed(void **state)
 		/* TC, and XDP with the driver's tag, carry a second,
 		 * tag-out-of-band translation; XDP's helpers are XDP's */
 		assert_true(f.eth.tc.n > f.eth.xdp.n);
-		assert_int_equal(f.eth.xdp_tag.n, f.eth.tc.n);
+		assert_true(f.eth.xdp_tag.n > f.eth.xdp.n);
 		for (size_t k = 0; k < f.eth.xdp_tag.n; k++) {
 			const struct bpf_insn *in = &f.eth.xdp_tag.insns[k];
 
 			if (in->code == (BPF_JMP | BPF_CALL))
 				assert_int_equal(in->imm, BPF_FUNC_xdp_load_bytes);
+		}
+		/* TC's helper loads count from the hook's first byte: the
+		 * offset the length argument carries above its low half
+		 * (ps_meta.net_off) is added to each one's offset (r2). */
+		for (size_t k = 0; k < f.eth.tc.n; k++) {
+			const struct bpf_insn *in = &f.eth.tc.insns[k];
+
+			if (in->code != (BPF_JMP | BPF_CALL))
+				continue;
+			assert_true(k >= 9);
+			assert_int_equal(in[-9].code, BPF_LDX | BPF_MEM | BPF_W);
+			assert_int_equal(in[-9].off, -12);
+			assert_int_equal(in[-8].code, BPF_ALU64 | BPF_ADD | BPF_X);
+			assert_int_equal(in[-8].dst_reg, BPF_REG_2);
+			assert_int_equal(in[-8].src_reg, in[-9].dst_reg);
 		}
 		ps_filter_free(&f);
 	}

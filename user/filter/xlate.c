@@ -6,7 +6,8 @@
  * Registers inside the placeholder subprogram:
  *   r6 = A, r7 = X (both kept zero-extended u32), r8 = data, r9 = data_end;
  *   r0-r5 are scratch (helper calls clobber them).
- * Stack: ctx, wire_len and the vlan argument are spilled; M[] is zeroed.
+ * Stack: ctx, the length argument's halves and the vlan argument are
+ * spilled; M[] is zeroed.
  *
  * Every packet load is emitted as
  *       <bounds check>  if ok goto FAST
@@ -34,7 +35,8 @@
 
 /* Stack slots, relative to r10. */
 #define S_CTX (-8)
-#define S_LEN (-16)
+#define S_LEN (-16)	/* the length argument's low half: the packet's length */
+#define S_OFF_NET (-12) /* its high half: where the packet starts for the helper */
 #define S_VLAN (-24)
 #define S_BUF (-32)  /* helper load buffer */
 #define S_ACC (-40)  /* tag view: bytes assembled one by one */
@@ -205,6 +207,16 @@ static void emit_helper_load(struct xl *x, __u8 dst, unsigned int bytes)
 		emit_jmp(x, BPF_JMP | BPF_JNE | BPF_K, BPF_REG_0, 0, 0, x->ret0);
 		emit(x, LDX(size_code(bytes), dst, FP, S_BUF));
 		return;
+	}
+	if (x->target == PS_XLATE_TC) {
+		/* The helper counts from the hook's first byte: add where the
+		 * filter's packet starts in it (ps_meta.net_off), and fail as
+		 * past the end if that leaves the helper's u32. */
+		emit(x, LDX(BPF_W, BPF_REG_0, FP, S_OFF_NET));
+		emit(x, ALU64_REG(BPF_ADD, BPF_REG_2, BPF_REG_0));
+		emit(x, MOV64_REG(BPF_REG_3, BPF_REG_2));
+		emit(x, ALU64_IMM(BPF_RSH, BPF_REG_3, 32));
+		emit_jmp(x, BPF_JMP | BPF_JNE | BPF_K, BPF_REG_3, 0, 0, x->ret0);
 	}
 	emit(x, LDX(BPF_DW, BPF_REG_1, FP, S_CTX));
 	emit(x, MOV64_REG(BPF_REG_3, FP));
@@ -442,7 +454,7 @@ static int xlate_load(struct xl *x, size_t pc, char *err, size_t len)
 			return BAD_INSN;
 		emit(x, LDX(BPF_W, dst, FP, S_MEM + 4 * k));
 	} else if (mode == BPF_LEN) {
-		emit(x, LDX(BPF_DW, dst, FP, S_LEN));
+		emit(x, LDX(BPF_W, dst, FP, S_LEN));
 		if (x->tag_view) /* the tag counts on the wire */
 			emit(x, ALU32_IMM(BPF_ADD, dst, 4));
 	} else if (mode == BPF_ABS || mode == BPF_IND || mode == BPF_MSH) {
@@ -678,8 +690,11 @@ int ps_xlate(const struct sock_filter *prog, size_t n, enum ps_xlate_target targ
 	tag_start = new_label(&x);
 	/* Prologue: spill the arguments, zero A, X and M[]. */
 	emit(&x, STX(BPF_DW, FP, BPF_REG_1, S_CTX));
-	emit(&x, MOV32_REG(BPF_REG_4, BPF_REG_4)); /* wire_len is a u32 */
-	emit(&x, STX(BPF_DW, FP, BPF_REG_4, S_LEN));
+	/* The length argument: the packet's length, and above it (<< 32)
+	 * where the packet starts in the hook's bytes (xdp/lib/filter.bpf.h). */
+	emit(&x, STX(BPF_W, FP, BPF_REG_4, S_LEN));
+	emit(&x, ALU64_IMM(BPF_RSH, BPF_REG_4, 32));
+	emit(&x, STX(BPF_W, FP, BPF_REG_4, S_OFF_NET));
 	emit(&x, STX(BPF_DW, FP, BPF_REG_5, S_VLAN));
 	emit(&x, MOV64_REG(R_DATA, BPF_REG_2));
 	emit(&x, MOV64_REG(R_END, BPF_REG_3));

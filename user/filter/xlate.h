@@ -5,7 +5,11 @@
  * placeholder
  *
  *   __u32 pktsample_filter(void *ctx, void *data, void *data_end,
- *                          __u32 wire_len, __u64 vlan)
+ *                          __u64 len_off, __u64 vlan)
+ *
+ * where len_off's low half is the packet's length from data, and its high
+ * half (PS_XLATE_TC) how far data lies from the first byte the hook was
+ * given, which bpf_skb_load_bytes() counts from (ps_meta.net_off).
  *
  * and returns what the cBPF program returns: 0 = no match, otherwise the
  * number of bytes to keep (the caller clamps it to snaplen and the packet).

@@ -14,7 +14,8 @@ int ps_split_sample(const void *raw, size_t raw_size, struct ps_meta *meta, cons
 	memcpy(meta, raw, sizeof(*meta));
 	if (meta->version != PS_META_VERSION || meta->hook >= PS_HOOK_MAX)
 		return -EPROTO;
-	if (meta->cap_len > meta->wire_len || meta->cap_len > PS_SNAPLEN_MAX)
+	if (meta->cap_len > meta->wire_len || meta->cap_len > PS_SNAPLEN_MAX ||
+	    meta->net_off > meta->cap_len)
 		return -EPROTO;
 	need = sizeof(*meta) + meta->cap_len;
 	if (raw_size < need || raw_size - need >= 8)
@@ -27,16 +28,18 @@ const uint8_t *ps_frame_on_wire(const struct ps_meta *meta, const uint8_t *pkt, 
 				uint32_t snaplen, uint32_t *cap_len, uint32_t *wire_len)
 {
 	uint16_t tag[2];
-	uint32_t cap = meta->cap_len;
+	uint32_t off = meta->net_off <= meta->cap_len ? meta->net_off : meta->cap_len;
+	uint32_t cap = meta->cap_len - off;
 
+	/* What the hook was given in front of the packet is not the packet. */
+	pkt += off;
 	*cap_len = cap;
-	*wire_len = meta->wire_len;
+	*wire_len = meta->wire_len > off ? meta->wire_len - off : 0;
 	if (!(meta->flags & PS_F_VLAN_OOB))
 		return pkt;
 
 	/* Saturate: a corrupt wire_len near 2^32 must not wrap below cap_len. */
-	*wire_len = meta->wire_len > UINT32_MAX - PS_VLAN_HLEN ? UINT32_MAX :
-								 meta->wire_len + PS_VLAN_HLEN;
+	*wire_len = *wire_len > UINT32_MAX - PS_VLAN_HLEN ? UINT32_MAX : *wire_len + PS_VLAN_HLEN;
 	if (cap < PS_ETH_ADDRS_LEN)
 		return pkt; /* the tag's place was not captured */
 

@@ -21,10 +21,11 @@ int ps_split_sample(const void *raw, size_t raw_size, struct ps_meta *meta, cons
 
 /*
  * Write the frame as it was on the wire into out (capacity cap_len + 4):
- * if the skb carried its VLAN tag out of band, put the tag back after the
- * MAC addresses, as libpcap does for AF_PACKET. Updates *cap_len and
+ * without the net_off bytes the hook was given in front of it, and if the
+ * skb carried its VLAN tag out of band, with the tag put back after the
+ * MAC addresses, as libpcap does for AF_PACKET. Sets *cap_len and
  * *wire_len; the result is truncated to snaplen. Returns the frame to use:
- * out when a tag was inserted, else pkt itself (no copy).
+ * out when a tag was inserted, else pkt (past net_off) itself, no copy.
  */
 const uint8_t *ps_frame_on_wire(const struct ps_meta *meta, const uint8_t *pkt, uint8_t *out,
 				uint32_t snaplen, uint32_t *cap_len, uint32_t *wire_len);

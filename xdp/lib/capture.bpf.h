@@ -50,7 +50,7 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 	int have_slot = ps_slot_of(p->ifindex, p->hook, &slot, &raw);
 	struct ps_counters *cnt = have_slot ? bpf_map_lookup_elem(&counters, &slot) : NULL;
 	struct ps_meta meta = {};
-	__u32 zero = 0, cap, pool = 0;
+	__u32 zero = 0, cap, pool = 0, len = p->len, off = 0;
 	__u8 flags;
 	struct ps_emit_state *emit;
 	long err;
@@ -58,7 +58,13 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 	if (cnt)
 		cnt->seen++;
 
-	cap = p->len < snaplen ? p->len : snaplen;
+	/* Everything below sees the packet from its IP header; the output
+	 * adds what lies in front (ps_meta.net_off). */
+	if (raw) {
+		off = ps_ctx_net_off(ctx, p->hook, p->len);
+		len -= off;
+	}
+	cap = len < snaplen ? len : snaplen;
 #ifdef PS_CTX_COPY_OUT
 	/* What can be read, and what one copied record holds. */
 	if (cap > ps_ctx_linear(ctx))
@@ -77,8 +83,9 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 		/* Each interface's packets meet the expression compiled for
 		 * its link type, as tcpdump's would. */
 		if (raw)
-			keep = pktsample_filter_raw(ctx, ps_ctx_data(ctx), ps_ctx_data_end(ctx),
-						    p->len, vlan);
+			keep = pktsample_filter_raw(ctx, ps_ctx_data(ctx) + off,
+						    ps_ctx_data_end(ctx), (__u64)off << 32 | len,
+						    vlan);
 		else
 			keep = pktsample_filter(ctx, ps_ctx_data(ctx), ps_ctx_data_end(ctx), p->len,
 						vlan);
@@ -92,7 +99,7 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 	}
 	/* --pid, --comm, --cgroup, --container: a filter too, before the
 	 * sampler (which samples what they let through), counted as one. */
-	if (ctx_filter && !ps_context(ctx, raw, ps_pkt_egress(p), &meta)) {
+	if (ctx_filter && !ps_context(ctx, raw, off, ps_pkt_egress(p), &meta)) {
 		if (cnt)
 			cnt->filtered++;
 		return;
@@ -123,7 +130,7 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 	/* Without the context filter, only what is kept pays for the
 	 * lookups (bench/datapath_cost.c). */
 	if (!ctx_filter)
-		ps_context(ctx, raw, ps_pkt_egress(p), &meta);
+		ps_context(ctx, raw, off, ps_pkt_egress(p), &meta);
 
 	emit = bpf_map_lookup_elem(&emit_state, &zero);
 	if (!emit)
@@ -143,7 +150,8 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 	meta.ifindex = p->ifindex;
 	meta.rx_queue = p->rx_queue;
 	meta.wire_len = p->len;
-	meta.cap_len = cap;
+	meta.cap_len = cap + off;
+	meta.net_off = off;
 	meta.verdict = p->verdict;
 	meta.cpu = bpf_get_smp_processor_id();
 	meta.version = PS_META_VERSION;

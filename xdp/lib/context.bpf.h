@@ -119,10 +119,11 @@ struct ps_l4 {
 _Static_assert(PS_SCRATCH_L4 + sizeof(struct ps_l4) <= PS_SCRATCH_SOCK, "scratch layout");
 _Static_assert(PS_SCRATCH_SOCK + PS_SOCK_COMMON_READ <= PS_PERF_CONT, "scratch size");
 
-/* 0 and *l, or PS_CTX_NOT_L4. raw: the packet starts at its IP header. */
-static __always_inline int ps_parse_l4(PS_CTX *ctx, bool raw, struct ps_l4 *l)
+/* 0 and *l, or PS_CTX_NOT_L4. raw: the packet starts at its IP header,
+ * off bytes into what the hook was given (ps_ctx_net_off()). */
+static __always_inline int ps_parse_l4(PS_CTX *ctx, bool raw, __u32 off, struct ps_l4 *l)
 {
-	void *data = ps_ctx_data(ctx), *end = ps_ctx_data_end(ctx);
+	void *data = ps_ctx_data(ctx) + off, *end = ps_ctx_data_end(ctx);
 	__u16 proto;
 	void *nh = data;
 
@@ -198,7 +199,7 @@ static __always_inline int ps_parse_l4(PS_CTX *ctx, bool raw, struct ps_l4 *l)
 
 /* The packet's local socket by lookup: its cookie in *cookie, and how
  * (enum ps_ctx). */
-static __always_inline int ps_lookup_socket(PS_CTX *ctx, bool raw, __u64 *cookie)
+static __always_inline int ps_lookup_socket(PS_CTX *ctx, bool raw, __u32 off, __u64 *cookie)
 {
 	__u32 zero = 0;
 	struct ps_perf_cont *scratch = bpf_map_lookup_elem(&perf_cont, &zero);
@@ -210,7 +211,7 @@ static __always_inline int ps_lookup_socket(PS_CTX *ctx, bool raw, __u64 *cookie
 		return PS_CTX_UNNAMED;
 	l = (struct ps_l4 *)(scratch->data + PS_SCRATCH_L4);
 	__builtin_memset(l, 0, sizeof(*l));
-	how = ps_parse_l4(ctx, raw, l);
+	how = ps_parse_l4(ctx, raw, off, l);
 	if (how)
 		return how;
 	if (l->proto == IPPROTO_TCP)
@@ -233,10 +234,11 @@ static __always_inline int ps_lookup_socket(PS_CTX *ctx, bool raw, __u64 *cookie
  * socket it is for is looked up, and where there is none, an skb that came
  * from another namespace of this host may still carry its sender's.
  */
-static __always_inline bool ps_context(PS_CTX *ctx, bool raw, bool egress, struct ps_meta *meta)
+static __always_inline bool ps_context(PS_CTX *ctx, bool raw, __u32 off, bool egress,
+				       struct ps_meta *meta)
 {
 #ifdef PS_CTX_NO_SOCKETS
-	(void)ctx, (void)raw, (void)egress, (void)meta;
+	(void)ctx, (void)raw, (void)off, (void)egress, (void)meta;
 	/* The context filter wants an owner: there is none here. */
 	return !ctx_enabled || !ctx_filter;
 #else
@@ -247,13 +249,13 @@ static __always_inline bool ps_context(PS_CTX *ctx, bool raw, bool egress, struc
 	if (!ctx_enabled)
 		return true;
 #ifdef PS_CTX_SKB_SOCKET_ONLY
-	(void)raw, (void)egress;
+	(void)raw, (void)off, (void)egress;
 	how = ps_ctx_skb_socket(ctx, &cookie, &cgroup);
 #else
 	if (egress) {
 		how = ps_ctx_skb_socket(ctx, &cookie, &cgroup) ? PS_CTX_SKB : PS_CTX_NO_SOCKET;
 	} else {
-		how = ps_lookup_socket(ctx, raw, &cookie);
+		how = ps_lookup_socket(ctx, raw, off, &cookie);
 		/* None here: the sender's, if it came over a veth from another
 		 * namespace of this host and kept its socket (TC only). */
 		if ((how == PS_CTX_NO_SOCKET || how == PS_CTX_NOT_L4) &&
