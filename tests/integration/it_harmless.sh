@@ -9,7 +9,7 @@
 # its peer's features as they were, during the capture and after.
 # KINDS="gre bond" limits the device kinds.
 source "$(dirname "$0")/lib.sh"
-need_tools tcpdump ethtool python3
+need_tools tcpdump ethtool python3 editcap
 
 COMBOS=("" "--hook xdp" "--hook xdp --xdp-mode skb" "--hook xdp --xdp-mode native"
 	"--hook xdp --xdp-attach libxdp" "--hook xdp,tc-ingress,tc-egress" "--tc-mode clsact"
@@ -49,15 +49,25 @@ unobserve() {
 # (The packets of a device without a link-layer header reach the ifb
 # without one, where tcpdump reads them as Ethernet: they are told apart
 # by their payload. On 5.10 the mirror of a tunnel's ingress carries the
-# outer headers too, which TC ingress is given there.)
+# outer headers too, which TC ingress is given there: the outer IPv4
+# header's id differs from run to run, so the mirror is compared from the
+# inner packet on, the raw socket's 46 bytes.)
 seen() {
-	local name=$1
+	local name=$1 len
 	local mirrored=$OURS
 	case $KIND in
 	tun) mirrored=frame ;;
 	gre | ipip | wireguard) mirrored='frame contains "through the tunnel"' ;; # the raw socket's
 	esac
 	extract "$WORK/$name.ifb.pcap" "$mirrored" "$WORK/$name.mirror.pcap"
+	case $KIND in
+	gre | ipip | wireguard)
+		len=$(tshark_q -r "$WORK/$name.mirror.pcap" -c 1 -T fields -e frame.len)
+		if [ "${len:-46}" -gt 46 ]; then
+			editcap -C $((len - 46)) "$WORK/$name.mirror.pcap" "$WORK/$name.inner.pcap" &&
+				mv "$WORK/$name.inner.pcap" "$WORK/$name.mirror.pcap"
+		fi ;;
+	esac
 	"$PCAPCHECK" extract "$WORK/$name.obs.pcapng" "$DEV" "tc ingress" "$WORK/$name.obs1.pcap" >/dev/null
 	extract "$WORK/$name.obs1.pcap" "$OURS" "$WORK/$name.prog.pcap"
 }
