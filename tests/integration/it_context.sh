@@ -71,8 +71,20 @@ cap() {
 	done
 	fail "pktsample $name did not start: $(cat "$WORK/$name.err")"
 }
-# sFlow's view: the datagrams on the capture namespace's lo, as sent.
+# sFlow's view: the datagrams on the capture namespace's lo, as sent. A
+# socket takes them: with none, each draws a port unreachable, which the
+# exporter's connected socket reports on its next send, and that datagram
+# is not sent (counted failed) — A's samples, one run in the 6.1 VM.
 in_cap ip link set lo up
+"$TESTENV" exec "$ENV" cap -- python3 -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 6343))
+while True: s.recv(65536)' &
+PIDS+=($!)
+for _ in $(seq $((50 * PS_TIME_SCALE))); do
+	in_cap ss -Hnlu 'sport = :6343' | grep -q . && break
+	sleep 0.1
+done
 "$TESTENV" exec "$ENV" cap -- tcpdump -i lo -U -w "$WORK/sflow.pcap" udp port 6343 \
 	2>"$WORK/tcpdump.err" &
 TD=$!
@@ -217,6 +229,8 @@ wait "$TD" 2>/dev/null || true
 users=$(tshark_q -r "$WORK/sflow.pcap" -T fields -e sflow_5.extended_user.source_user)
 assert_match "pid=$A comm=python3 container=docker:${ID_A:0:12} netns=$ENV-cap" "$users" \
 	"sFlow: extended_user names the sender of A's packets"
+assert_match "datagrams: [0-9]+ sent, 0 failed\$" "$(cat "$WORK/sflow.err")" \
+	"sFlow: every datagram sent"
 assert_eq 0 "$(count "$WORK/sflow.pcap" '_ws.malformed || _ws.expert.severity >= "warning"')" \
 	"sFlow: no datagram malformed"
 
