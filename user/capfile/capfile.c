@@ -385,17 +385,17 @@ static int capfile_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
 	if (p->note)
 		cs->valid = false;
 	if (!err)
-		err = pcapng_write_epb(f->w, &(struct pcapng_epb){
-						     .if_id = f->if_id[p->target],
-						     .ts_ns = p->ts_ns,
-						     .data = p->data,
-						     .cap_len = p->cap_len,
-						     .wire_len = p->wire_len,
-						     .has_packet_id = true,
-						     .packet_id = p->packet_id,
-						     .drop_count = p->drops,
-						     .opts = &cs->opts,
-					     });
+		err = pcapng_write_packet(f->w, &(struct pcapng_packet){
+							.if_id = f->if_id[p->target],
+							.cap_len = p->cap_len,
+							.wire_len = p->wire_len,
+							.has_packet_id = true,
+							.ts_ns = p->ts_ns,
+							.data = p->data,
+							.packet_id = p->packet_id,
+							.drop_count = p->drops,
+							.opts = &cs->opts,
+						});
 	return f->error = err;
 }
 

@@ -81,6 +81,22 @@ struct pcapng_epb_opts {
 };
 void pcapng_epb_opts_encode(struct pcapng_epb_opts *o, const struct pcapng_epb *e);
 
+/*
+ * A packet whose options are already encoded: the capture's hot path
+ * (pcapng_write_packet). Only what changes per packet is here, so the
+ * caller fills every field and nothing is zeroed first.
+ */
+struct pcapng_packet {
+	uint32_t if_id;
+	uint32_t cap_len, wire_len;
+	bool has_packet_id;
+	uint64_t ts_ns;
+	const void *data;
+	uint64_t packet_id;
+	uint64_t drop_count; /* omitted when 0 */
+	const struct pcapng_epb_opts *opts;
+};
+
 struct pcapng_isb {
 	uint32_t if_id;
 	uint64_t ts_ns;
@@ -122,6 +138,7 @@ int pcapng_write_shb(struct pcapng_writer *w, const struct pcapng_shb *shb);
 /* Returns the new interface id (0, 1, ...) or -errno. */
 int pcapng_write_idb(struct pcapng_writer *w, const struct pcapng_idb *idb);
 int pcapng_write_epb(struct pcapng_writer *w, const struct pcapng_epb *epb);
+int pcapng_write_packet(struct pcapng_writer *w, const struct pcapng_packet *pkt);
 int pcapng_write_isb(struct pcapng_writer *w, const struct pcapng_isb *isb);
 /*
  * A process information block (Apple's, which Wireshark 4.0 skips and

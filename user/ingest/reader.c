@@ -125,13 +125,12 @@ static uint64_t take_drops(struct ps_reader *r, int cpu, uint64_t seq)
 static void take(struct ps_reader *r, const void *raw, uint32_t size, int src, uint64_t pos,
 		 enum take_how how)
 {
-	struct ps_ref ref = { .src = src, .pos = pos };
+	struct ps_ref ref; /* every field set below, none zeroed first: once per packet */
 	const uint8_t *pkt;
 
-	if (how == TAKE_OWN) {
-		ref.owned = (void *)raw;
-		ref.src = -1;
-	}
+	ref.src = how == TAKE_OWN ? -1 : src;
+	ref.pos = pos;
+	ref.owned = how == TAKE_OWN ? (void *)raw : NULL;
 	if (stopped(r))
 		goto drop;
 	if (ps_split_sample(raw, size, &ref.m, &pkt) || ref.m.cpu >= (uint32_t)r->ncpus) {
