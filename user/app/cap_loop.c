@@ -59,7 +59,7 @@ static int run_ingest(void *arg, uint64_t now)
 	return ps_ingest_done(cap->out.in) || cap_all_gone(cap) ? END : 0;
 }
 
-/* While the merge holds packets it cannot place yet: 1 ms, not the idle
+/* While the merge holds packets it cannot place yet: PS_INGEST_HOLD_MS, not the idle
  * wait (user/ingest/ingest.h, ps_ingest_wait_ms). */
 static uint64_t ingest_due(void *arg, uint64_t now)
 {

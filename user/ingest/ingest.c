@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <linux/perf_event.h>
@@ -137,20 +136,13 @@ static const uint8_t *frame_on_wire(struct ps_ingest *c, const struct ps_meta *m
 	return ps_frame_on_wire(m, pkt, frame, c->snaplen, cap_len, wire_len);
 }
 
-/* One placed sample (and its CPU's losses before it) out to every sink. A
- * sink's error ends the capture: the later sinks miss it; it is not written. */
-static void write_ref(struct ps_ingest *c, const struct ps_ref *ref, uint64_t drops)
+/* One placed sample (and its CPU's losses before it) out to every sink, t its
+ * target now (or NULL). A sink's error ends the capture: the later sinks miss it. */
+static void write_ref(struct ps_ingest *c, struct ps_target *t, const struct ps_ref *ref,
+		      uint64_t drops)
 {
 	const struct ps_meta *m = &ref->m;
-	struct ps_target *t = find_target(c, m->ifindex, m->hook);
-	struct ps_sink_pkt p = {
-		.target = (int)(t - c->targets),
-		.t = t,
-		.m = m,
-		.ts_ns = ps_clock_to_realtime(&c->clock, m->ts_ns),
-		.packet_id = ((uint64_t)m->cpu << 48) | (m->seq & 0xffffffffffffull),
-		.drops = drops,
-	};
+	struct ps_sink_pkt p;
 	struct ps_drop_words drop;
 
 	/* Its interface went, and a new one took its target over meanwhile
@@ -165,11 +157,18 @@ static void write_ref(struct ps_ingest *c, const struct ps_ref *ref, uint64_t dr
 		sink_failed(c, NULL, -ENOMEM);
 		return;
 	}
+	/* Every field set, none zeroed first: this is once per packet. */
+	p.target = (int)(t - c->targets);
+	p.t = t;
+	p.m = m;
+	p.ts_ns = ps_clock_to_realtime(&c->clock, m->ts_ns);
+	p.packet_id = ((uint64_t)m->cpu << 48) | (m->seq & 0xffffffffffffull);
+	p.drops = drops;
+	p.who = c->who && m->ctx != PS_CTX_OFF ? ps_who_resolve(c->who, m) : NULL;
+	p.drop = NULL, p.note = NULL;
 	p.data = frame_on_wire(c, m, ref->pkt, &p.cap_len, &p.wire_len);
 	if (!p.data)
 		return;
-	if (c->who && m->ctx != PS_CTX_OFF)
-		p.who = ps_who_resolve(c->who, m);
 	if (c->drop_names && ps_hook_is_drop(m->hook)) {
 		drop.reason = ps_dropnames_reason(c->drop_names, (uint32_t)m->verdict, drop.buf,
 						  sizeof(drop.buf));
@@ -197,7 +196,7 @@ static void pop(struct ps_ingest *c, bool write)
 	const struct ps_ref *ref = (const struct ps_ref *)r->data;
 
 	if (write)
-		write_ref(c, ref, r->drops);
+		write_ref(c, find_target(c, ref->m.ifindex, ref->m.hook), ref, r->drops);
 	else
 		free(ref->owned);
 	ps_order_pop(&c->order);
@@ -236,6 +235,7 @@ void ps_ingest_settle(struct ps_ingest *c, int cpu, uint64_t t)
 static void merge_sample(void *arg, const struct ps_ref *ref, uint64_t drops)
 {
 	struct ps_ingest *c = arg;
+	struct ps_target *t = find_target(c, ref->m.ifindex, ref->m.hook);
 	struct ps_order_rec *r;
 
 	/* What marks made final goes first, once: this one may then pass. */
@@ -244,7 +244,7 @@ static void merge_sample(void *arg, const struct ps_ref *ref, uint64_t drops)
 		if (ps_order_peek(&c->order))
 			ps_ingest_release(c, false);
 	}
-	if (c->done || !find_target(c, ref->m.ifindex, ref->m.hook)) {
+	if (c->done || !t) {
 		c->unknown += !c->done;
 		free(ref->owned);
 		return;
@@ -253,7 +253,7 @@ static void merge_sample(void *arg, const struct ps_ref *ref, uint64_t drops)
 	c->received_bytes += ref->bytes;
 	/* Nothing held, no other CPU can deliver an earlier one: out now. */
 	if (ps_order_pass(&c->order, (int)ref->m.cpu, ref->m.ts_ns)) {
-		write_ref(c, ref, drops);
+		write_ref(c, t, ref, drops);
 		return;
 	}
 	while (!(r = ps_order_reserve(&c->order, (int)ref->m.cpu, sizeof(*ref)))) {
@@ -769,7 +769,7 @@ int ps_ingest_epoll_fd(const struct ps_ingest *c)
 
 int ps_ingest_wait_ms(const struct ps_ingest *c, int idle_ms)
 {
-	return ps_order_peek(&c->order) ? 1 : idle_ms;
+	return ps_order_peek(&c->order) ? PS_INGEST_HOLD_MS : idle_ms;
 }
 
 int ps_ingest_poll(struct ps_ingest *c, int timeout_ms)
