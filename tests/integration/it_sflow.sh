@@ -91,11 +91,18 @@ in_cap "$PKTSAMPLE" -i "$CAPIF" --sample-flows 4 --sflow 127.0.0.1 2>"$WORK/err"
 assert_eq "2 1" "$rc $(grep -c . "$WORK/err")" "--sflow with --sample-flows: exit 2, one line"
 assert_match "needs a 1-in-N rate" "$(cat "$WORK/err")" "--sflow with --sample-flows: says why"
 
-# A ingest that is not there: sends fail, are counted, the capture goes on.
+# A collector that is not listening: each port unreachable is reported on
+# the connected socket's next send, which did not go; it is counted as
+# refused and sent again, so every datagram leaves, and the capture goes on.
 start_capture -i "$CAPIF" --sample 2 --sflow 127.0.0.1:9 --sflow-counters 1
 in_peer "$PSGEN" -i "$PEERIF" -n 2000 --rate 5000 >/dev/null
 sleep 1.2
 stop_capture INT
-assert_eq 0 "$PS_RC" "a refusing ingest: the capture still exits 0"
-assert_match "sent, [1-9][0-9]* failed" "$(cat "$WORK/ps.err")" "a refusing ingest: failures counted"
+assert_eq 0 "$PS_RC" "a refusing collector: the capture still exits 0"
+assert_match "sent, 0 failed, [1-9][0-9]* refused by the collector's host" \
+	"$(cat "$WORK/ps.err")" "a refusing collector: refusals counted, none failed"
+line=$(grep -E "sFlow samples in" "$WORK/ps.err")
+made=$(sed -E 's/.* in ([0-9]+) datagrams.*/\1/' <<<"$line")
+sent=$(sed -E 's/.*datagrams: ([0-9]+) sent.*/\1/' <<<"$line")
+assert_eq "$made" "$sent" "a refusing collector: every datagram made was sent"
 assert_nothing_attached

@@ -47,6 +47,7 @@ static void families_and_samples(void **state)
 		.sflow_samples = 7,
 		.sflow_datagrams = 2,
 		.sflow_sent = 2,
+		.sflow_refused = 3,
 		.flight = true,
 		.flight_incidents = 2,
 		.flight_held = 1000,
@@ -73,13 +74,15 @@ static void families_and_samples(void **state)
 				    "hook=\"tc-ingress\"} 3\n"));
 	assert_non_null(strstr(buf, "pktsample_kernel_drops_total{reason=\"NO_SOCKET\"} 4\n"));
 	assert_non_null(strstr(buf, "pktsample_sflow_send_errors_total 0\n"));
+	assert_non_null(strstr(buf, "# TYPE pktsample_sflow_refused_total counter\n"
+				    "pktsample_sflow_refused_total 3\n"));
 	assert_non_null(strstr(buf, "pktsample_start_time_seconds 1700000000.500\n"));
 	assert_non_null(strstr(buf, "# TYPE pktsample_flight_incidents_total counter\n"
 				    "pktsample_flight_incidents_total 2\n"));
 	assert_non_null(strstr(buf, "# TYPE pktsample_flight_held_packets gauge\n"
 				    "pktsample_flight_held_packets 1000\n"));
 	/* Every family once, each of its samples under it. */
-	assert_int_equal(count_of(buf, "# TYPE "), 7 + 1 + 1 + 5 + 5);
+	assert_int_equal(count_of(buf, "# TYPE "), 7 + 1 + 1 + 6 + 5);
 	assert_int_equal(count_of(buf, "# TYPE pktsample_packets_lost_total counter\n"), 1);
 	assert_int_equal(count_of(buf, "pktsample_packets_lost_total{"), 2);
 }

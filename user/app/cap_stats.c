@@ -129,6 +129,7 @@ void cap_publish_metrics(struct ps_capture *cap, uint64_t now_ns)
 		v.sflow_datagrams = cap->out.sflow->datagrams;
 		v.sflow_sent = cap->out.sflow->sent;
 		v.sflow_failed = cap->out.sflow->send_errors;
+		v.sflow_refused = cap->out.sflow->refused;
 		v.sflow_dropped = cap->out.sflow->paced_out;
 	}
 	if (cap->out.flight) {
@@ -169,15 +170,16 @@ void cap_print_stats(struct ps_capture *cap, uint64_t written, uint64_t prev_wri
 		     uint64_t elapsed_ns)
 {
 	struct ps_counters c;
-	char line[320], sflow[64] = "", flight[96] = "", drops[400], text[900];
+	char line[320], sflow[96] = "", flight[96] = "", drops[400], text[900];
 
 	sum_counters(cap, &c);
 	drop_reasons(cap, " drops ", drops, sizeof(drops));
 	ps_report_stats(line, sizeof(line), &c, written, prev_written, elapsed_ns, &cap->smp);
 	if (cap->out.sflow)
-		snprintf(sflow, sizeof(sflow), " sflow sent %llu failed %llu",
+		snprintf(sflow, sizeof(sflow), " sflow sent %llu failed %llu refused %llu",
 			 (unsigned long long)cap->out.sflow->sent,
-			 (unsigned long long)cap->out.sflow->send_errors);
+			 (unsigned long long)cap->out.sflow->send_errors,
+			 (unsigned long long)cap->out.sflow->refused);
 	if (cap->out.flight) {
 		struct ps_flight_stats fs;
 
@@ -252,18 +254,24 @@ void cap_summary(struct ps_capture *cap)
 	char text[512], *sflow_line = NULL;
 
 	if (cap->out.sflow) {
-		char line[320], paced[120] = "";
+		char line[320], paced[120] = "", refused[120] = "";
 
+		/* Each refusal's datagram was sent again: a collector that is
+		 * not (yet) listening, not a loss of ours. */
+		if (cap->out.sflow->refused)
+			snprintf(refused, sizeof(refused),
+				 ", %llu refused by the collector's host (nothing listened)",
+				 (unsigned long long)cap->out.sflow->refused);
 		if (cap->out.sflow->paced_out)
 			snprintf(paced, sizeof(paced),
 				 ", %llu dropped (they came faster than --sflow-burst lets them leave)",
 				 (unsigned long long)cap->out.sflow->paced_out);
 		snprintf(line, sizeof(line),
-			 "%llu sFlow samples in %llu datagrams: %llu sent, %llu failed%s\n",
+			 "%llu sFlow samples in %llu datagrams: %llu sent, %llu failed%s%s\n",
 			 (unsigned long long)cap->out.sflow->samples,
 			 (unsigned long long)cap->out.sflow->datagrams,
 			 (unsigned long long)cap->out.sflow->sent,
-			 (unsigned long long)cap->out.sflow->send_errors, paced);
+			 (unsigned long long)cap->out.sflow->send_errors, refused, paced);
 		sflow_line = strdup(line);
 	}
 	report_stages(cap, &sum.all);

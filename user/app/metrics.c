@@ -82,7 +82,11 @@ size_t ps_metrics_format(char *buf, size_t len, const struct ps_metrics_view *v)
 		{ "pktsample_sflow_sent_total", "sFlow datagrams sent, once per collector.",
 		  v->sflow_sent },
 		{ "pktsample_sflow_send_errors_total",
-		  "sFlow datagrams a collector's socket refused.", v->sflow_failed },
+		  "sFlow datagrams that could not be sent to a collector.", v->sflow_failed },
+		{ "pktsample_sflow_refused_total",
+		  "Port unreachables from a collector's host (nothing listened); each "
+		  "datagram they cut short was sent again.",
+		  v->sflow_refused },
 		{ "pktsample_sflow_dropped_total",
 		  "sFlow datagrams dropped: they came faster than --sflow-burst lets them leave.",
 		  v->sflow_dropped },

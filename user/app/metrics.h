@@ -31,7 +31,8 @@ struct ps_metrics_view {
 	const struct ps_drop_count *drops; /* the drop hook's, by reason */
 	size_t n_drops;
 	bool sflow; /* --sflow: its samples and datagrams */
-	uint64_t sflow_samples, sflow_datagrams, sflow_sent, sflow_failed, sflow_dropped;
+	uint64_t sflow_samples, sflow_datagrams, sflow_sent, sflow_failed, sflow_refused,
+		sflow_dropped;
 	bool flight; /* --flight: its incidents and memory */
 	uint64_t flight_incidents, flight_ignored, flight_evicted, flight_held, flight_held_bytes;
 	double start_time_s; /* Unix time the capture started */

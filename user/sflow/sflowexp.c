@@ -464,8 +464,14 @@ static void counters(struct ps_sflow_exp *x)
 	}
 }
 
-/* Every queued datagram to every ingest; a failure is counted. */
-/* One burst: the first n datagrams of the ring to every collector. */
+/*
+ * One burst: the first n datagrams of the ring to every collector. A
+ * collector's socket is connected, so a port unreachable that an earlier
+ * datagram drew (nothing listened) is reported on a later send, which then
+ * did not go: that one is counted as refused and sent again, once. A
+ * datagram that still fails (a full socket buffer, no route) is counted
+ * as failed, and the burst goes on with the next.
+ */
 static void send_burst(struct ps_sflow_exp *x, uint32_t n)
 {
 	struct mmsghdr msgs[PS_SFLOW_BURST_MAX];
@@ -479,6 +485,7 @@ static void send_burst(struct ps_sflow_exp *x, uint32_t n)
 	}
 	for (int c = 0; c < x->cfg.n_collectors; c++) {
 		uint32_t done = 0;
+		bool again = false; /* msgs[done] met a refusal already */
 
 		while (done < n) {
 			int k = sendmmsg(x->fd[c], msgs + done, n - done, 0);
@@ -486,13 +493,16 @@ static void send_burst(struct ps_sflow_exp *x, uint32_t n)
 			if (k > 0) {
 				done += (uint32_t)k;
 				x->sent += (uint64_t)k;
+				again = false;
 			} else if (k < 0 && errno == EINTR) {
 				continue;
+			} else if (k < 0 && errno == ECONNREFUSED && !again) {
+				x->refused++;
+				again = true;
 			} else {
-				/* This datagram failed (ingest refusing, buffer
-				 * full): count it, go on with the next. */
 				done++;
 				x->send_errors++;
+				again = false;
 			}
 		}
 	}

@@ -89,6 +89,7 @@ struct ps_sflow_exp {
 	struct ps_counter_src counters;
 	/* Accounting: summary and --stats. */
 	uint64_t samples, datagrams, sent, send_errors;
+	uint64_t refused;   /* port unreachables reported: nothing listened */
 	uint64_t paced_out; /* datagrams the ring had no room for */
 };
 
