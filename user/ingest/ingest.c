@@ -142,7 +142,7 @@ static void write_ref(struct ps_ingest *c, struct ps_target *t, const struct ps_
 		      uint64_t drops)
 {
 	const struct ps_meta *m = &ref->m;
-	struct ps_sink_pkt p;
+	struct ps_sink_pkt p; /* every field set below, none zeroed first: once a packet */
 	struct ps_drop_words drop;
 
 	/* Its interface went, and a new one took its target over meanwhile
@@ -157,7 +157,6 @@ static void write_ref(struct ps_ingest *c, struct ps_target *t, const struct ps_
 		sink_failed(c, NULL, -ENOMEM);
 		return;
 	}
-	/* Every field set, none zeroed first: this is once per packet. */
 	p.target = (int)(t - c->targets);
 	p.t = t;
 	p.m = m;
@@ -165,7 +164,8 @@ static void write_ref(struct ps_ingest *c, struct ps_target *t, const struct ps_
 	p.packet_id = ((uint64_t)m->cpu << 48) | (m->seq & 0xffffffffffffull);
 	p.drops = drops;
 	p.who = c->who && m->ctx != PS_CTX_OFF ? ps_who_resolve(c->who, m) : NULL;
-	p.drop = NULL, p.note = NULL;
+	p.drop = NULL;
+	p.note = NULL;
 	p.data = frame_on_wire(c, m, ref->pkt, &p.cap_len, &p.wire_len);
 	if (!p.data)
 		return;

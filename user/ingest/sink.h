@@ -30,7 +30,8 @@ struct ps_drop_words {
 	char buf[32];	    /* a reason the kernel's BTF does not name */
 };
 
-/* One packet as every sink gets it. */
+/* One packet as every sink gets it. The ingest sets it field by field,
+ * without zeroing it first (ingest.c, write_ref): a new field is set there. */
 struct ps_sink_pkt {
 	int target; /* its index in the capture's targets */
 	const struct ps_target *t;
