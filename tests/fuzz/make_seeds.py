@@ -67,6 +67,43 @@ def cbpf(expr):
     return n, insns
 
 
+def btf_seed(with_paths):
+    """Raw BTF: a header, the types (ids from 1), the strings."""
+    strs = bytearray(b"\0")
+
+    def name(text):
+        if not text:
+            return 0
+        strs.extend(text.encode() + b"\0")
+        return len(strs) - len(text) - 1
+
+    def t(kind, nm, vlen, size_or_type, extra=b"", kflag=0):
+        info = (kind << 24) | (kflag << 31) | vlen
+        return struct.pack("<III", name(nm), info, size_or_type) + extra
+
+    def members(*ms):
+        return b"".join(struct.pack("<III", name(n), ty, off) for n, ty, off in ms)
+
+    types = [
+        t(1, "int", 0, 4, struct.pack("<I", (1 << 24) | 32)),                # 1
+        t(1, "long long int", 0, 8, struct.pack("<I", (1 << 24) | 64)),      # 2
+        t(8, "s64", 0, 2),                                                    # 3
+        t(4, None, 1, 8, members(("counter", 3, 0))),                        # 4
+        t(8, "atomic64_t", 0, 4),                                             # 5
+        t(2, None, 0, 0),                                                     # 6 void *
+        t(5, None, 2, 8, members(("skc_flags", 2, 0), ("skc_listener", 6, 0))),  # 7
+        t(4, "sock_common" if with_paths else "other", 3, 136,
+          members(("skc_family", 1, 0), ("skc_cookie", 5, 704), (None, 7, 768))),  # 8
+        t(4, "ns_common", 1, 24, members(("inum", 1, 128))),                 # 9
+        t(4, "net", 1, 4288, members(("ns", 9, 1216))),                      # 10
+        t(4, "nsproxy", 1, 72, members(("net_ns", 6, 320))),                 # 11
+        t(4, "task_struct", 1, 3264, members(("nsproxy", 6, 14720))),        # 12
+    ]
+    body = b"".join(types)
+    hdr = struct.pack("<HBBIIIII", 0xEB9F, 1, 0, 24, 0, len(body), len(body), len(strs))
+    return hdr + body + bytes(strs)
+
+
 def main():
     i = 0
     for expr in EXPRESSIONS:
@@ -204,6 +241,12 @@ def main():
             "---\n~\n", "tls_server_config:\n  client_auth_type: x\n",
             "basic_auth_users:\n  - a\n", "a: &x 1\nb: *x\n"]):
         write("webcfg", i, text.encode())
+
+    # corebtf: raw BTF as /sys/kernel/btf/vmlinux has it, with the structs
+    # the cut looks for (the listener in an anonymous union, the cookie
+    # behind a typedef, as the kernel's), and one without them.
+    for i, with_paths in enumerate([True, False]):
+        write("corebtf", i, btf_seed(with_paths))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "corebtf.h"
 #include "counters.h"
 #include "kfeatures.h"
 #include "filter.h"
@@ -159,8 +160,10 @@ static int share_maps(struct pktsample *skel, const struct pktsample *from)
  * every other loader's programs leave the call out (the vlan_meta knob),
  * and the probe, which parses the kernel's BTF, is not made for them.
  */
-static struct pktsample *open_skeleton(const struct ps_load_opts *o)
+static struct pktsample *open_skeleton(const struct ps_load_opts *o, int core_btf)
 {
+	LIBBPF_OPTS(bpf_object_open_opts, opts);
+	char core_path[32];
 	bool vlan_meta = o->xdp_dev_ifindex && ps_kfeature_has(PS_KF_XDP_VLAN_META);
 	unsigned int have = (ps_kfeature_has(PS_KF_ATOMIC_FETCH) ? PS_KF_BIT(PS_KF_ATOMIC_FETCH) :
 								   0) |
@@ -171,8 +174,12 @@ static struct pktsample *open_skeleton(const struct ps_load_opts *o)
 	size_t size;
 	int err;
 
+	if (core_btf >= 0) {
+		snprintf(core_path, sizeof(core_path), "/proc/self/fd/%d", core_btf);
+		opts.btf_custom_path = core_path;
+	}
 	if (which == PS_KOBJ_FULL)
-		return pktsample__open();
+		return pktsample__open_opts(&opts);
 	skel = calloc(1, sizeof(*skel));
 	if (!skel)
 		return NULL;
@@ -182,7 +189,7 @@ static struct pktsample *open_skeleton(const struct ps_load_opts *o)
 						 pktsample_nokfunc__elf_bytes(&size);
 		skel->skeleton->data = data;
 		skel->skeleton->data_sz = size;
-		err = bpf_object__open_skeleton(skel->skeleton, NULL);
+		err = bpf_object__open_skeleton(skel->skeleton, &opts);
 	}
 	if (err) {
 		pktsample__destroy(skel);
@@ -190,6 +197,33 @@ static struct pktsample *open_skeleton(const struct ps_load_opts *o)
 		return NULL;
 	}
 	return skel;
+}
+
+/*
+ * The kernel's BTF cut to the members the programs reach through CO-RE
+ * (corebtf.h): a socket's cookie and a request socket's listener
+ * (xdp/lib/context.bpf.h), a task's network namespace
+ * (xdp/lib/sock_owner.bpf.c). The drop hook's, the XDP trace's and the
+ * device-bound program reach much more: with them, -1, and libbpf reads all
+ * of it, as it does when the cut fails.
+ */
+static int core_btf_fd(const struct ps_load_opts *o)
+{
+	static const char *const paths[] = {
+		"sock_common.skc_cookie",
+		"sock_common.skc_listener",
+		"task_struct.nsproxy",
+		"nsproxy.net_ns",
+		"net.ns.inum",
+	};
+	int fd;
+
+	if (o->xdp_dev_ifindex || o->trace_func || (o->hooks & PS_HOOKS_DROP))
+		return -1;
+	fd = ps_corebtf_kernel_fd(paths, sizeof(paths) / sizeof(paths[0]));
+	if (fd < 0)
+		pr_debug("the kernel's BTF not cut (%s): libbpf reads all of it\n", strerror(-fd));
+	return fd;
 }
 
 /*
@@ -360,7 +394,7 @@ static int load_object(struct pktsample *skel, const struct ps_load_opts *o)
 int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
 {
 	struct pktsample *skel;
-	int err;
+	int err, core_btf;
 
 	memset(l, 0, sizeof(*l));
 	l->ncpus = libbpf_num_possible_cpus();
@@ -373,8 +407,11 @@ int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
 	err = ps_splice_register();
 	if (err)
 		return err;
-	skel = open_skeleton(o);
+	core_btf = core_btf_fd(o);
+	skel = open_skeleton(o, core_btf);
 	if (!skel) {
+		if (core_btf >= 0)
+			close(core_btf);
 		err = errno ? -errno : -EINVAL;
 		pr_err("cannot open the BPF object: %s\n", strerror(-err));
 		return err;
@@ -385,6 +422,8 @@ int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
 		err = size_maps(l, skel, o);
 	if (!err)
 		err = load_object(skel, o);
+	if (core_btf >= 0)
+		close(core_btf);
 	if (err) {
 		pktsample__destroy(skel);
 		ps_ifslots_free(&l->slots);
