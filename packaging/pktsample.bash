@@ -39,6 +39,8 @@ _pktsample()
 	--flight | --flight-size | --after | --holdoff | --incidents)
 		return ;;
 	--trigger) COMPREPLY=($(compgen -W "drop drop:" -- "$cur")); compopt -o nospace; return ;;
+	--top-group) COMPREPLY=($(compgen -W "process container flow interface drop" -- "$cur")); return ;;
+	--top-sort) COMPREPLY=($(compgen -W "bytes packets drops name" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$(_parse_help "$1")" -- "$cur"))

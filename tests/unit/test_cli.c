@@ -211,6 +211,24 @@ static void flight_options(void **state)
 	assert_int_equal(o.n_triggers, 0); /* SIGUSR2 alone */
 }
 
+static void top_options(void **state)
+{
+	struct ps_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-i", "a", "--top"), 0);
+	assert_true(o.top && !o.top_batch);
+	assert_int_equal(o.top_group, 0); /* process */
+	assert_int_equal(o.top_sort, 0);  /* bytes */
+	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--top", "--batch", "--top-group",
+			       "drop", "--top-sort", "packets"),
+			 0);
+	assert_true(o.top && o.top_batch);
+	assert_int_equal(o.top_group, 4);
+	assert_int_equal(o.top_sort, 1);
+}
+
 static void snaplen_zero_means_max(void **state)
 {
 	struct ps_opts o;
@@ -256,6 +274,14 @@ static void rejects_bad_input(void **state)
 		BAD("no interface", "-w", "f"),
 		BAD("no interface: use -i IFACE (or -r FILE to read one)", "-w", "f"),
 		BAD("--print and -w - would both write to stdout", "-i", "a", "-w", "-", "--print"),
+		BAD("--batch, --top-group and --top-sort go with --top", "-i", "a", "--batch"),
+		BAD("--top and --print would both write to stdout", "-i", "a", "--top", "--print"),
+		BAD("--top and -w - would both write to stdout", "-i", "a", "--top", "-w", "-"),
+		BAD("bad --top-group 'pid': use process, container, flow, interface or drop", "-i",
+		    "a", "--top", "--top-group", "pid"),
+		BAD("bad --top-sort 'rate': use bytes, packets, drops, name", "-i", "a", "--top",
+		    "--top-sort", "rate"),
+		BAD("--top is for a live capture; -r reads a file", "-r", "f", "--top"),
 		BAD("-t repeats at most five times", "-i", "a", "-tttttt"),
 		BAD("-i is for a live capture; -r reads a file", "-r", "f", "-i", "a"),
 		BAD("--sample is for a live capture; -r reads a file", "-r", "f", "--sample", "2"),
@@ -565,6 +591,7 @@ int main(void)
 		cmocka_unit_test(printing_and_reading),
 		cmocka_unit_test(sflow_options),
 		cmocka_unit_test(flight_options),
+		cmocka_unit_test(top_options),
 		cmocka_unit_test(snaplen_zero_means_max),
 		cmocka_unit_test(help_and_version_need_nothing_else),
 		cmocka_unit_test(rejects_bad_input),

@@ -115,9 +115,46 @@ static void cut_safely(void **state)
 	assert_int_equal(ps_metrics_format(NULL, 0, &v), n);
 }
 
+/* The busiest processes and containers: a process row's "comm (pid)" as
+ * two labels, a reason's as the process alone, each way with counts. */
+static void owners_by_process_and_container(void **state)
+{
+	const struct ps_metrics_owner procs[] = {
+		{ "fastsend (4242)", { 0, 200, 0 }, { 0, 28000, 0 } },
+		{ "(no local socket)", { 3, 0, 5 }, { 180, 0, 300 } },
+		{ "we\"ird (x) (7)", { 1, 0, 0 }, { 60, 0, 0 } },
+		{ "(other)", { 0, 9, 0 }, { 0, 900, 0 } },
+	};
+	const struct ps_metrics_owner containers[] = {
+		{ "docker:3f4e5a6b7c8d", { 2, 0, 0 }, { 120, 0, 0 } },
+	};
+	struct ps_metrics_view v = {
+		.procs = procs, .n_procs = 4, .containers = containers, .n_containers = 1
+	};
+	char buf[8192];
+
+	(void)state;
+	ps_metrics_format(buf, sizeof(buf), &v);
+	assert_non_null(strstr(buf, "# TYPE pktsample_process_packets_total counter\n"));
+	assert_non_null(strstr(buf, "pktsample_process_packets_total{process=\"fastsend\","
+				    "pid=\"4242\",direction=\"out\"} 200\n"));
+	assert_non_null(strstr(buf, "pktsample_process_bytes_total{process=\"fastsend\","
+				    "pid=\"4242\",direction=\"out\"} 28000\n"));
+	/* A way with nothing has no sample. */
+	assert_null(strstr(buf, "process=\"fastsend\",pid=\"4242\",direction=\"in\""));
+	assert_non_null(strstr(buf, "pktsample_process_packets_total{process=\"(no local "
+				    "socket)\",pid=\"\",direction=\"dropped\"} 5\n"));
+	assert_non_null(strstr(buf, "{process=\"we\\\"ird (x)\",pid=\"7\",direction=\"in\"} 1\n"));
+	assert_non_null(strstr(buf, "{process=\"(other)\",pid=\"\",direction=\"out\"} 9\n"));
+	assert_non_null(strstr(buf, "pktsample_container_packets_total{container=\"docker:"
+				    "3f4e5a6b7c8d\",direction=\"in\"} 2\n"));
+	assert_int_equal(count_of(buf, "# TYPE "), 1 + 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(owners_by_process_and_container),
 		cmocka_unit_test(families_and_samples),
 		cmocka_unit_test(nothing_but_what_there_is),
 		cmocka_unit_test(cut_safely),

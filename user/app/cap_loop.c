@@ -3,7 +3,7 @@
  * The capture's run loop (user/util/runloop.h): what it waits on and runs,
  * in this order each round: the link watch, a retry where room was freed,
  * the buffers (a round of the ingest), sFlow's bursts, rotation, the
- * flight recorder's clock and SIGUSR2, --stats,
+ * flight recorder's clock and SIGUSR2, --top, --stats,
  * --metrics, --duration, and a reload asked by SIGHUP. See capture_int.h.
  */
 #include <errno.h>
@@ -169,6 +169,30 @@ static uint64_t metrics_due(void *arg, uint64_t now)
 	return cap->stats.metrics->fd >= 0 ? cap->stats.metrics_at_ns + 1000000000ull : 0;
 }
 
+/* --top: its keys and its interval. q ends the capture as -c would; a
+ * terminal gone or a table unwritable, as the printed lines' would. */
+static int run_top(void *arg, uint64_t now)
+{
+	struct ps_capture *cap = arg;
+	int err = ps_topview_run(cap->out.top, now);
+
+	if (err == 1)
+		return END;
+	if (err == -EPIPE || err == -EIO)
+		return END;
+	if (err)
+		pr_err("cannot show --top: %s\n", strerror(-err));
+	return err;
+}
+
+static uint64_t top_due(void *arg, uint64_t now)
+{
+	const struct ps_capture *cap = arg;
+
+	(void)now;
+	return ps_topview_due(cap->out.top);
+}
+
 static int run_deadline(void *arg, uint64_t now)
 {
 	(void)arg, (void)now;
@@ -204,6 +228,8 @@ static int add_sources(struct ps_capture *cap)
 		{ -1, true, cap->out.sflow ? run_sflow : NULL, sflow_due, cap },
 		{ -1, true, cap->out.file ? run_file : NULL, NULL, cap },
 		{ -1, true, cap->out.flight ? run_flight : NULL, flight_due, cap },
+		{ cap->out.top ? ps_topview_fd(cap->out.top) : -1, false,
+		  cap->out.top ? run_top : NULL, top_due, cap },
 		{ -1, false, run_stats, stats_due, cap },
 		{ -1, false, run_metrics, metrics_due, cap },
 		{ -1, false, run_deadline, deadline_due, cap },
@@ -212,7 +238,7 @@ static int add_sources(struct ps_capture *cap)
 	int err = 0;
 
 	for (size_t i = 0; !err && i < sizeof(src) / sizeof(src[0]); i++)
-		if (src[i].run) /* sFlow's, the file's, the recorder's only with them */
+		if (src[i].run) /* sFlow's, the file's, the recorder's, --top's only with them */
 			err = ps_runloop_add(&cap->run.loop, &src[i]);
 	return err;
 }

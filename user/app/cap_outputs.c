@@ -181,6 +181,37 @@ static int open_flight(struct ps_capture *cap)
 	return ps_ingest_add_sink(cap->out.in, ps_flight_sink(cap->out.flight));
 }
 
+/* --top: rows scaled by the sampling's factor where it has one; on a
+ * terminal full screen, else plain tables. --metrics: the same counts by
+ * process and container, shown nowhere but there. */
+static int open_top(struct ps_capture *cap)
+{
+	struct ps_top_cfg tc = cap->cfg.top;
+	uint64_t n = ps_sampling_estimate(&cap->smp, 1);
+	static char note[96];
+	int err;
+
+	if (!isatty(STDOUT_FILENO))
+		tc.batch = true;
+	tc.metrics = cap->cfg.metrics;
+	note[0] = '\0';
+	if (ps_sampling_active(&cap->smp) && n > 1)
+		snprintf(note, sizeof(note), "sampled 1 in %llu: counts x%llu",
+			 (unsigned long long)n, (unsigned long long)n);
+	else if (ps_sampling_active(&cap->smp))
+		snprintf(note, sizeof(note), "sampled: counts of the samples alone");
+	tc.weight = n > 1 && n <= UINT32_MAX ? (uint32_t)n : 1;
+	tc.drop_hook = (cap->kern.hooks & PS_HOOKS_DROP) != 0;
+	tc.scale_note = note;
+	cap->out.top = calloc(1, sizeof(*cap->out.top));
+	if (!cap->out.top) {
+		pr_err("cannot set up --top: %s\n", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	err = ps_topview_open(cap->out.top, &tc, stdout);
+	return err ? err : ps_ingest_add_sink(cap->out.in, ps_topview_sink(cap->out.top));
+}
+
 int cap_open_ingest(struct ps_capture *cap)
 {
 	const struct ps_capture_cfg *o = &cap->cfg;
@@ -198,7 +229,7 @@ int cap_open_ingest(struct ps_capture *cap)
 	if (err)
 		return err;
 	/* The sinks, in this order: the file (behind the flight recorder,
-	 * with --flight), the printed lines, sFlow. */
+	 * with --flight), the printed lines, sFlow, --top. */
 	if (cap->out.file && o->flight.window_ns)
 		err = open_flight(cap);
 	else if (cap->out.file)
@@ -226,6 +257,8 @@ int cap_open_ingest(struct ps_capture *cap)
 		if (!err)
 			err = ps_ingest_add_sink(cap->out.in, ps_sflowexp_sink(cap->out.sflow));
 	}
+	if (!err && (o->top.enabled || o->metrics))
+		err = open_top(cap);
 	if (err)
 		return err;
 	/* After the load (the maps are the object's), before any attach. */
@@ -307,7 +340,8 @@ int cap_output_failed(struct ps_capture *cap, int err)
 	if ((cap->out.file && failed == &cap->out.file->sink) ||
 	    (cap->out.flight && failed == &cap->out.flight->sink))
 		return cap_write_failed(cap, err);
-	if (cap->out.printer && failed == &cap->out.printer->sink)
+	if ((cap->out.printer && failed == &cap->out.printer->sink) ||
+	    (cap->out.top && failed == &cap->out.top->sink))
 		return print_failed(cap, err);
 	pr_err("cannot keep the samples: %s\n", strerror(-err));
 	return err;
@@ -380,6 +414,10 @@ void cap_out_free(struct ps_cap_out *o)
 		ps_sflowexp_close(o->sflow, false);
 	free(o->sflow);
 	o->sflow = NULL;
+	if (o->top)
+		ps_topview_free(o->top);
+	free(o->top);
+	o->top = NULL;
 	if (o->printer)
 		ps_printer_free(o->printer);
 	free(o->printer);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <net/if.h>
 #include "capture_int.h"
+#include "topview.h"
 #include "log.h"
 #include "report.h"
 #include "sflowexp.h"
@@ -92,8 +93,33 @@ static void drop_reasons(const struct ps_capture *cap, const char *prefix, char 
 }
 
 /* The text --metrics serves, made anew from every counter. */
+/* The busiest processes and containers (user/top/topview.h), where they
+ * are counted. */
+static void owners(const struct ps_capture *cap, struct ps_metrics_view *v,
+		   struct ps_metrics_owner *procs, struct ps_metrics_owner *containers)
+{
+	struct ps_top_series s[PS_TOP_LABELS + 1];
+	struct ps_metrics_owner *const to[2] = { procs, containers };
+	const enum ps_top_group g[2] = { PS_TOP_PROCESS, PS_TOP_CONTAINER };
+	size_t n[2] = { 0, 0 };
+
+	for (int k = 0; cap->out.top && k < 2; k++) {
+		n[k] = ps_top_series(&cap->out.top->agg, g[k], s, PS_TOP_LABELS + 1);
+		for (size_t i = 0; i < n[k]; i++) {
+			to[k][i].name = s[i].name;
+			memcpy(to[k][i].pkts, s[i].pkts, sizeof(s[i].pkts));
+			memcpy(to[k][i].bytes, s[i].bytes, sizeof(s[i].bytes));
+		}
+	}
+	v->procs = procs;
+	v->n_procs = n[0];
+	v->containers = containers;
+	v->n_containers = n[1];
+}
+
 void cap_publish_metrics(struct ps_capture *cap, uint64_t now_ns)
 {
+	struct ps_metrics_owner procs[PS_TOP_LABELS + 1], containers[PS_TOP_LABELS + 1];
 	struct ps_metrics_target *t = calloc((size_t)cap->out.n_targets + 1, sizeof(*t));
 	struct ps_drop_count drops[PS_DROP_REASON_SLOTS];
 	char names[PS_DROP_REASON_SLOTS][32];
@@ -143,6 +169,7 @@ void cap_publish_metrics(struct ps_capture *cap, uint64_t now_ns)
 		v.flight_held = fs.held;
 		v.flight_held_bytes = fs.held_bytes;
 	}
+	owners(cap, &v, procs, containers);
 	len = ps_metrics_format(NULL, 0, &v);
 	body = malloc(len + 1);
 	if (body) {

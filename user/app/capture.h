@@ -109,6 +109,7 @@ struct ps_cap_out {
 	struct ps_capfile_iface *file_ifaces; /* one per target */
 	struct ps_printer *printer;	      /* the live view: without -w, or --print */
 	struct ps_sflow_exp *sflow;	      /* --sflow */
+	struct ps_topview *top;		      /* --top */
 	char sampling[200];		      /* the sampling note of every IDB */
 	char tag[96];			      /* the sampling's, in every packet's comment */
 };

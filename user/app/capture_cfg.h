@@ -17,6 +17,7 @@
 #include "printer.h"
 #include "sampling.h"
 #include "sflow.h"
+#include "topview.h"
 
 /* Following interfaces, without --max-ifaces: room for this many at once
  * (or twice those at the start). */
@@ -55,6 +56,7 @@ struct ps_capture_cfg {
 	bool line_buffered;	       /* -l */
 	bool reader_may_leave;	       /* as an extcap: the FIFO closing ends it */
 	struct ps_context_cfg context; /* whom packets belong to, and its filters */
+	struct ps_top_cfg top;	       /* --top; enabled false: none */
 };
 
 #endif

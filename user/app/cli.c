@@ -8,6 +8,7 @@
 #include "errmsg.h"
 #include "cli.h"
 #include "cli_int.h"
+#include "topagg.h"
 #include "printer.h"
 #include "hooks.h"
 #include "sampling.h"
@@ -373,6 +374,43 @@ static int set_stats(struct ps_opts *o, const char *a, char *err, size_t len)
 	return 0;
 }
 
+static int set_top_batch(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	(void)a, (void)err, (void)len;
+	o->top_batch = o->top_opts = true;
+	return 0;
+}
+
+/* --top-group and --top-sort: one of the words, in enum order. */
+static int set_top_word(unsigned int *to, const char *const *words, int n, const char *opt,
+			const char *a, char *err, size_t len)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(a, words[i])) {
+			*to = (unsigned int)i;
+			return 0;
+		}
+	return ps_fail(err, len, "bad %s '%s': use %s, %s, %s, %s%s%s", opt, a, words[0], words[1],
+		       words[2], words[3], n > 4 ? " or " : "", n > 4 ? words[4] : "");
+}
+
+static int set_top_group(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	static const char *const words[PS_TOP_NGROUPS] = { "process", "container", "flow",
+							   "interface", "drop" };
+
+	o->top_opts = true;
+	return set_top_word(&o->top_group, words, PS_TOP_NGROUPS, "--top-group", a, err, len);
+}
+
+static int set_top_sort(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	static const char *const words[PS_TOP_NSORTS] = { "bytes", "packets", "drops", "name" };
+
+	o->top_opts = true;
+	return set_top_word(&o->top_sort, words, PS_TOP_NSORTS, "--top-sort", a, err, len);
+}
+
 static int set_metrics(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	/* No port of its own: one must be given. */
@@ -442,7 +480,11 @@ enum {
 	KEY_TRIGGER,
 	KEY_AFTER,
 	KEY_HOLDOFF,
-	KEY_INCIDENTS
+	KEY_INCIDENTS,
+	KEY_TOP,
+	KEY_BATCH,
+	KEY_TOP_GROUP,
+	KEY_TOP_SORT,
 };
 
 static const struct cli_opt cli_opts[] = {
@@ -613,6 +655,19 @@ static const struct cli_opt cli_opts[] = {
 	  LIVE },
 	{ "incidents", KEY_INCIDENTS, required_argument, "N",
 	  "with --flight: stop after N incidents written", ps_cli_set_incidents, LIVE },
+	{ "top", KEY_TOP, no_argument, NULL,
+	  "a live ranking, every second, of who sends, where to and what is dropped (keys: "
+	  "g grouping, s sort, p pause, / filter, q quit); with -w, the file too",
+	  FLAG(top), LIVE, NOCONF },
+	{ "batch", KEY_BATCH, no_argument, NULL,
+	  "with --top: a plain table every second, as top -b (so too when stdout is no terminal)",
+	  set_top_batch, LIVE, NOCONF },
+	{ "top-group", KEY_TOP_GROUP, required_argument, "BY",
+	  "with --top: rows by process (default), container, flow, interface or drop (reason)",
+	  set_top_group, LIVE, NOCONF },
+	{ "top-sort", KEY_TOP_SORT, required_argument, "KEY",
+	  "with --top: most bytes first (default), or packets, drops, name", set_top_sort, LIVE,
+	  NOCONF },
 	{ "stats", KEY_STATS, required_argument, "TIME",
 	  "print a line of counters to stderr every TIME", set_stats, LIVE },
 	{ "metrics", KEY_METRICS, required_argument, "ADDR:PORT",

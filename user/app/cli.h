@@ -133,6 +133,12 @@ struct ps_opts {
 	const char *ctx_cgroup;	   /* --cgroup */
 	const char *ctx_container; /* --container */
 	const char *netns;	   /* --netns: capture in this network namespace */
+	/* --top (user/top/topview.h): the live ranking, and how. */
+	bool top;
+	bool top_batch;		/* --batch: plain tables */
+	unsigned int top_group; /* enum ps_top_group */
+	unsigned int top_sort;	/* enum ps_top_sort */
+	bool top_opts;		/* --batch, --top-group or --top-sort given */
 };
 
 /*

@@ -145,6 +145,11 @@ int ps_cli_check(struct ps_opts *o, char *err, size_t errlen)
 		return ps_fail(err, errlen, "-t repeats at most five times (-ttttt)");
 	if (o->print && o->output && !strcmp(o->output, "-"))
 		return ps_fail(err, errlen, "--print and -w - would both write to stdout");
+	if (o->top_opts && !o->top)
+		return ps_fail(err, errlen, "--batch, --top-group and --top-sort go with --top");
+	if (o->top && (o->print || (o->output && !strcmp(o->output, "-"))))
+		return ps_fail(err, errlen, "--top and %s would both write to stdout",
+			       o->print ? "--print" : "-w -");
 	if (o->read_file) {
 		if (o->live_opt[0])
 			return ps_fail(err, errlen, "%s is for a live capture; -r reads a file",

@@ -69,6 +69,74 @@ static uint64_t stage_value(const struct ps_metrics_target *t, size_t i)
 	return v[i];
 }
 
+/* A process row's name, "comm (pid)", as two labels; a reason's, "(no local
+ * socket)", as the process label alone. */
+static void put_process(char *buf, size_t len, size_t *at, const char *name)
+{
+	const char *open = strrchr(name, '(');
+	size_t n = strlen(name);
+	char comm[96];
+
+	if (open && open > name + 1 && open[-1] == ' ' && name[n - 1] == ')' &&
+	    (size_t)(open - name - 1) < sizeof(comm)) {
+		snprintf(comm, sizeof(comm), "%.*s", (int)(open - name - 1), name);
+		put(buf, len, at, "process=\"");
+		put_label(buf, len, at, comm);
+		put(buf, len, at, "\",pid=\"%.*s\"", (int)(name + n - 1 - open - 1), open + 1);
+		return;
+	}
+	put(buf, len, at, "process=\"");
+	put_label(buf, len, at, name);
+	put(buf, len, at, "\",pid=\"\"");
+}
+
+/* The owners' four families: packets and bytes, by process and container. */
+static void put_owners(char *buf, size_t len, size_t *at, const struct ps_metrics_view *v)
+{
+	static const char *const ways[3] = { "in", "out", "dropped" };
+	const struct {
+		const char *group;
+		const struct ps_metrics_owner *o;
+		size_t n;
+	} groups[2] = { { "process", v->procs, v->n_procs },
+			{ "container", v->containers, v->n_containers } };
+
+	for (int g = 0; g < 2; g++) {
+		for (int bytes = 0; groups[g].n && bytes < 2; bytes++) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "pktsample_%s_%s_total", groups[g].group,
+				 bytes ? "bytes" : "packets");
+			put(buf, len, at,
+			    "# HELP %s %s by %s and direction (in, out, dropped): the busiest "
+			    "by name, each counted from when it was named, the rest as "
+			    "\"(other)\".\n"
+			    "# TYPE %s counter\n",
+			    name, bytes ? "Bytes" : "Packets", groups[g].group, name);
+			for (size_t i = 0; i < groups[g].n; i++) {
+				const struct ps_metrics_owner *o = &groups[g].o[i];
+
+				for (int d = 0; d < 3; d++) {
+					uint64_t x = bytes ? o->bytes[d] : o->pkts[d];
+
+					if (!x)
+						continue;
+					put(buf, len, at, "%s{", name);
+					if (g == 0) {
+						put_process(buf, len, at, o->name);
+					} else {
+						put(buf, len, at, "container=\"");
+						put_label(buf, len, at, o->name);
+						put(buf, len, at, "\"");
+					}
+					put(buf, len, at, ",direction=\"%s\"} %llu\n", ways[d],
+					    ULL(x));
+				}
+			}
+		}
+	}
+}
+
 size_t ps_metrics_format(char *buf, size_t len, const struct ps_metrics_view *v)
 {
 	/* sFlow's counters (with --sflow), one family each. */
@@ -136,6 +204,7 @@ size_t ps_metrics_format(char *buf, size_t len, const struct ps_metrics_view *v)
 			put(buf, len, &at, "\"} %llu\n", ULL(v->drops[i].n));
 		}
 	}
+	put_owners(buf, len, &at, v);
 	for (size_t i = 0; v->sflow && i < sizeof(sflow) / sizeof(sflow[0]); i++) {
 		put_family(buf, len, &at, sflow[i].name, "counter", sflow[i].help);
 		put(buf, len, &at, "%s %llu\n", sflow[i].name, ULL(sflow[i].value));

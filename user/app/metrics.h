@@ -24,6 +24,13 @@ struct ps_metrics_target {
 	uint64_t written;
 };
 
+/* Counts of one process or container (or of "(other)": the rest), by way
+ * (user/top/topagg.h: ps_top_series). */
+struct ps_metrics_owner {
+	const char *name;	    /* "curl (4242)", a container's name, "(other)" */
+	uint64_t pkts[3], bytes[3]; /* in, out, dropped */
+};
+
 /* What the text says. */
 struct ps_metrics_view {
 	const struct ps_metrics_target *targets;
@@ -36,6 +43,9 @@ struct ps_metrics_view {
 	bool flight; /* --flight: its incidents and memory */
 	uint64_t flight_incidents, flight_ignored, flight_evicted, flight_held, flight_held_bytes;
 	double start_time_s; /* Unix time the capture started */
+	/* The busiest processes and containers, each with "(other)" last. */
+	const struct ps_metrics_owner *procs, *containers;
+	size_t n_procs, n_containers;
 };
 
 /*

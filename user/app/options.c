@@ -35,10 +35,15 @@ void ps_options_capture_cfg(const struct ps_opts *o, struct ps_capture_cfg *c)
 		},
 		.sflow = o->sflow,
 		/* Without -w the packets are printed, unless they go out as sFlow. */
-		.print = (!o->output && !o->sflow.n_collectors) || o->print,
+		.print = ((!o->output && !o->sflow.n_collectors) || o->print) && !o->top,
 		.line_buffered = o->line_buffered,
 		/* Only a Wireshark capture gets this far with --capture. */
 		.reader_may_leave = o->extcap.capture > 0,
+		.top = {
+			.enabled = o->top, .batch = o->top_batch,
+			.group = (enum ps_top_group)o->top_group,
+			.sort = (enum ps_top_sort)o->top_sort,
+		},
 		.context = {
 			.enabled = !o->no_context, .pid = o->ctx_pid, .comm = o->ctx_comm,
 			.cgroup = o->ctx_cgroup, .container = o->ctx_container,
