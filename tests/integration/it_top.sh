@@ -235,6 +235,25 @@ EOF
 done
 [ -n "$good" ] || fail "the screen: $(cat "$WORK/screen")"
 ok "the screen names both, the faster above at about 200/s"
+tmux send-keys -t "$SESSION" s
+until_pane "by process, most packets first"
+tmux send-keys -t "$SESSION" p
+until_pane "most packets first \\[paused\\]"
+tmux send-keys -t "$SESSION" p
+until_pane "most packets first$"
+ok "s sorts by packets, p pauses and goes on"
+# A filter that nothing here matches empties the rates; a bad one is said
+# and the one before stays; an empty one clears it.
+tmux send-keys -t "$SESSION" / "udp port 7" Enter
+until_pane "filter: udp port 7"
+until_pane "^ +0 +0 +0 +0 +0 +0.0%  fastsend \\("
+tmux send-keys -t "$SESSION" / "udp port" Enter
+until_pane "filter 'udp port': "
+until_pane "filter: udp port 7"
+tmux send-keys -t "$SESSION" / Enter
+until_pane "most packets first$"
+until_pane "^ +0 +0 +(1[5-9][0-9]|2[0-4][0-9]) .* fastsend \\("
+ok "/ sets a filter on what is counted, refuses a bad one, and an empty one clears it"
 tmux send-keys -t "$SESSION" 5
 until_pane "by drop reason"
 until_pane "NO_SOCKET"

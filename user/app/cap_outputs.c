@@ -191,7 +191,8 @@ static int open_top(struct ps_capture *cap)
 	static char note[96];
 	int err;
 
-	if (!isatty(STDOUT_FILENO))
+	/* Keys need a terminal as much as the screen does. */
+	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
 		tc.batch = true;
 	tc.metrics = cap->cfg.metrics;
 	note[0] = '\0';

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "log.h"
 #include "target.h"
 #include "topkey.h"
 #include "topscreen.h"
@@ -178,8 +179,12 @@ static int print_table(struct ps_topview *v, double secs)
 	return 0;
 }
 
-static void draw(struct ps_topview *v, const char *status)
+/* How long a message stays on the status line. */
+#define STATUS_NS (5 * ONE_SECOND)
+
+static void draw(struct ps_topview *v)
 {
+	const char *status = mono_ns() < v->status_until_ns ? v->status : "";
 	const struct ps_top_row *rows[MAX_SHOWN];
 	struct ps_top_totals tot;
 	size_t fit = ps_topscreen_rows(v->screen);
@@ -203,7 +208,7 @@ static void draw(struct ps_topview *v, const char *status)
 }
 
 /* One command from the keys. */
-static void apply(struct ps_topview *v, const struct ps_topcmd *c, char *status, size_t len)
+static void apply(struct ps_topview *v, const struct ps_topcmd *c)
 {
 	switch (c->kind) {
 	case PS_TOPCMD_QUIT:
@@ -223,7 +228,8 @@ static void apply(struct ps_topview *v, const struct ps_topcmd *c, char *status,
 		v->paused = !v->paused;
 		break;
 	case PS_TOPCMD_FILTER:
-		ps_topview_set_filter(v, c->text, status, len);
+		if (ps_topview_set_filter(v, c->text, v->status, sizeof(v->status)))
+			v->status_until_ns = mono_ns() + STATUS_NS;
 		break;
 	case PS_TOPCMD_REDRAW:
 		break;
@@ -234,12 +240,11 @@ static void apply(struct ps_topview *v, const struct ps_topcmd *c, char *status,
 static int keys(struct ps_topview *v)
 {
 	struct ps_topcmd c;
-	char status[320] = "";
 	bool any = false;
 	int r;
 
 	while ((r = ps_topscreen_read(v->screen, &c)) == 1) {
-		apply(v, &c, status, sizeof(status));
+		apply(v, &c);
 		any = true;
 	}
 	if (r < 0)
@@ -247,7 +252,7 @@ static int keys(struct ps_topview *v)
 	if (v->quit)
 		return 1;
 	if (any)
-		draw(v, status);
+		draw(v);
 	return 0;
 }
 
@@ -267,9 +272,14 @@ int ps_topview_run(struct ps_topview *v, uint64_t now_ns)
 	}
 	if (!v->cfg.batch && !v->screen) {
 		v->screen = ps_topscreen_start();
-		if (!v->screen)
-			return -errno;
-		draw(v, "");
+		if (!v->screen) {
+			/* A terminal curses does not know ($TERM): the tables. */
+			pr_warn("--top: no full screen on this terminal (%s): plain tables instead\n",
+				strerror(errno));
+			v->cfg.batch = true;
+		} else {
+			draw(v);
+		}
 	}
 	if (v->screen) {
 		err = keys(v);
@@ -282,7 +292,7 @@ int ps_topview_run(struct ps_topview *v, uint64_t now_ns)
 	if (v->cfg.batch)
 		v->err = print_table(v, (double)(now_ns - v->last_ns) / 1e9);
 	else if (!v->paused)
-		draw(v, "");
+		draw(v);
 	v->last_ns = now_ns;
 	v->next_ns = now_ns + v->cfg.interval_ns;
 	return v->err;

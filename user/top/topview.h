@@ -54,7 +54,9 @@ struct ps_topview {
 	char filter[256];
 	struct ps_top_filter progs[4];
 	int n_progs;
-	int err; /* the tables could not be written: sticky */
+	char status[320];	  /* the status line's message (a filter refused) ... */
+	uint64_t status_until_ns; /* ... until then */
+	int err;		  /* the tables could not be written: sticky */
 };
 
 /* 0, or -errno. The screen starts at the first ps_topview_run(), once the
