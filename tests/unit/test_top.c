@@ -283,10 +283,28 @@ static void the_batch_table_adds_up_and_the_filter_picks(void **state)
 	free(text);
 }
 
+static void rates_in_units_people_read(void **state)
+{
+	char b[16];
+
+	(void)state;
+	ps_top_units(950, b, sizeof(b));
+	assert_string_equal(b, "950");
+	ps_top_units(999.6, b, sizeof(b));
+	assert_string_equal(b, "1.00k");
+	ps_top_units(12345, b, sizeof(b));
+	assert_string_equal(b, "12.3k");
+	ps_top_units(4.56e6, b, sizeof(b));
+	assert_string_equal(b, "4.56M");
+	ps_top_units(789e9, b, sizeof(b));
+	assert_string_equal(b, "789G");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rows_count_and_rank),
+		cmocka_unit_test(rates_in_units_people_read),
 		cmocka_unit_test(a_full_grouping_counts_the_rest_as_other),
 		cmocka_unit_test(idle_rows_go_and_series_only_grow),
 		cmocka_unit_test(packets_are_named_in_every_grouping),

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "topagg.h"
@@ -26,6 +27,21 @@ const char *ps_top_group_name(enum ps_top_group g)
 const char *ps_top_sort_name(enum ps_top_sort s)
 {
 	return s < PS_TOP_NSORTS ? sort_names[s] : "?";
+}
+
+void ps_top_units(double x, char *buf, size_t len)
+{
+	static const char units[] = " kMGT";
+	int u = 0;
+
+	while (x >= 999.5 && u < 4) {
+		x /= 1000;
+		u++;
+	}
+	if (!u)
+		snprintf(buf, len, "%.0f", x);
+	else
+		snprintf(buf, len, "%.*f%c", x < 9.995 ? 2 : x < 99.95 ? 1 : 0, x, units[u]);
 }
 
 void ps_top_init(struct ps_top *t)

@@ -119,6 +119,8 @@ void ps_top_totals(const struct ps_top *t, enum ps_top_group g, struct ps_top_to
 /* Group g's named rows and "other" (last): up to n into out; how many. */
 size_t ps_top_series(const struct ps_top *t, enum ps_top_group g, struct ps_top_series *out,
 		     size_t n);
+/* A rate with a unit, for people: "950", "12.3k", "4.56M", "7.89G". */
+void ps_top_units(double x, char *buf, size_t len);
 /* Names, for headers and batch tables: "process", "bytes", ... */
 const char *ps_top_group_name(enum ps_top_group g);
 const char *ps_top_sort_name(enum ps_top_sort s);

@@ -139,20 +139,13 @@ int ps_topscreen_read(struct ps_topscreen *s, struct ps_topcmd *cmd)
 	}
 }
 
-/* A rate with a unit, right-aligned in width: "950", "12.3k", "4.56M". */
+/* A rate with its unit (ps_top_units), right-aligned in width. */
 static void rate(double x, int width)
 {
-	static const char units[] = " kMGT";
-	int u = 0;
+	char b[16];
 
-	while (x >= 999.5 && u < 4) {
-		x /= 1000;
-		u++;
-	}
-	if (!u)
-		printw("%*.0f ", width, x);
-	else
-		printw("%*.*f%c ", width - 1, x < 9.995 ? 2 : x < 99.95 ? 1 : 0, x, units[u]);
+	ps_top_units(x, b, sizeof(b));
+	printw("%*s ", width, b);
 }
 
 static void draw_rows(const struct ps_topframe *f)

@@ -97,31 +97,15 @@ static int top_round(struct ps_sink *s)
 	return 0;
 }
 
-/* A rate with a unit: "950", "12.3k", "4.56M", "7.89G". */
-static void human(double x, char *buf, size_t len)
-{
-	static const char units[] = " kMGT";
-	int u = 0;
-
-	while (x >= 999.5 && u < 4) {
-		x /= 1000;
-		u++;
-	}
-	if (!u)
-		snprintf(buf, len, "%.0f", x);
-	else
-		snprintf(buf, len, "%.*f%c", x < 9.995 ? 2 : x < 99.95 ? 1 : 0, x, units[u]);
-}
-
 static void totals_words(const struct ps_top_totals *t, char *buf, size_t len)
 {
 	char a[16], b[16], c[16], d[16], e[16];
 
-	human(t->pps[PS_TOP_IN], a, sizeof(a));
-	human(t->bps[PS_TOP_IN], b, sizeof(b));
-	human(t->pps[PS_TOP_OUT], c, sizeof(c));
-	human(t->bps[PS_TOP_OUT], d, sizeof(d));
-	human(t->pps[PS_TOP_DROPPED], e, sizeof(e));
+	ps_top_units(t->pps[PS_TOP_IN], a, sizeof(a));
+	ps_top_units(t->bps[PS_TOP_IN], b, sizeof(b));
+	ps_top_units(t->pps[PS_TOP_OUT], c, sizeof(c));
+	ps_top_units(t->bps[PS_TOP_OUT], d, sizeof(d));
+	ps_top_units(t->pps[PS_TOP_DROPPED], e, sizeof(e));
 	snprintf(buf, len, "in %s pkt/s %sB/s, out %s pkt/s %sB/s, dropped %s pkt/s", a, b, c, d,
 		 e);
 }
