@@ -242,6 +242,20 @@ def main():
             "basic_auth_users:\n  - a\n", "a: &x 1\nb: *x\n"]):
         write("webcfg", i, text.encode())
 
+    # top: a byte that picks the link type (bits 0-1: Ethernet, raw IP, raw
+    # IP's DLT, Linux SLL), the hook (bits 2-4) and whether the owner is
+    # known (bit 7), then the frame.
+    ip6_tcp = (bytes.fromhex("02000000000b02000000000a86dd") + bytes([0x60, 0, 0, 0, 0, 20, 6, 64])
+               + bytes(15) + b"\x01" + bytes(15) + b"\x02" + struct.pack("!HH", 443, 5555)
+               + bytes(16))
+    arp = bytes.fromhex("ffffffffffff02000000000a0806") + bytes(28)
+    for i, (pick, frame) in enumerate([
+            (0x80 | (2 << 2), mac_ip_udp(40000, 53)),
+            (0x80 | (1 << 2), mac_ip_udp(53, 40000, vlan=100)),
+            (5 << 2, ip6_tcp), (0, arp),
+            (1 | (6 << 2), mac_ip_udp(1, 2)[14:])]):
+        write("top", i, bytes([pick]) + frame)
+
     # corebtf: raw BTF as /sys/kernel/btf/vmlinux has it, with the structs
     # the cut looks for (the listener in an anonymous union, the cookie
     # behind a typedef, as the kernel's), and one without them.

@@ -19,7 +19,7 @@
 
 #define PS_TOP_MAX_ROWS 4096
 #define PS_TOP_IDLE_TICKS 30
-#define PS_TOP_NAME_LEN 96
+#define PS_TOP_NAME_LEN 160 /* a container's name, two IPv6 ends and ports: whole */
 /* Rows of a grouping the metrics name (ps_top_series), the rest summed. */
 #define PS_TOP_LABELS 20
 
