@@ -243,7 +243,7 @@ static void packets_are_named_in_every_grouping(void **state)
 
 static void the_batch_table_adds_up_and_the_filter_picks(void **state)
 {
-	struct ps_top_cfg cfg = { .enabled = true, .batch = true, .scale_note = "" };
+	struct ps_top_cfg cfg = { .enabled = true, .batch = true };
 	struct ps_target tg = {
 		.ifname = "eth0", .ifindex = 2, .hook = PS_HOOK_TC_EGRESS, .linktype = 1
 	};

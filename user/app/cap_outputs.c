@@ -188,22 +188,21 @@ static int open_top(struct ps_capture *cap)
 {
 	struct ps_top_cfg tc = cap->cfg.top;
 	uint64_t n = ps_sampling_estimate(&cap->smp, 1);
-	static char note[96];
 	int err;
 
 	/* Keys need a terminal as much as the screen does. */
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
 		tc.batch = true;
 	tc.metrics = cap->cfg.metrics;
-	note[0] = '\0';
+	tc.scale_note[0] = '\0';
 	if (ps_sampling_active(&cap->smp) && n > 1)
-		snprintf(note, sizeof(note), "sampled 1 in %llu: counts x%llu",
+		snprintf(tc.scale_note, sizeof(tc.scale_note), "sampled 1 in %llu: counts x%llu",
 			 (unsigned long long)n, (unsigned long long)n);
 	else if (ps_sampling_active(&cap->smp))
-		snprintf(note, sizeof(note), "sampled: counts of the samples alone");
+		snprintf(tc.scale_note, sizeof(tc.scale_note),
+			 "sampled: counts of the samples alone");
 	tc.weight = n > 1 && n <= UINT32_MAX ? (uint32_t)n : 1;
 	tc.drop_hook = (cap->kern.hooks & PS_HOOKS_DROP) != 0;
-	tc.scale_note = note;
 	cap->out.top = calloc(1, sizeof(*cap->out.top));
 	if (!cap->out.top) {
 		pr_err("cannot set up --top: %s\n", strerror(ENOMEM));

@@ -139,8 +139,7 @@ static int print_table(struct ps_topview *v, double secs)
 	strftime(when, sizeof(when), "%H:%M:%S", localtime_r(&now, &tm));
 	fprintf(o, "pktsample top %s, by %s, most %s first, %.2f s%s%s\n", when,
 		ps_top_group_name(v->cfg.group), ps_top_sort_name(v->cfg.sort), secs,
-		v->cfg.scale_note && *v->cfg.scale_note ? "; " : "",
-		v->cfg.scale_note ? v->cfg.scale_note : "");
+		v->cfg.scale_note[0] ? "; " : "", v->cfg.scale_note);
 	if (no_drops(v))
 		fprintf(o, "%s\n", no_drops(v));
 	fprintf(o, "total: %llu packets; %s\n", (unsigned long long)tot.last_pkts, words);
@@ -184,8 +183,7 @@ static void draw(struct ps_topview *v)
 	snprintf(title, sizeof(title), "pktsample top: by %s, most %s first%s%s%s%s%s",
 		 ps_top_group_name(v->cfg.group), ps_top_sort_name(v->cfg.sort),
 		 v->paused ? " [paused]" : "", v->filter[0] ? "; filter: " : "", v->filter,
-		 v->cfg.scale_note && *v->cfg.scale_note ? "; " : "",
-		 v->cfg.scale_note ? v->cfg.scale_note : "");
+		 v->cfg.scale_note[0] ? "; " : "", v->cfg.scale_note);
 	if (!*status && no_drops(v))
 		f.status = no_drops(v);
 	ps_topscreen_draw(v->screen, &f);

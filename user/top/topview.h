@@ -31,7 +31,7 @@ struct ps_top_cfg {
 	/* Counted for --metrics (ps_top_series): with enabled false, nothing
 	 * shown, the process and container groupings alone counted. */
 	bool metrics;
-	const char *scale_note; /* the header's words on the sampling; "" */
+	char scale_note[96]; /* the header's words on the sampling; "" */
 };
 
 /* A view filter's program for one link type, compiled when first needed
