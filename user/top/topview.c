@@ -171,7 +171,7 @@ static void draw(struct ps_topview *v)
 	const struct ps_top_row *rows[MAX_SHOWN];
 	struct ps_top_totals tot;
 	size_t fit = ps_topscreen_rows(v->screen);
-	char title[320], words[200];
+	char title[512], words[200]; /* the filter and the sampling words whole */
 	struct ps_topframe f = { .title = title, .totals = words, .status = status, .rows = rows };
 
 	if (fit > MAX_SHOWN)
