@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "log.h"
 #include "target.h"
 #include "topkey.h"
@@ -13,14 +14,6 @@
 #define ONE_SECOND 1000000000ull
 /* The rows a batch table or a screen shows at most. */
 #define MAX_SHOWN 512
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * ONE_SECOND + (uint64_t)ts.tv_nsec;
-}
 
 /* The view filter's program for the packets of this link type. */
 static const struct ps_cbpf_insn *filter_for(struct ps_topview *v, int linktype)
@@ -167,7 +160,7 @@ static int print_table(struct ps_topview *v, double secs)
 
 static void draw(struct ps_topview *v)
 {
-	const char *status = mono_ns() < v->status_until_ns ? v->status : "";
+	const char *status = ps_clock_mono_ns() < v->status_until_ns ? v->status : "";
 	const struct ps_top_row *rows[MAX_SHOWN];
 	struct ps_top_totals tot;
 	size_t fit = ps_topscreen_rows(v->screen);
@@ -211,7 +204,7 @@ static void apply(struct ps_topview *v, const struct ps_topcmd *c)
 		break;
 	case PS_TOPCMD_FILTER:
 		if (ps_topview_set_filter(v, c->text, v->status, sizeof(v->status)))
-			v->status_until_ns = mono_ns() + STATUS_NS;
+			v->status_until_ns = ps_clock_mono_ns() + STATUS_NS;
 		break;
 	case PS_TOPCMD_REDRAW:
 		break;
@@ -295,7 +288,7 @@ uint64_t ps_topview_due(const struct ps_topview *v)
 static int top_close(struct ps_sink *s, bool ok)
 {
 	struct ps_topview *v = ps_sink_of(s, struct ps_topview, sink);
-	uint64_t now = mono_ns();
+	uint64_t now = ps_clock_mono_ns();
 
 	if (v->cfg.enabled && v->cfg.batch && ok && !v->err) {
 		ps_top_tick(&v->agg, now - v->last_ns);
@@ -330,7 +323,7 @@ int ps_topview_open(struct ps_topview *v, const struct ps_top_cfg *cfg, FILE *ou
 		v->agg.labels = PS_TOP_LABELS;
 	if (!cfg->enabled)
 		v->agg.groups = 1u << PS_TOP_PROCESS | 1u << PS_TOP_CONTAINER;
-	v->last_ns = mono_ns();
+	v->last_ns = ps_clock_mono_ns();
 	v->next_ns = v->last_ns + v->cfg.interval_ns;
 	return 0;
 }
