@@ -17,15 +17,23 @@
 #   pktsample-j2   pktsample -w -j 2: two reader threads
 #   pktsample-noctx pktsample -w --context off (no owner lookup, no owner
 #                  words in the file)
+#   pktsample-ring-noctx  --transport ringbuf --context off (the sender's
+#                  lightest way to capture every packet)
 #   pktsample-s100 pktsample --sample 100 -w
 #   pktsample-sflow pktsample --sample 100 --sflow 127.0.0.1 (no file; a UDP
 #                  sink in the namespace takes the datagrams)
 #   pktsample-base pktsample -w, defaults, from another build: BASE_PKTSAMPLE
 #                  names its binary (a change's before and after, one run)
+# A tcpdump or pktsample contender may end in @null (it writes to /dev/null:
+# everything but the file's write) or @idle (it starts and stops with no
+# flood: the start-up alone); with both beside the plain one, the summary
+# splits the CPU into start-up, reading per packet and the file's write
+# per packet and per byte.
 # Contenders are interleaved (A B C ... A B C ...) ROUNDS times per frame
 # size. For each run: the sender's packets/s, frames captured and lost, the
-# capture process's CPU seconds (user+sys) and peak RSS. Prints a markdown
-# table (bench/e2e_summary.py) and writes every run to CSV.
+# capture process's CPU seconds (user+sys), peak RSS and the bytes of the
+# file written. Prints markdown tables (bench/e2e_summary.py) and writes
+# every run to CSV.
 #
 # Usage: bench/e2e.sh [BUILD_DIR]
 #   env: ROUNDS=3 N=1000000 SIZES="64 1500" CONTENDERS="..." OUT=bench/out
@@ -71,8 +79,11 @@ while True:
 
 # run_one CONTENDER SIZE ROUND: one flood; appends a CSV row.
 run_one() {
-	local c=$1 size=$2 round=$3 pid="" err=$SHM/err time=$SHM/time
-	local captured="" lost="" cpu="" rss="" pps
+	local c=${1%@*} size=$2 round=$3 pid="" err=$SHM/err time=$SHM/time
+	local mode="" captured="" lost="" cpu="" rss="" pps="" bytes=""
+	[ "$c" = "$1" ] || mode=${1#*@}
+	local pcap=$SHM/t.pcap pcapng=$SHM/p.pcapng
+	[ "$mode" = null ] && pcap=/dev/null pcapng=/dev/null
 	: >"$err"
 	rm -f "$time"
 	case $c in
@@ -82,11 +93,11 @@ run_one() {
 			obj "$build/bpf/bare_xdp.bpf.o" sec xdp ;;
 	tcpdump)
 		in_cap "$build/bench_runstat" "$time" \
-			tcpdump -i "$CAPIF" -n -s 65460 -B 4096 -w "$SHM/t.pcap" 2>"$err" &
+			tcpdump -i "$CAPIF" -n -s 65460 -B 4096 -w "$pcap" 2>"$err" &
 		pid=$!
 		wait_for "$err" "listening on" "$pid" ;;
 	pktsample*)
-		local extra=(-w "$SHM/p.pcapng") bin=$build/pktsample
+		local extra=(-w "$pcapng") bin=$build/pktsample
 		case $c in
 		pktsample-base) bin=${BASE_PKTSAMPLE:?pktsample-base needs BASE_PKTSAMPLE=/path/to/pktsample} ;;
 		pktsample-s100) extra+=(--sample 100) ;;
@@ -98,6 +109,7 @@ run_one() {
 		pktsample-tc-ring) extra+=(--hook tc-ingress --transport ringbuf) ;;
 		pktsample-j2) extra+=(-j 2) ;;
 		pktsample-noctx) extra+=(--context off) ;;
+		pktsample-ring-noctx) extra+=(--transport ringbuf --context off) ;;
 		esac
 		# shellcheck disable=SC2206 # words, as on a command line
 		[ -n "${PS_ARGS:-}" ] && extra+=($PS_ARGS)
@@ -106,8 +118,9 @@ run_one() {
 		pid=$!
 		wait_for "$err" "capturing on" "$pid" ;;
 	esac
-	pps=$("$TESTENV" exec "$ENV" peer -- "$build/psgen" -i "$PEERIF" -n "$N" -s "$size" |
-		sed -n 's/.*pps=\([0-9]*\).*/\1/p')
+	[ "$mode" = idle ] ||
+		pps=$("$TESTENV" exec "$ENV" peer -- "$build/psgen" -i "$PEERIF" -n "$N" -s "$size" |
+			sed -n 's/.*pps=\([0-9]*\).*/\1/p')
 	# Past tcpdump's 1 s block timeout, so it has its last frames too.
 	sleep 1.2
 	case $c in
@@ -126,13 +139,17 @@ run_one() {
 			lost=$(sed -n 's/^\([0-9]*\) packets lost in .* buffer/\1/p' "$err")
 		fi ;;
 	esac
+	for f in "$SHM/t.pcap" "$SHM/p.pcapng"; do
+		[ -e "$f" ] && bytes=$(stat -c %s "$f")
+	done
+	[ "$mode" = null ] && bytes=0
 	rm -f "$SHM/t.pcap" "$SHM/p.pcapng"
-	echo "$size,$round,$c,$pps,$captured,$lost,$cpu,$rss" >>"$csv"
-	printf '  %-17s %5s B round %s: %8s pps  captured %-8s lost %-6s cpu %-5s s  rss %s KiB\n' \
-		"$c" "$size" "$round" "$pps" "${captured:--}" "${lost:--}" "${cpu:--}" "${rss:--}" >&2
+	echo "$size,$round,$1,$pps,$captured,$lost,$cpu,$rss,$bytes" >>"$csv"
+	printf '  %-22s %5s B round %s: %8s pps  captured %-8s lost %-6s cpu %-5s s  rss %s KiB\n' \
+		"$1" "$size" "$round" "${pps:--}" "${captured:--}" "${lost:--}" "${cpu:--}" "${rss:--}" >&2
 }
 
-echo "size,round,contender,sender_pps,captured,lost,cpu_s,peak_rss_kib" >"$csv"
+echo "size,round,contender,sender_pps,captured,lost,cpu_s,peak_rss_kib,file_bytes" >"$csv"
 for size in $SIZES; do
 	for round in $(seq "$ROUNDS"); do
 		for c in $CONTENDERS; do

@@ -7,6 +7,12 @@ the reference's rate of the same round (the contenders of one round run
 back to back), and the table gives the median over rounds with min-max.
 That keeps a slow stretch of the shared machine, which slows every
 contender of its round, out of the ratios. Absolute columns are medians.
+
+Where a contender ran also as C@null (writing to /dev/null) and C@idle
+(started and stopped with no flood), a second table splits its CPU per
+round: the start-up (C@idle), the reading and block-making per packet
+(C@null less the start-up) and the file's write (C less C@null), per
+packet and per byte of the file.
 """
 import csv
 import statistics
@@ -21,7 +27,8 @@ def med(values):
 def paired(rows, base):
     """Median (min, max) over rounds of this contender's pps / base's."""
     r = [float(x["sender_pps"]) / float(base[x["round"]]["sender_pps"])
-         for x in rows if x["round"] in base]
+         for x in rows if x["round"] in base and x["sender_pps"]
+         and base[x["round"]]["sender_pps"]]
     return (statistics.median(r), min(r), max(r)) if r else None
 
 
@@ -57,13 +64,52 @@ def main(path):
             # CPU per million captured, per round, then the median.
             per_m = med(float(r["cpu_s"]) / (float(r["captured"]) / 1e6) for r in rs
                         if r["cpu_s"] and r["captured"] and float(r["captured"]))
-            print(f"| {size} | {c} | {p[0]:.0f} ({p[1]:.0f}-{p[2]:.0f}) | {ratio('none')} | "
+            pps = f"{p[0]:.0f} ({p[1]:.0f}-{p[2]:.0f})" if p else "-"
+            print(f"| {size} | {c} | {pps} | {ratio('none')} | "
                   f"{ratio('tcpdump')} | {ratio(bare) if bare else '-'} | "
                   f"{f'{cap[0]:.0f}' if cap else '-'} | {f'{lost[0]:.0f}' if lost else '-'} | "
                   f"{f'{cpu[0]:.3f}' if cpu else '-'} | "
                   f"{f'{per_m[0]:.3f} ({per_m[1]:.3f}-{per_m[2]:.3f})' if per_m else '-'} | "
                   f"{f'{rss[0]:.0f}' if rss else '-'} |")
+    split(rows)
     print(f"\nCSV: {path}")
+
+
+def split(rows):
+    """What each contender's CPU is made of, where @idle and @null ran."""
+    cell = {(r["size"], r["contender"], r["round"]): r for r in rows}
+    out = []
+    for size, c in dict.fromkeys((r["size"], r["contender"]) for r in rows):
+        if "@" in c:
+            continue
+        start, read, write, per_byte, nbytes = [], [], [], [], []
+        for (s2, c2, rnd), r in cell.items():
+            idle, null = cell.get((size, c + "@idle", rnd)), cell.get((size, c + "@null", rnd))
+            if s2 != size or c2 != c or not idle or not null:
+                continue
+            if not (r["captured"] and null["captured"] and r["file_bytes"]):
+                continue
+            t0 = float(idle["cpu_s"])
+            start.append(t0 * 1e3)
+            read.append((float(null["cpu_s"]) - t0) / float(null["captured"]) * 1e9)
+            w = float(r["cpu_s"]) - float(null["cpu_s"])
+            write.append(w / float(r["captured"]) * 1e9)
+            per_byte.append(w / float(r["file_bytes"]) * 1e9)
+            nbytes.append(float(r["file_bytes"]) / float(r["captured"]))
+        if start:
+            out.append((size, c, start, read, write, nbytes, per_byte))
+    if not out:
+        return
+    print("\n## What the CPU is made of (medians over rounds, min-max)\n")
+    print("| size | contender | start-up ms | reading per packet, ns | "
+          "file write per packet, ns | file bytes per packet | write ns per byte |")
+    print("|---|---|---|---|---|---|---|")
+
+    def m(v, f):
+        return f"{statistics.median(v):{f}} ({min(v):{f}}-{max(v):{f}})"
+    for size, c, start, read, write, nbytes, per_byte in out:
+        print(f"| {size} | {c} | {m(start, '.1f')} | {m(read, '.0f')} | {m(write, '.0f')} | "
+              f"{statistics.median(nbytes):.0f} | {m(per_byte, '.2f')} |")
 
 
 if __name__ == "__main__":

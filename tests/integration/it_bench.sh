@@ -3,12 +3,13 @@
 # The end-to-end benchmark, small: every contender of bench/e2e.sh starts,
 # watches a short flood and reports what a full run would; every capture
 # contender gets every frame, with nothing lost; the summary pairs each
-# round's rates. (Speed is for bench/run.sh to measure, not for a test.)
+# round's rates and splits a contender's CPU where it also ran @null and
+# @idle. (Speed is for bench/run.sh to measure, not for a test.)
 source "$(dirname "$0")/lib.sh"
 
 n=20000
 rounds=2
-contenders="none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-skb pktsample-ring pktsample-tc pktsample-tc-ring pktsample-s100"
+contenders="none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-skb pktsample-ring pktsample-tc pktsample-tc-ring pktsample-s100 pktsample-ring-noctx pktsample@null pktsample@idle"
 build=$(dirname "$PKTSAMPLE")
 ROUNDS=$rounds N=$n SIZES=64 CONTENDERS=$contenders OUT=$WORK \
 	"$top/bench/e2e.sh" "$build" >"$WORK/summary.md" 2>"$WORK/e2e.err" ||
@@ -19,12 +20,17 @@ csv=$WORK/e2e.csv
 nc=$(echo "$contenders" | wc -w)
 assert_eq "$((nc * rounds))" "$(($(wc -l <"$csv") - 1))" "one CSV row per contender and round"
 
-# size,round,contender,sender_pps,captured,lost,cpu_s,peak_rss_kib
-while IFS=, read -r size round c pps captured lost cpu rss; do
-	[ "$pps" -gt 0 ] || fail "$c round $round: no sender rate"
+# size,round,contender,sender_pps,captured,lost,cpu_s,peak_rss_kib,file_bytes
+while IFS=, read -r size round c pps captured lost cpu rss bytes; do
+	[ "$c" = pktsample@idle ] || [ "$pps" -gt 0 ] || fail "$c round $round: no sender rate"
 	case $c in
 	none | xdp-pass-*)
-		[ -z "$captured$cpu" ] || fail "$c round $round: capture columns filled" ;;
+		[ -z "$captured$cpu$bytes" ] || fail "$c round $round: capture columns filled" ;;
+	pktsample@idle)
+		assert_eq ",0" "$pps,$captured" "$c round $round: no flood, nothing captured" ;;
+	pktsample@null)
+		[ "$captured" -ge "$n" ] || fail "$c round $round: captured $captured of $n"
+		assert_eq 0 "$bytes" "$c round $round: nothing written to a file" ;;
 	pktsample-s100)
 		# 1 in 100 of 20000 at random: 200, sigma 14
 		[ "$captured" -ge 100 ] && [ "$captured" -le 300 ] ||
@@ -39,6 +45,12 @@ while IFS=, read -r size round c pps captured lost cpu rss; do
 	tcpdump | pktsample*)
 		python3 -c "import sys; sys.exit(not (float('$cpu') > 0 and int('$rss') > 0))" ||
 			fail "$c round $round: cpu '$cpu' rss '$rss'" ;;
+	esac
+	case $c in
+	tcpdump) [ "$bytes" -gt $((captured * 80)) ] || fail "$c round $round: file of $bytes bytes" ;;
+	pktsample | pktsample-*)
+		# at least the smallest block a 64-byte frame can have (96)
+		[ "$bytes" -gt $((captured * 96)) ] || fail "$c round $round: file of $bytes bytes" ;;
 	esac
 done < <(tail -n +2 "$csv")
 ok "every capture contender captured all $n frames, none lost; sampling kept about 1 in 100"
@@ -59,6 +71,17 @@ PY
 grep -q "^| 64 | pktsample | [0-9]* ([0-9]*-[0-9]*) | [^|]* | $want (" "$WORK/summary.md" ||
 	fail "pktsample vs tcpdump is not the paired median $want: $(grep '| pktsample |' "$WORK/summary.md")"
 ok "the summary has a row per contender and pairs the ratios by round"
+
+# The split: pktsample ran @null and @idle beside the file, tcpdump did not.
+# (Its reading and writing columns are differences of noisy totals: on a
+# 20,000-frame flood they may come out negative. The bench runs a million.)
+sed -n '/^## What the CPU is made of/,$p' "$WORK/summary.md" >"$WORK/split.md"
+split=$(grep '^| 64 | pktsample | ' "$WORK/split.md")
+echo "$split" | awk -F'|' '{ exit !($4 + 0 > 0 && $7 + 0 >= 96) }' ||
+	fail "no split of pktsample's CPU (start-up, reading, the file's bytes): $(cat "$WORK/split.md")"
+grep -q '^| 64 | tcpdump | ' "$WORK/split.md" &&
+	fail "a split for tcpdump, which ran neither @null nor @idle"
+ok "the summary splits the CPU of a contender that also ran @null and @idle"
 
 # bench/soak.sh, short: it runs, rotates a ring, finds every file valid,
 # samples RSS and states the loss.
