@@ -185,12 +185,32 @@ static void owners_are_worded_once(void **state)
 	ps_who_free(t);
 }
 
+/* Scans of the sockets are 2 s apart at least, and a scan that cost more
+ * than 40 ms of CPU keeps the next 50 times that away: at most 2 % of a
+ * CPU however many processes the host runs. */
+static void rescans_keep_to_their_share(void **state)
+{
+	(void)state;
+	assert_int_equal(ps_who_rescan_gap_ns(0), 2000000000ull);
+	assert_int_equal(ps_who_rescan_gap_ns(3000000), 2000000000ull);
+	assert_int_equal(ps_who_rescan_gap_ns(40000000), 2000000000ull);
+	assert_int_equal(ps_who_rescan_gap_ns(40000001), 2000000050ull);
+	/* a thousand processes of ten sockets: some 0.2 s a scan */
+	assert_int_equal(ps_who_rescan_gap_ns(200000000), 10000000000ull);
+	for (uint64_t cost = 1; cost < 4000000000ull; cost *= 3)
+		assert_true(cost * PS_WHO_RESCAN_SHARE <= ps_who_rescan_gap_ns(cost));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(runtimes),	 cmocka_unit_test(pods_units_and_none),
-		cmocka_unit_test(matching),	 cmocka_unit_test(words),
-		cmocka_unit_test(small_buffers), cmocka_unit_test(owners_are_worded_once),
+		cmocka_unit_test(runtimes),
+		cmocka_unit_test(pods_units_and_none),
+		cmocka_unit_test(matching),
+		cmocka_unit_test(words),
+		cmocka_unit_test(small_buffers),
+		cmocka_unit_test(owners_are_worded_once),
+		cmocka_unit_test(rescans_keep_to_their_share),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -86,7 +86,7 @@ int ps_context_start(struct ps_context *c, struct ps_loader *l)
 	if (err)
 		ps_log(err == -ENOENT ? PS_LOG_INFO : PS_LOG_WARN,
 		       "cannot see sockets being made (%s): the owners of those made during the "
-		       "capture are found by looking for them, every %d s\n",
+		       "capture are found by looking for them, at most every %d s\n",
 		       err == -ENOENT ? "no cgroup v2 mount" : strerror(-err),
 		       PS_WHO_RESCAN_MS / 1000);
 	c->who = ps_who_new(ps_loader_owners_fd(l), &c->cg);

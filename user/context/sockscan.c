@@ -160,15 +160,15 @@ static void scan_fds(uint32_t pid, const struct sock_list *l, bool *claimed,
 	if (!fds)
 		return;
 	while ((d = readdir(fds))) {
-		char link[320], target[64];
+		char target[64];
 		struct sock_ent key, *hit;
 		ssize_t len;
 		unsigned int ino;
 
 		if (d->d_name[0] == '.')
 			continue;
-		snprintf(link, sizeof(link), "%s/%s", dir, d->d_name);
-		len = readlink(link, target, sizeof(target) - 1);
+		/* Relative to the directory: no walk from / for each. */
+		len = readlinkat(dirfd(fds), d->d_name, target, sizeof(target) - 1);
 		if (len <= 0)
 			continue;
 		target[len] = '\0';

@@ -73,6 +73,7 @@ struct ps_who_table {
 	uint32_t n_socks, n_procs_now, n_cgroups;
 	uint32_t n_procs; /* numbers given so far */
 	uint64_t last_scan_ns;
+	uint64_t rescan_gap_ns; /* from the last scan's cost */
 	uint32_t host_netns;
 	struct netns_name *names; /* /run/netns, read at the start */
 	size_t n_names;
@@ -135,6 +136,7 @@ struct ps_who_table *ps_who_new(int owners_fd, struct ps_cgroup_index *cg)
 		return NULL;
 	t->owners_fd = owners_fd;
 	t->gen = 1;
+	t->rescan_gap_ns = ps_who_rescan_gap_ns(0);
 	/* Without cgroup v2, packets have no container: not an error. */
 	t->cg = *cg;
 	memset(cg, 0, sizeof(*cg));
@@ -235,10 +237,28 @@ static void scan_found(void *arg, uint64_t cookie, const struct ps_owner *o)
 		bpf_map_update_elem(t->owners_fd, &cookie, o, BPF_NOEXIST);
 }
 
+uint64_t ps_who_rescan_gap_ns(uint64_t scan_cpu_ns)
+{
+	uint64_t least = PS_WHO_RESCAN_MS * 1000000ull;
+
+	return scan_cpu_ns > least / PS_WHO_RESCAN_SHARE ? scan_cpu_ns * PS_WHO_RESCAN_SHARE :
+							   least;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 int ps_who_scan(struct ps_who_table *t)
 {
+	uint64_t cpu0 = thread_cpu_ns();
 	int n = ps_sockscan(t->cg.root, scan_found, t);
 
+	t->rescan_gap_ns = ps_who_rescan_gap_ns(thread_cpu_ns() - cpu0);
 	t->last_scan_ns = now_ns();
 	t->gen++;
 	if (n < 0)
@@ -264,7 +284,7 @@ static const struct ps_owner *owner_of(struct ps_who_table *t, uint64_t cookie, 
 	 * no TCP or UDP socket any process holds (a packet socket, a kernel
 	 * socket) and would have every packet of a flood scan again. */
 	if (!n->known && n->first_ns > t->last_scan_ns &&
-	    now_ns() - t->last_scan_ns >= PS_WHO_RESCAN_MS * 1000000ull)
+	    now_ns() - t->last_scan_ns >= t->rescan_gap_ns)
 		ps_who_scan(t);
 	*pending = !n->known && n->first_ns > t->last_scan_ns;
 	return n->known ? &n->owner : NULL;

@@ -8,7 +8,8 @@
  * a packet costs a lookup in memory; the kernel's map is asked once per
  * socket, and sockets it does not know (made before the capture, or
  * accepted) are looked for once more, as ss -p would find them, when a
- * packet first names them: at most one such scan every PS_WHO_RESCAN_MS.
+ * packet first names them: such scans PS_WHO_RESCAN_MS apart at least, and
+ * further where one is long (ps_who_rescan_gap_ns).
  */
 #ifndef PS_WHO_H
 #define PS_WHO_H
@@ -20,6 +21,13 @@
 #include "pktsample.h"
 
 #define PS_WHO_RESCAN_MS 2000
+/* A scan walks every process's file descriptors: on a host of a thousand
+ * processes of ten sockets each it costs some 0.2 s of CPU. Scans are
+ * spaced so that they take at most 1/PS_WHO_RESCAN_SHARE of a CPU. */
+#define PS_WHO_RESCAN_SHARE 50
+
+/* The least time from a scan that cost scan_cpu_ns of CPU to the next. */
+uint64_t ps_who_rescan_gap_ns(uint64_t scan_cpu_ns);
 
 /* One packet's owner, as the outputs show it. */
 struct ps_who {
