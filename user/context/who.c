@@ -82,12 +82,17 @@ struct ps_who_table {
 	struct memo *last; /* the entry the previous packet found */
 };
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 static size_t hash64(uint64_t v)
@@ -245,20 +250,12 @@ uint64_t ps_who_rescan_gap_ns(uint64_t scan_cpu_ns)
 							   least;
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int ps_who_scan(struct ps_who_table *t)
 {
-	uint64_t cpu0 = thread_cpu_ns();
+	uint64_t cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	int n = ps_sockscan(t->cg.root, scan_found, t);
 
-	t->rescan_gap_ns = ps_who_rescan_gap_ns(thread_cpu_ns() - cpu0);
+	t->rescan_gap_ns = ps_who_rescan_gap_ns(clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0);
 	t->last_scan_ns = now_ns();
 	t->gen++;
 	if (n < 0)
