@@ -7,6 +7,7 @@
 #include <time.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
+#include "clock.h"
 #include "container.h"
 #include "log.h"
 #include "sockscan.h"
@@ -81,19 +82,6 @@ struct ps_who_table {
 	struct memo memo[MEMO_SLOTS];
 	struct memo *last; /* the entry the previous packet found */
 };
-
-static uint64_t clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t now_ns(void)
-{
-	return clock_ns(CLOCK_MONOTONIC);
-}
 
 static size_t hash64(uint64_t v)
 {
@@ -252,11 +240,12 @@ uint64_t ps_who_rescan_gap_ns(uint64_t scan_cpu_ns)
 
 int ps_who_scan(struct ps_who_table *t)
 {
-	uint64_t cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t cpu0 = (uint64_t)ps_clock_read_ns(CLOCK_THREAD_CPUTIME_ID, NULL);
 	int n = ps_sockscan(t->cg.root, scan_found, t);
 
-	t->rescan_gap_ns = ps_who_rescan_gap_ns(clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0);
-	t->last_scan_ns = now_ns();
+	t->rescan_gap_ns = ps_who_rescan_gap_ns(
+		(uint64_t)ps_clock_read_ns(CLOCK_THREAD_CPUTIME_ID, NULL) - cpu0);
+	t->last_scan_ns = ps_clock_mono_ns();
 	t->gen++;
 	if (n < 0)
 		pr_debug("cannot list the sockets that exist: %s\n", strerror(-n));
@@ -273,7 +262,7 @@ static const struct ps_owner *owner_of(struct ps_who_table *t, uint64_t cookie, 
 		n = sock_add(t, cookie);
 		if (!n)
 			return NULL;
-		n->first_ns = now_ns();
+		n->first_ns = ps_clock_mono_ns();
 		if (t->owners_fd >= 0 && !bpf_map_lookup_elem(t->owners_fd, &cookie, &n->owner))
 			n->known = true;
 	}
@@ -281,7 +270,7 @@ static const struct ps_owner *owner_of(struct ps_who_table *t, uint64_t cookie, 
 	 * no TCP or UDP socket any process holds (a packet socket, a kernel
 	 * socket) and would have every packet of a flood scan again. */
 	if (!n->known && n->first_ns > t->last_scan_ns &&
-	    now_ns() - t->last_scan_ns >= t->rescan_gap_ns)
+	    ps_clock_mono_ns() - t->last_scan_ns >= t->rescan_gap_ns)
 		ps_who_scan(t);
 	*pending = !n->known && n->first_ns > t->last_scan_ns;
 	return n->known ? &n->owner : NULL;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Kernel monotonic time (bpf_ktime_get_ns) to wall-clock time. */
+/* Clocks in ns, and kernel monotonic time (bpf_ktime_get_ns) to
+ * wall-clock time. */
 #ifndef PS_CLOCK_H
 #define PS_CLOCK_H
 
