@@ -35,6 +35,10 @@ enum ps_hook {
 /* Perf transport: a continuation, the packet's bytes from chunk_off on, of
  * the sample this CPU emitted just before (same seq); see PS_PERF_CHUNK. */
 #define PS_F_CONT (1U << 2)
+/* Context: the socket the skb carries is no TCP or UDP socket over IP (a
+ * packet socket, a raw one): a scan of the sockets that exist
+ * (user/context/sockscan.c) cannot find its owner, only the socket hook. */
+#define PS_F_SOCK_NOT_INET (1U << 3)
 
 /*
  * One perf sample is this struct followed by cap_len packet bytes, appended

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <linux/bpf.h>
+#include <linux/in.h>
 #include <bpf/bpf_helpers.h>
 #include "pktsample.h"
 
@@ -90,6 +91,21 @@ static __always_inline bool ps_ctx_skb_socket(struct __sk_buff *skb, __u64 *cook
 		return false;
 	*cgroup = bpf_skb_cgroup_id(skb);
 	return true;
+}
+
+/* Whether the socket the skb carries is other than TCP or UDP over IP (a
+ * packet socket, a raw one). A request or timewait socket is TCP's. */
+static __always_inline bool ps_ctx_skb_socket_not_inet(struct __sk_buff *skb)
+{
+	struct bpf_sock *sk = skb->sk;
+
+	if (!sk)
+		return false;
+	sk = bpf_sk_fullsock(sk);
+	if (!sk)
+		return false;
+	return (sk->family != 2 /* AF_INET */ && sk->family != 10 /* AF_INET6 */) ||
+	       (sk->protocol != IPPROTO_TCP && sk->protocol != IPPROTO_UDP);
 }
 
 /* The local socket the packet is for, in the device's namespace. */

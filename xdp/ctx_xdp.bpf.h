@@ -75,6 +75,11 @@ static __always_inline bool ps_ctx_skb_socket(struct xdp_md *ctx __attribute__((
 	return false;
 }
 
+static __always_inline bool ps_ctx_skb_socket_not_inet(struct xdp_md *ctx __attribute__((unused)))
+{
+	return false;
+}
+
 /* The local socket the packet is for, in the device's namespace. */
 static __always_inline struct bpf_sock *ps_ctx_skc_lookup_tcp(struct xdp_md *ctx,
 							      struct bpf_sock_tuple *t, __u32 len)

@@ -241,15 +241,11 @@ static const struct fixture_case cases[] = {
 	{ "tc-egress 3000B snaplen 2000", TC_EG, 2000, 3000, (uint32_t)-1, PS_HOOK_TC_EGRESS, -1 },
 };
 
-/* The ring reserves ps_meta + the smallest class that holds the packet
- * bytes: j << s for j in 2..3, from 128 bytes (xdp/lib/output.bpf.h). */
-static uint32_t ring_room(uint32_t cap)
+/* What a ring record of cap packet bytes takes in the ring: its 8-byte
+ * header, ps_meta and the bytes, rounded up to 8 (xdp/lib/output.bpf.h). */
+static uint32_t ring_taken(uint32_t cap)
 {
-	for (uint32_t s = 6; s < 17; s++)
-		for (uint32_t j = 2; j < 4; j++)
-			if (cap <= j << s)
-				return j << s;
-	return 2u << 17;
+	return (8 + (uint32_t)sizeof(struct ps_meta) + cap + 7) & ~7u;
 }
 
 /*
@@ -316,11 +312,9 @@ static void records_for(uint32_t ring_bytes, bool single_buffer)
 			join_continuations(&f, cap);
 		assert_int_equal(f.n_rec, 1);
 		assert_int_equal(f.lost, 0);
-		if (ring_bytes) {
-			/* the record has its class's room; the reader trims it */
-			assert_int_equal(f.rec[0].size, sizeof(m) + ring_room(cap));
-			f.rec[0].size = sizeof(m) + cap;
-		}
+		/* a ring record is the packet's exactly, no room to spare */
+		if (ring_bytes)
+			assert_int_equal(f.rec[0].size, sizeof(m) + cap);
 		assert_int_equal(ps_split_sample(f.rec[0].data, f.rec[0].size, &m, &bytes), 0);
 		assert_int_equal(m.version, PS_META_VERSION);
 		assert_int_equal(m.hook, c->expect_hook);
@@ -331,7 +325,11 @@ static void records_for(uint32_t ring_bytes, bool single_buffer)
 		assert_int_equal(m.cap_len, cap);
 		assert_int_equal(m.cpu, f.rec[0].cpu);
 		assert_int_equal(m.seq, 0);
-		assert_int_equal(m.flags, 0);
+		/* BPF_PROG_TEST_RUN gives a TC program's skb a socket of its
+		 * own, no TCP or UDP one: the context says so, XDP has none */
+		assert_int_equal(m.flags, m.ctx == PS_CTX_SKB || m.ctx == PS_CTX_SENDER ?
+						  PS_F_SOCK_NOT_INET :
+						  0);
 		assert_true(m.ts_ns >= t0 && m.ts_ns <= t1);
 		assert_memory_equal(bytes, pkt, cap);
 
@@ -408,11 +406,9 @@ static void unpin(void)
 
 static void ring_full_is_counted(void **state)
 {
-	/* What a 1500-byte packet takes in the ring: its header, ps_meta and
-	 * its class's room, 8-byte aligned. Its class (1,536 bytes) lets two
-	 * fit in 4 KiB, where a class per power of two (2,048) let one. */
-	const uint32_t per = (8 + (uint32_t)sizeof(struct ps_meta) + ring_room(1500) + 7) & ~7u,
-		       fits = 4096 / per;
+	/* Two 1500-byte packets fit in 4 KiB, each its header, ps_meta and
+	 * bytes. */
+	const uint32_t fits = 4096 / ring_taken(1500);
 	struct fixture f = { 0 };
 	uint8_t *pkt = make_packet(1500);
 	struct ps_counters cnt;
@@ -491,7 +487,7 @@ static void sequence_numbers_count_per_cpu(void **state)
 static void ring_wakes_at_each_mark(void **state)
 {
 	const uint32_t ring = 64 * 1024, mark = (uint32_t)ps_source_wake_bytes(ring),
-		       rec = (uint32_t)sizeof(struct ps_meta) + ring_room(1500) + 8;
+		       rec = ring_taken(1500);
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
 	struct fixture f = { 0 };
 	uint8_t *pkt = make_packet(1500);

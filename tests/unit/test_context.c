@@ -201,6 +201,35 @@ static void rescans_keep_to_their_share(void **state)
 		assert_true(cost * PS_WHO_RESCAN_SHARE <= ps_who_rescan_gap_ns(cost));
 }
 
+/*
+ * A socket first seen after the last scan has the sockets scanned again
+ * (spaced by the scans' cost), but not one the hook said is no TCP or UDP
+ * socket (a packet socket's flood): no scan can find it.
+ */
+static void scans_only_for_what_a_scan_finds(void **state)
+{
+	struct ps_cgroup_index cg = { 0 };
+	struct ps_who_table *t = ps_who_new(-1, &cg);
+	const struct ps_meta packet = { .ctx = PS_CTX_SENDER,
+					.flags = PS_F_SOCK_NOT_INET,
+					.sock_cookie = 77 };
+	const struct ps_meta udp = { .ctx = PS_CTX_SENDER, .sock_cookie = 78 };
+	const struct ps_who *w;
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(ps_who_scans(t), 0);
+	says(t, &packet, "owner=sender:socket-not-found", &w);
+	assert_int_equal(ps_who_scans(t), 0);
+	says(t, &udp, "owner=sender:socket-not-found", &w);
+	assert_int_equal(ps_who_scans(t), 1);
+	/* looked for once: its next packets do not scan again */
+	says(t, &udp, "owner=sender:socket-not-found", &w);
+	says(t, &packet, "owner=sender:socket-not-found", &w);
+	assert_int_equal(ps_who_scans(t), 1);
+	ps_who_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +240,7 @@ int main(void)
 		cmocka_unit_test(small_buffers),
 		cmocka_unit_test(owners_are_worded_once),
 		cmocka_unit_test(rescans_keep_to_their_share),
+		cmocka_unit_test(scans_only_for_what_a_scan_finds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

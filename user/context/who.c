@@ -75,6 +75,7 @@ struct ps_who_table {
 	uint32_t n_procs; /* numbers given so far */
 	uint64_t last_scan_ns;
 	uint64_t rescan_gap_ns; /* from the last scan's cost */
+	unsigned long scans;	/* made so far */
 	uint32_t host_netns;
 	struct netns_name *names; /* /run/netns, read at the start */
 	size_t n_names;
@@ -246,15 +247,23 @@ int ps_who_scan(struct ps_who_table *t)
 	t->rescan_gap_ns = ps_who_rescan_gap_ns(
 		(uint64_t)ps_clock_read_ns(CLOCK_THREAD_CPUTIME_ID, NULL) - cpu0);
 	t->last_scan_ns = ps_clock_mono_ns();
+	t->scans++;
 	t->gen++;
 	if (n < 0)
 		pr_debug("cannot list the sockets that exist: %s\n", strerror(-n));
 	return n;
 }
 
-/* The owner of cookie: from the cache, the owners map, or a new scan.
- * *pending: not known yet, and a scan may still find it. */
-static const struct ps_owner *owner_of(struct ps_who_table *t, uint64_t cookie, bool *pending)
+unsigned long ps_who_scans(const struct ps_who_table *t)
+{
+	return t->scans;
+}
+
+/* The owner of cookie: from the cache, the owners map, or a new scan
+ * (scannable: a TCP or UDP socket, which a scan can find). *pending: not
+ * known yet, and a scan may still find it. */
+static const struct ps_owner *owner_of(struct ps_who_table *t, uint64_t cookie, bool scannable,
+				       bool *pending)
 {
 	struct sock_node *n = sock_find(t, cookie);
 
@@ -269,10 +278,10 @@ static const struct ps_owner *owner_of(struct ps_who_table *t, uint64_t cookie, 
 	/* Looked for once: a socket no scan since its first packet found is
 	 * no TCP or UDP socket any process holds (a packet socket, a kernel
 	 * socket) and would have every packet of a flood scan again. */
-	if (!n->known && n->first_ns > t->last_scan_ns &&
+	if (!n->known && scannable && n->first_ns > t->last_scan_ns &&
 	    ps_clock_mono_ns() - t->last_scan_ns >= t->rescan_gap_ns)
 		ps_who_scan(t);
-	*pending = !n->known && n->first_ns > t->last_scan_ns;
+	*pending = !n->known && scannable && n->first_ns > t->last_scan_ns;
 	return n->known ? &n->owner : NULL;
 }
 
@@ -361,7 +370,7 @@ static bool resolve(struct ps_who_table *t, const struct ps_meta *m, struct ps_w
 	if (m->ctx == PS_CTX_OFF)
 		return true;
 	if (m->sock_cookie)
-		o = owner_of(t, m->sock_cookie, &pending);
+		o = owner_of(t, m->sock_cookie, !(m->flags & PS_F_SOCK_NOT_INET), &pending);
 	if (o) {
 		w->known = true;
 		/* The hook's pid and thread where it had them (the thread

@@ -52,6 +52,9 @@ void ps_who_free(struct ps_who_table *t);
  * into the owners map too, where the map has none. The number found, or
  * -errno. */
 int ps_who_scan(struct ps_who_table *t);
+/* How many scans the table has made: at the start, and for a TCP or UDP
+ * socket a packet named that no scan since its first packet had found. */
+unsigned long ps_who_scans(const struct ps_who_table *t);
 /* What m says, in words: the table's, valid until the next call (a
  * packet like the previous ones costs a compare). */
 const struct ps_who *ps_who_resolve(struct ps_who_table *t, const struct ps_meta *m);

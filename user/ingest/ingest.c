@@ -632,14 +632,13 @@ int ps_ingest_open_ring(struct ps_ingest *c, int rings_fd, int emit_fd, uint32_t
 			ps_order_settle(&c->order, cpu, UINT64_MAX);
 			continue;
 		}
-		err = ps_source_open_ring(&c->src[c->n_src], cpu, rings_fd, ring_bytes);
-		if (err)
-			pr_err("cannot make the BPF ring buffer of CPU %d (%u KiB): %s\n", cpu,
-			       ring_bytes / 1024, strerror(-err));
-		else
+		err = ps_source_open_ring(&c->src[c->n_src], cpu, ring_bytes);
+		if (!err)
 			err = watch_source(c, c->n_src++);
 	}
 	free(online);
+	if (!err) /* last: the CPUs' programs write into them from now on */
+		err = ps_source_publish_rings(rings_fd, c->src, c->n_src);
 	if (err)
 		return err;
 	c->emit_fd = c->r0.emit_fd = emit_fd;

@@ -257,8 +257,8 @@ static void take_record(struct ps_reader *r, int k, const struct ps_source_rec *
 	if (s->kind == PS_SOURCE_PERF && assemble(r, k, rec->raw, size))
 		return;
 	if (s->kind == PS_SOURCE_RING) {
-		/* The record has its size class's room; the packet is cap_len
-		 * of it. */
+		/* The record is ps_meta and cap_len bytes, rounded up; the
+		 * packet is cap_len of it. */
 		const struct ps_meta *m = (const struct ps_meta *)rec->raw;
 
 		if (size < sizeof(*m) || m->cap_len > size - sizeof(*m)) {

@@ -10,13 +10,14 @@
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
+#include "log.h"
 #include "pktsample.h"
 #include "source.h"
 
 /* The largest perf record: its size field is 16 bits. */
 #define PERF_RECORD_MAX 0x10000u
-/* The largest sample a ring record holds: ps_meta and the largest size
- * class (xdp/lib/output.bpf.h). */
+/* The largest sample a ring record holds: ps_meta and the largest snap
+ * length (xdp/lib/output.bpf.h). */
 #define RING_RECORD_MAX (sizeof(struct ps_meta) + PS_SNAPLEN_MAX)
 
 static void source_reset(struct ps_source *s)
@@ -137,9 +138,8 @@ static int map_ring(struct ps_source *s, int fd, uint32_t ring_bytes)
 	return 0;
 }
 
-int ps_source_open_ring(struct ps_source *s, int cpu, int rings_fd, uint32_t ring_bytes)
+int ps_source_open_ring(struct ps_source *s, int cpu, uint32_t ring_bytes)
 {
-	uint32_t key = (uint32_t)cpu;
 	int err;
 
 	source_reset(s);
@@ -149,14 +149,49 @@ int ps_source_open_ring(struct ps_source *s, int cpu, int rings_fd, uint32_t rin
 	if (s->fd < 0) {
 		err = -errno;
 		s->fd = -1;
-		return err;
+		goto fail;
 	}
 	err = map_ring(s, s->fd, ring_bytes);
-	/* Last: the CPU's programs write into it from now on. */
-	if (!err && bpf_map_update_elem(rings_fd, &key, &s->fd, BPF_ANY))
-		err = -errno;
 	if (err)
 		ps_source_close(s);
+fail:
+	if (err)
+		pr_err("cannot make the BPF ring buffer of CPU %d (%u KiB): %s\n", cpu,
+		       ring_bytes / 1024, strerror(-err));
+	return err;
+}
+
+/*
+ * In one batch: the kernel waits for an RCU grace period after each
+ * update of a map of maps, so that no program still runs with the old
+ * value (10-30 ms each here; 8 rings one by one took 93 ms, in a batch
+ * 8). A kernel without batches for this map (before 5.6, or its map type)
+ * has them put in one by one.
+ */
+int ps_source_publish_rings(int rings_fd, const struct ps_source *src, int n)
+{
+	uint32_t *keys = calloc((size_t)n + 1, sizeof(*keys)), count = (uint32_t)n;
+	int *fds = calloc((size_t)n + 1, sizeof(*fds)), err = 0;
+
+	if (!keys || !fds) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (int i = 0; i < n; i++) {
+		keys[i] = (uint32_t)src[i].cpu;
+		fds[i] = src[i].fd;
+	}
+	if (!n || !bpf_map_update_batch(rings_fd, keys, fds, &count, NULL))
+		goto cleanup;
+	for (int i = 0; i < n && !err; i++)
+		if (bpf_map_update_elem(rings_fd, &keys[i], &fds[i], BPF_ANY))
+			err = -errno;
+cleanup:
+	if (err)
+		pr_err("cannot put the BPF ring buffers in the programs' map: %s\n",
+		       strerror(-err));
+	free(keys);
+	free(fds);
 	return err;
 }
 

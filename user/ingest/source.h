@@ -80,9 +80,12 @@ int ps_source_open_memory(struct ps_source *s, int cpu, void *area, size_t data_
  * has no bounce buffer). 0. */
 int ps_source_open_ring_memory(struct ps_source *s, int cpu, void *area, size_t data_bytes);
 /* Make CPU cpu's BPF ring buffer of ring_bytes (a power of two, at least a
- * page), map it, and put it in the ARRAY_OF_MAPS rings_fd at that CPU.
- * 0 or -errno. */
-int ps_source_open_ring(struct ps_source *s, int cpu, int rings_fd, uint32_t ring_bytes);
+ * page) and map it. 0 or -errno, logged. */
+int ps_source_open_ring(struct ps_source *s, int cpu, uint32_t ring_bytes);
+/* Put the n rings of src (ps_source_open_ring) in the ARRAY_OF_MAPS
+ * rings_fd, each at its CPU: their programs write into them from then on.
+ * 0 or -errno, logged. */
+int ps_source_publish_rings(int rings_fd, const struct ps_source *src, int n);
 void ps_source_close(struct ps_source *s);
 
 /* Where the producer is now: a round reads up to it and no further. */

@@ -295,7 +295,8 @@ static int pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
 
 /* Every map's size: the rings' array (a ring per possible CPU; the rings
  * themselves are the ingest's to make, of any size: the kernel compares an
- * inner ring with the template by type alone), the context's maps (a
+ * inner ring with the template by type alone) and their scratch, the
+ * context's maps (a
  * socket per entry; the cgroups wanted), and per interface and hook the
  * counters and pools. 0 or -errno, logged. */
 static int size_maps(struct ps_loader *l, struct pktsample *skel, const struct ps_load_opts *o)
@@ -307,6 +308,15 @@ static int size_maps(struct ps_loader *l, struct pktsample *skel, const struct p
 	if (err) {
 		pr_err("cannot size the ring buffers' array (%d CPUs): %s\n", l->ncpus,
 		       strerror(-err));
+		return err;
+	}
+	/* The ring's records are put together in a CPU's scratch entry,
+	 * 256 KiB each: only the ring transport has them. */
+	err = bpf_map__set_max_entries(skel->maps.ring_scratch,
+				       o->transport == PS_TRANSPORT_RINGBUF ? (uint32_t)l->ncpus :
+									      1);
+	if (err) {
+		pr_err("cannot size the ring buffers' scratch: %s\n", strerror(-err));
 		return err;
 	}
 	err = bpf_map__set_max_entries(skel->maps.owners,

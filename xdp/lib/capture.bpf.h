@@ -156,7 +156,7 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
 	meta.cpu = bpf_get_smp_processor_id();
 	meta.version = PS_META_VERSION;
 	meta.hook = p->hook;
-	meta.flags = flags;
+	meta.flags |= flags; /* and the context's (PS_F_SOCK_NOT_INET) */
 	meta.vlan_tci = p->vlan_tci;
 	meta.vlan_proto = p->vlan_proto;
 	meta.pool = pool;

@@ -71,6 +71,25 @@ struct {
 	__array(values, struct ps_ring_of_cpu);
 } rings SEC(".maps") __weak;
 
+/*
+ * --transport ringbuf: where a CPU's record is put together before
+ * bpf_ringbuf_output() copies it into the ring (xdp/lib/output.bpf.h).
+ * Keyed by CPU: a per-CPU map's value holds at most 32 KiB. The loader
+ * gives it an entry per possible CPU for the ring transport, one
+ * otherwise.
+ */
+struct ps_ring_scratch {
+	struct ps_meta meta;
+	__u8 data[PS_SNAPLEN_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ps_ring_scratch);
+} ring_scratch SEC(".maps") __weak;
+
 /* The captured interfaces: ifindex -> slot (include/pktsample.h). The
  * loader sizes it and the two arrays below; user space fills it. */
 struct {

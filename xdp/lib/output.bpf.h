@@ -15,69 +15,52 @@
 #include "maps.bpf.h"
 
 /*
- * bpf_ringbuf_reserve() wants a size the verifier knows, so a record is
- * reserved in a size class: ps_meta plus a class's packet bytes, the
- * smallest class that holds cap_len. The classes go from 128 bytes to the
- * largest snap length in two steps per power of two, j << s for j in 2..3
- * (128, 192, 256, 384, ...), so a record wastes less than a third of its
- * room, and a 1514-byte frame takes 1,536 bytes, not 2,048: a 4 MiB ring
- * holds 2,557 such records, not 1,949. Each class is a call the verifier
- * checks, on every path that reaches it: eight steps per power of two
- * (1,536 bytes for a 1514-byte frame too, 9,216 for 9018 where two steps
- * give 12,288) took the programs with sFlow and a filter past 6.1's
- * million instructions (tests/vm/systemd.sh's reload); with two they load
- * there with a five-term filter (doc/performance.md). The reader trusts
- * meta.cap_len, not the record size.
+ * A ring record is copied whole by the kernel from this CPU's scratch
+ * (maps.bpf.h: ring_scratch): bpf_ringbuf_output() takes a length the
+ * verifier only knows a bound of, so a record is ps_meta and cap_len bytes
+ * exactly, one path for every size. bpf_ringbuf_reserve() would have the
+ * packet loaded into the ring directly, but wants a size the verifier
+ * knows: records of a size class each, one call per class, every path
+ * after it verified once per class (22 of them): the ring's programs took
+ * 17 and 11 ms to load against 2.5 and 2.2 through the perf buffers, and
+ * a 64-byte frame took a 128-byte class. The copy costs the sender a
+ * memcpy of the bytes, tens of ns at 1500 (doc/performance.md).
  */
-#define PS_RING_STEPS 2u      /* classes per power of two */
-#define PS_RING_SHIFT_MIN 6u  /* 2 << 6 = 128 bytes */
-#define PS_RING_SHIFT_END 17u /* up to 3 << 16 = 196,608; then the last */
-#define PS_RING_CLASS_MAX (PS_RING_STEPS << PS_RING_SHIFT_END) /* 256 KiB */
-_Static_assert(PS_RING_CLASS_MAX >= PS_SNAPLEN_MAX,
-	       "the largest ring class holds the largest snap length");
-
-struct ps_ring_rec {
-	struct ps_meta meta;
-	__u8 data[];
-};
 
 /*
  * bpf_xdp_load_bytes() copies at most 0xffff bytes, from an offset of at
- * most 0xffff: a class past that is loaded in pieces (an XDP packet is
- * thus whole up to 131,070 bytes, further than any XDP frame gets; skbs
- * have no such limit on kernels from 5.12 on).
+ * most 0xffff: a longer packet is loaded in pieces (an XDP packet is thus
+ * whole up to 131,070 bytes, further than any XDP frame gets; skbs have
+ * no such limit on kernels from 5.12 on).
  */
 #define PS_LOAD_MAX 0xffffu
-#define PS_RING_PIECES 5 /* of PS_LOAD_MAX: the largest class */
-_Static_assert(PS_RING_PIECES *PS_LOAD_MAX >= PS_RING_CLASS_MAX,
-	       "the pieces cover the largest ring class");
+#define PS_RING_PIECES ((int)((PS_SNAPLEN_MAX + PS_LOAD_MAX - 1) / PS_LOAD_MAX))
+_Static_assert(PS_RING_PIECES *PS_LOAD_MAX >= PS_SNAPLEN_MAX,
+	       "the pieces cover the largest snap length");
 
-/*
- * One class's reservation and copy. Not inlined: its one body serves every
- * class, each call verified with its own constant room (a static
- * function's arguments keep their values for the verifier).
- */
-static __noinline long ps_ring_class(PS_CTX *ctx, struct ps_meta *meta, const __u32 room)
+static __always_inline long ps_ring_output(PS_CTX *ctx, struct ps_meta *meta)
 {
-	struct ps_ring_rec *r;
 	__u32 cap = meta->cap_len, cpu = meta->cpu;
-	void *ring = bpf_map_lookup_elem(&rings, &cpu);
-	__u64 prod, len;
-	long err = 0;
+	struct ps_ring_scratch *s;
+	__u64 prod, len, rec;
+	void *ring;
 
-	if (!ring)
+	/* A bound the verifier sees, for the copies and the output's length. */
+	if (cap > PS_SNAPLEN_MAX)
+		return -1;
+	ring = bpf_map_lookup_elem(&rings, &cpu);
+	s = bpf_map_lookup_elem(&ring_scratch, &cpu);
+	if (!ring || !s)
 		return -1; /* no ring for this CPU: counted as an output error */
-	r = bpf_ringbuf_reserve(ring, sizeof(*meta) + room, 0);
-	if (!r)
-		return -1; /* full: counted as an output error */
-	r->meta = *meta;
+	s->meta = *meta;
 #pragma unroll
 	for (int k = 0; k < PS_RING_PIECES; k++) {
 		const __u32 off = k * PS_LOAD_MAX;
-		const __u32 lim = room - off < PS_LOAD_MAX ? room - off : PS_LOAD_MAX;
+		const __u32 lim = PS_SNAPLEN_MAX - off < PS_LOAD_MAX ? PS_SNAPLEN_MAX - off :
+								       PS_LOAD_MAX;
 		__u64 m;
 
-		if (off >= room || off >= cap)
+		if (off >= cap)
 			break;
 		/* The length less one, checked where the helper's length is
 		 * made from it: 1..lim. (Older verifiers learn no lower bound
@@ -86,17 +69,10 @@ static __noinline long ps_ring_class(PS_CTX *ctx, struct ps_meta *meta, const __
 		if (m > lim - 1)
 			m = lim - 1;
 		barrier_var(m);
-		if (m > lim - 1) {
-			err = -1;
-			break;
-		}
-		err = ps_ctx_load_bytes(ctx, off, r->data + off, m + 1);
-		if (err)
-			break;
-	}
-	if (err) {
-		bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
-		return err;
+		if (m > lim - 1)
+			return -1;
+		if (ps_ctx_load_bytes(ctx, off, s->data + off, m + 1))
+			return -1;
 	}
 	/*
 	 * Wake the reader each time the producer passes a multiple of the
@@ -107,34 +83,17 @@ static __noinline long ps_ring_class(PS_CTX *ctx, struct ps_meta *meta, const __
 	 * and what came meanwhile could leave the data above the mark when
 	 * the round gave its space back, so nothing crossed it again and the
 	 * buffer filled while the reader slept (bench/bulk.sh). The ring is
-	 * this CPU's; a program that ran between our reservation and the
-	 * query (a tracepoint's, preempted) can hide a crossing, and the next
-	 * one wakes the reader then.
+	 * this CPU's; a program that ran between the query and the output (a
+	 * tracepoint's, preempted) can hide a crossing, and the next one
+	 * wakes the reader then. The record takes its 8-byte header and is
+	 * rounded up to 8 bytes.
 	 */
+	len = sizeof(*meta) + cap;
+	rec = (len + 8 + 7) & ~7ull;
 	prod = bpf_ringbuf_query(ring, BPF_RB_PROD_POS);
-	len = sizeof(*meta) + room + 8; /* and the record's header */
-	bpf_ringbuf_submit(r, ((prod - len) ^ prod) >= ring_wakeup_bytes ? BPF_RB_FORCE_WAKEUP :
-									   BPF_RB_NO_WAKEUP);
-	return 0;
-}
-
-static __always_inline long ps_ring_output(PS_CTX *ctx, struct ps_meta *meta)
-{
-	__u32 cap = meta->cap_len;
-
-	/* Unrolled, so each call reserves a constant size: the power of two
-	 * first, then the step within it, at most 12 tests a packet. */
-#pragma unroll
-	for (__u32 s = PS_RING_SHIFT_MIN; s < PS_RING_SHIFT_END; s++) {
-		if (cap > (2 * PS_RING_STEPS - 1) << s)
-			continue;
-#pragma unroll
-		for (__u32 j = PS_RING_STEPS; j < 2 * PS_RING_STEPS - 1; j++)
-			if (cap <= j << s)
-				return ps_ring_class(ctx, meta, j << s);
-		return ps_ring_class(ctx, meta, (2 * PS_RING_STEPS - 1) << s);
-	}
-	return ps_ring_class(ctx, meta, PS_RING_CLASS_MAX);
+	return bpf_ringbuf_output(ring, s, len,
+				  ((prod + rec) ^ prod) >= ring_wakeup_bytes ? BPF_RB_FORCE_WAKEUP :
+									       BPF_RB_NO_WAKEUP);
 }
 
 /*
