@@ -5,8 +5,10 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "cgroupfs.h"
+#include "clock.h"
 #include "container.h"
 #include "who.h"
 
@@ -230,6 +232,36 @@ static void scans_only_for_what_a_scan_finds(void **state)
 	ps_who_free(t);
 }
 
+/*
+ * A socket that waits for the next scan keeps its words until then, in
+ * the packets' time: its packets are not put in words again one by one,
+ * and the first one past the scan's time has the scan made.
+ */
+static void waiting_owners_are_worded_once(void **state)
+{
+	struct ps_cgroup_index cg = { 0 };
+	struct ps_who_table *t = ps_who_new(-1, &cg);
+	struct ps_meta udp = { .ctx = PS_CTX_SENDER, .sock_cookie = 90 };
+	const struct ps_who *a, *b;
+
+	(void)state;
+	assert_non_null(t);
+	ps_who_scan(t); /* the start's: the next is 2 s away at least */
+	udp.ts_ns = ps_clock_mono_ns();
+	says(t, &udp, "owner=sender:socket-not-found", &a);
+	assert_int_equal(ps_who_scans(t), 1);
+	usleep(2100000); /* the scan's gap has passed */
+	/* a packet from before its words are due again: the same words */
+	says(t, &udp, "owner=sender:socket-not-found", &b);
+	assert_ptr_equal(a, b);
+	assert_int_equal(ps_who_scans(t), 1);
+	/* one from now: looked for again, by a scan */
+	udp.ts_ns = ps_clock_mono_ns();
+	says(t, &udp, "owner=sender:socket-not-found", &b);
+	assert_int_equal(ps_who_scans(t), 2);
+	ps_who_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +273,7 @@ int main(void)
 		cmocka_unit_test(owners_are_worded_once),
 		cmocka_unit_test(rescans_keep_to_their_share),
 		cmocka_unit_test(scans_only_for_what_a_scan_finds),
+		cmocka_unit_test(waiting_owners_are_worded_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,14 +54,20 @@ struct netns_name {
  * packets name the same few sockets, so most of them cost a compare here,
  * not a lookup and the copying of the words. An entry is good while the
  * table's generation is its own: a socket scan, or forgetting sockets,
- * processes or cgroups, can change the words, and starts a new one.
+ * processes or cgroups, can change the words, and starts a new one. Words
+ * that may say more later (an owner a scan may still find, a cgroup the
+ * tree may yet have) are good until retry_ns in the packets' time, when
+ * a scan may come: until then, each packet of a socket waiting for a scan
+ * was put in words again (65 ns a packet of a flood's first 2 s).
  */
 #define MEMO_SLOTS 256
+#define MEMO_RETRY_NS 100000000ull /* a cgroup the tree did not have: 100 ms */
 struct memo {
 	uint32_t gen; /* 0: empty */
 	uint8_t ctx;
 	uint32_t pid, tid;
 	uint64_t cookie, cgroup;
+	uint64_t retry_ns; /* 0: final; else in CLOCK_MONOTONIC, as ps_meta.ts_ns */
 	struct ps_who who;
 };
 
@@ -402,7 +408,8 @@ static bool resolve(struct ps_who_table *t, const struct ps_meta *m, struct ps_w
 static bool memo_fits(const struct ps_who_table *t, const struct memo *e, const struct ps_meta *m)
 {
 	return e && e->gen == t->gen && e->ctx == m->ctx && e->cookie == m->sock_cookie &&
-	       e->cgroup == m->cgroup_id && e->pid == m->pid && e->tid == m->tid;
+	       e->cgroup == m->cgroup_id && e->pid == m->pid && e->tid == m->tid &&
+	       (!e->retry_ns || m->ts_ns < e->retry_ns);
 }
 
 const struct ps_who *ps_who_resolve(struct ps_who_table *t, const struct ps_meta *m)
@@ -419,7 +426,17 @@ const struct ps_who *ps_who_resolve(struct ps_who_table *t, const struct ps_meta
 	if (memo_fits(t, e, m))
 		return &e->who;
 	/* Resolving may scan, which starts a new generation: read after. */
-	e->gen = resolve(t, m, &e->who) ? t->gen : 0;
+	e->retry_ns = 0;
+	if (!resolve(t, m, &e->who)) {
+		uint64_t scan_ns = t->last_scan_ns + t->rescan_gap_ns;
+
+		e->retry_ns = m->ts_ns + MEMO_RETRY_NS;
+		if (scan_ns < e->retry_ns)
+			e->retry_ns = scan_ns;
+		if (!e->retry_ns)
+			e->retry_ns = 1; /* 0 is "final" */
+	}
+	e->gen = t->gen;
 	e->ctx = m->ctx;
 	e->cookie = m->sock_cookie;
 	e->cgroup = m->cgroup_id;
