@@ -176,8 +176,8 @@ static void owners_are_worded_once(void **state)
 		says(t, &l4, "owner=none:not-tcp-udp", &b);
 		assert_ptr_not_equal(a, b);
 		says(t, &none, "owner=none:no-socket", &c);
-		/* A cgroup the tree does not have: asked again each time
-		 * (it may come), and still worded right. */
+		/* A cgroup the tree does not have: asked again after a
+		 * while (it may come), and still worded right. */
 		says(t, &cgroup, "owner=none:no-socket", &c);
 		says(t, &cgroup, "owner=none:no-socket", &c);
 	}

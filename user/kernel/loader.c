@@ -296,9 +296,8 @@ static int pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
 /* Every map's size: the rings' array (a ring per possible CPU; the rings
  * themselves are the ingest's to make, of any size: the kernel compares an
  * inner ring with the template by type alone) and their scratch, the
- * context's maps (a
- * socket per entry; the cgroups wanted), and per interface and hook the
- * counters and pools. 0 or -errno, logged. */
+ * context's maps (a socket per entry; the cgroups wanted), and per
+ * interface and hook the counters and pools. 0 or -errno, logged. */
 static int size_maps(struct ps_loader *l, struct pktsample *skel, const struct ps_load_opts *o)
 {
 	uint32_t max_ifaces = o->max_ifaces ? o->max_ifaces : 1;
