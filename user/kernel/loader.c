@@ -314,6 +314,8 @@ static int size_maps(struct ps_loader *l, struct pktsample *skel, const struct p
 	err = bpf_map__set_max_entries(skel->maps.ring_scratch,
 				       o->transport == PS_TRANSPORT_RINGBUF ? (uint32_t)l->ncpus :
 									      1);
+	if (!err && o->transport != PS_TRANSPORT_RINGBUF)
+		err = bpf_map__set_value_size(skel->maps.ring_scratch, 8);
 	if (err) {
 		pr_err("cannot size the ring buffers' scratch: %s\n", strerror(-err));
 		return err;

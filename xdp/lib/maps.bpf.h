@@ -75,8 +75,9 @@ struct {
  * --transport ringbuf: where a CPU's record is put together before
  * bpf_ringbuf_output() copies it into the ring (xdp/lib/output.bpf.h).
  * Keyed by CPU: a per-CPU map's value holds at most 32 KiB. The loader
- * gives it an entry per possible CPU for the ring transport, one
- * otherwise.
+ * gives it an entry per possible CPU for the ring transport, and one of 8
+ * bytes otherwise (the value's size is the map's, not its BTF type's, so
+ * that it may change; the perf transport's programs never reach it).
  */
 struct ps_ring_scratch {
 	struct ps_meta meta;
@@ -87,7 +88,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct ps_ring_scratch);
+	__uint(value_size, sizeof(struct ps_ring_scratch));
 } ring_scratch SEC(".maps") __weak;
 
 /* The captured interfaces: ifindex -> slot (include/pktsample.h). The
