@@ -24,7 +24,8 @@
  * after it verified once per class (22 of them): the ring's programs took
  * 17 and 11 ms to load against 2.5 and 2.2 through the perf buffers, and
  * a 64-byte frame took a 128-byte class. The copy costs the sender a
- * memcpy of the bytes, tens of ns at 1500 (doc/performance.md).
+ * memcpy of the bytes more, which the floods at 64 and 1500 bytes did not
+ * show (doc/performance.md).
  */
 
 /*
