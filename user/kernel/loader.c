@@ -311,11 +311,10 @@ static int size_maps(struct ps_loader *l, struct pktsample *skel, const struct p
 	}
 	/* The ring's records are put together in a CPU's scratch entry,
 	 * 256 KiB each: only the ring transport has them. */
-	err = bpf_map__set_max_entries(skel->maps.ring_scratch,
-				       o->transport == PS_TRANSPORT_RINGBUF ? (uint32_t)l->ncpus :
-									      1);
-	if (!err && o->transport != PS_TRANSPORT_RINGBUF)
+	if (o->transport != PS_TRANSPORT_RINGBUF)
 		err = bpf_map__set_value_size(skel->maps.ring_scratch, 8);
+	else
+		err = bpf_map__set_max_entries(skel->maps.ring_scratch, (uint32_t)l->ncpus);
 	if (err) {
 		pr_err("cannot size the ring buffers' scratch: %s\n", strerror(-err));
 		return err;
