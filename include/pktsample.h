@@ -37,7 +37,8 @@ enum ps_hook {
 #define PS_F_CONT (1U << 2)
 /* Context: the socket the skb carries is no TCP or UDP socket over IP (a
  * packet socket, a raw one): a scan of the sockets that exist
- * (user/context/sockscan.c) cannot find its owner, only the socket hook. */
+ * (user/context/sockscan.c) cannot find its owner, only the socket hook.
+ * Set only where the hook found no owner for it. */
 #define PS_F_SOCK_NOT_INET (1U << 3)
 
 /*

@@ -67,6 +67,46 @@ ok "a failed start removes the file it created"
 assert_nothing_attached
 assert_nothing_attached lo
 
+# The rings in a memory cgroup too small for them: their pages are charged
+# to the capture's memory cgroup (kernels from 5.11; 5.10 counts BPF memory
+# against the locked-memory limit instead), the perf buffers' are not. In
+# the same cgroup the perf buffers start; the rings give one line that
+# says what fits, exit 1, and leave nothing attached and no file. -B 65536
+# is more than the limit on any number of CPUs.
+memcg="" limit=""
+if [ -w /sys/fs/cgroup/memory/cgroup.procs ]; then
+	memcg=/sys/fs/cgroup/memory/pktsample-it-$ENV limit=memory.limit_in_bytes
+elif grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+	memcg=/sys/fs/cgroup/pktsample-it-$ENV limit=memory.max
+fi
+kver=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
+if [ -z "$memcg" ] || [ "$kver" -lt 5011 ]; then
+	why=$([ -z "$memcg" ] && echo "no memory cgroup to make" || echo "kernel $(uname -r) charges no BPF memory to cgroups")
+	[ -z "${CI:-}" ] || fail "the rings in a small memory cgroup cannot be checked in CI: $why"
+	echo "skipped: the rings in a small memory cgroup: $why" >&2
+else
+	mkdir "$memcg" && CLEAN_CGROUPS+=("$memcg")
+	echo $((48 << 20)) >"$memcg/$limit"
+	# CMD in that cgroup, then in the namespace (whose /sys has no cgroups).
+	in_memcg=(bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$memcg" "$TESTENV" exec "$ENV" cap --)
+	: >"$WORK/ps.err"
+	"${in_memcg[@]}" "$P" -i "$CAPIF" -B 65536 -w "$WORK/perf.pcapng" 2>"$WORK/ps.err" &
+	PS_PID=$!
+	PIDS+=("$PS_PID")
+	wait_started "$PS_PID"
+	stop_capture
+	assert_eq 0 "$PS_RC" "perf buffers within a 48 MiB memory cgroup: they start and stop"
+	rc=0
+	"${in_memcg[@]}" "$P" -i "$CAPIF" --transport ringbuf -B 65536 -w "$WORK/ring.pcapng" \
+		>"$WORK/out" 2>"$WORK/err" || rc=$?
+	assert_eq 1 "$rc" "rings over a memory cgroup's limit: exit 1"
+	assert_eq 1 "$(grep -c . "$WORK/err")" "rings over a memory cgroup's limit: one line on stderr"
+	assert_match "^pktsample: cannot make the BPF ring buffer of CPU [0-9]+ \([0-9]+ KiB\): Cannot allocate memory \(rings count against the capture's memory cgroup: a smaller -B, or --transport perf, whose buffers do not\)$" \
+		"$(cat "$WORK/err")" "rings over a memory cgroup's limit: says what fits"
+	[ ! -e "$WORK/ring.pcapng" ] || fail "rings over the memory limit left their file behind"
+	assert_nothing_attached
+fi
+
 # A full disk: a 256 KiB tmpfs fills mid-capture. One line naming the file
 # and the error, exit 1, nothing attached; the file ends on its last whole
 # block, and "captured" counts exactly the packets in it.

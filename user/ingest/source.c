@@ -155,9 +155,14 @@ int ps_source_open_ring(struct ps_source *s, int cpu, uint32_t ring_bytes)
 	if (err)
 		ps_source_close(s);
 fail:
+	/* A ring's pages are charged to the capture's memory cgroup; perf
+	 * buffers' are not (measured: doc/performance.md). */
 	if (err)
-		pr_err("cannot make the BPF ring buffer of CPU %d (%u KiB): %s\n", cpu,
-		       ring_bytes / 1024, strerror(-err));
+		pr_err("cannot make the BPF ring buffer of CPU %d (%u KiB): %s%s\n", cpu,
+		       ring_bytes / 1024, strerror(-err),
+		       err == -ENOMEM ? " (rings count against the capture's memory cgroup: a "
+					"smaller -B, or --transport perf, whose buffers do not)" :
+					"");
 	return err;
 }
 

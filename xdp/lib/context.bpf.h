@@ -262,14 +262,18 @@ static __always_inline bool ps_context(PS_CTX *ctx, bool raw, __u32 off, bool eg
 		    ps_ctx_skb_socket(ctx, &cookie, &cgroup))
 			how = PS_CTX_SENDER;
 	}
-	/* The skb's own socket, and one no scan can find: user space then
-	 * leaves its owner to the socket hook (a flood from a packet socket
-	 * would otherwise have the sockets scanned again for it). */
-	if ((how == PS_CTX_SKB || how == PS_CTX_SENDER) && ps_ctx_skb_socket_not_inet(ctx))
-		meta->flags |= PS_F_SOCK_NOT_INET;
 #endif
 	if (cookie)
 		o = bpf_map_lookup_elem(&owners, &cookie);
+#ifndef PS_CTX_SKB_SOCKET_ONLY
+	/* The skb's own socket with no owner here, and one no scan can
+	 * find: user space then leaves its owner to the socket hook (a flood
+	 * from a packet socket would otherwise have the sockets scanned
+	 * again for it). Asked only where the owner is missing: a packet
+	 * whose owner is known pays nothing for it. */
+	if (!o && (how == PS_CTX_SKB || how == PS_CTX_SENDER) && ps_ctx_skb_socket_not_inet(ctx))
+		meta->flags |= PS_F_SOCK_NOT_INET;
+#endif
 	if (o) {
 		meta->pid = o->pid;
 		meta->tid = o->tid;
