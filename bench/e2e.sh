@@ -24,6 +24,8 @@
 #                  sink in the namespace takes the datagrams)
 #   pktsample-base pktsample -w, defaults, from another build: BASE_PKTSAMPLE
 #                  names its binary (a change's before and after, one run)
+# A pktsample contender may end in -BN: the same with -B N (KiB, in all), as
+# tcpdump's -B 4096 here (pktsample-ring-noctx-B4096: the same memory).
 # A tcpdump or pktsample contender may end in @null (it writes to /dev/null:
 # everything but the file's write) or @idle (it starts and stops with no
 # flood: the start-up alone); with both beside the plain one, the summary
@@ -97,8 +99,12 @@ run_one() {
 		pid=$!
 		wait_for "$err" "listening on" "$pid" ;;
 	pktsample*)
-		local extra=(-w "$pcapng") bin=$build/pktsample
-		case $c in
+		local extra=(-w "$pcapng") bin=$build/pktsample kind=$c
+		if [[ $c =~ ^(pktsample.*)-B([0-9]+)$ ]]; then
+			kind=${BASH_REMATCH[1]}
+			extra+=(-B "${BASH_REMATCH[2]}")
+		fi
+		case $kind in
 		pktsample-base) bin=${BASE_PKTSAMPLE:?pktsample-base needs BASE_PKTSAMPLE=/path/to/pktsample} ;;
 		pktsample-s100) extra+=(--sample 100) ;;
 		pktsample-sflow) extra=(--sample 100 --sflow 127.0.0.1) ;;
@@ -110,6 +116,8 @@ run_one() {
 		pktsample-j2) extra+=(-j 2) ;;
 		pktsample-noctx) extra+=(--context off) ;;
 		pktsample-ring-noctx) extra+=(--transport ringbuf --context off) ;;
+		pktsample) ;;
+		*) echo "bench: no contender $c" >&2; exit 2 ;;
 		esac
 		# shellcheck disable=SC2206 # words, as on a command line
 		[ -n "${PS_ARGS:-}" ] && extra+=($PS_ARGS)

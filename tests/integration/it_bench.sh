@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 
 n=20000
 rounds=2
-contenders="none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-skb pktsample-ring pktsample-tc pktsample-tc-ring pktsample-s100 pktsample-ring-noctx pktsample@null pktsample@idle"
+contenders="none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-skb pktsample-ring pktsample-tc pktsample-tc-ring pktsample-s100 pktsample-ring-noctx pktsample-ring-noctx-B4096 pktsample@null pktsample@idle"
 build=$(dirname "$PKTSAMPLE")
 ROUNDS=$rounds N=$n SIZES=64 CONTENDERS=$contenders OUT=$WORK \
 	"$top/bench/e2e.sh" "$build" >"$WORK/summary.md" 2>"$WORK/e2e.err" ||
@@ -54,6 +54,19 @@ while IFS=, read -r size round c pps captured lost cpu rss bytes; do
 	esac
 done < <(tail -n +2 "$csv")
 ok "every capture contender captured all $n frames, none lost; sampling kept about 1 in 100"
+
+# A contender ending in -BN runs with -B N: the rings' pages count in the
+# RSS, so 4 MiB of them is a smaller RSS by most of the default's (at least
+# 32 MiB on any number of CPUs).
+python3 - "$csv" <<'PY' || fail "pktsample-ring-noctx-B4096 did not run with -B 4096"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+rss = {(r["contender"], r["round"]): int(r["peak_rss_kib"]) for r in rows if r["peak_rss_kib"]}
+for (c, rnd), kib in rss.items():
+    if c == "pktsample-ring-noctx-B4096" and not kib < rss[("pktsample-ring-noctx", rnd)] - 16384:
+        sys.exit(f"round {rnd}: RSS {kib} KiB against {rss[('pktsample-ring-noctx', rnd)]}")
+PY
+ok "a contender's -BN suffix gives it -B N (4 MiB of rings: a smaller RSS)"
 
 for c in $contenders; do
 	grep -q "^| 64 | $c | " "$WORK/summary.md" || fail "no summary row for $c"
