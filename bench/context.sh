@@ -9,10 +9,10 @@
 # of TRANSPORTS, --context off and on, and beside them nothing and tcpdump
 # (-Q out or in: that direction, as the hook; -B 4096), interleaved ROUNDS
 # times. A line per run: the sender's rate (what a capture costs the sender
-# per packet is 1/pps less nothing's), the hook program's ns per packet (the kernel's
-# run_time_ns / run_cnt: kernel.bpf_stats_enabled, on for the run and put
-# back after; it adds two clock reads a run to both), the packets
-# captured and lost, the capture's CPU.
+# per packet is 1/pps less nothing's), the hook program's ns per packet
+# (the kernel's run_time_ns / run_cnt: kernel.bpf_stats_enabled, on for the
+# run and put back after; it adds two clock reads a run to both), the
+# packets captured and lost, the capture's CPU.
 #   bench/context.sh [BUILD_DIR]
 #   env: FRAMES=500000 ROUNDS=3 HOOKS="tc-egress tc-ingress"
 #        TRANSPORTS="perf ringbuf"
@@ -31,63 +31,44 @@ stats=$(sysctl -n kernel.bpf_stats_enabled)
 trap '"$T" teardown "$ENV"; rm -rf "$SHM"; sysctl -q -w kernel.bpf_stats_enabled="$stats"' EXIT
 sysctl -q -w kernel.bpf_stats_enabled=1
 
-# ns per run of the loaded program named $1 (run_time_ns / run_cnt), or -.
-prog_ns() {
-	bpftool -j prog show name "$1" 2>/dev/null | python3 -c '
-import json, sys
-try:
-    p = json.load(sys.stdin)
-    p = p[0] if isinstance(p, list) else p
-    print("%.0f" % (p["run_time_ns"] / p["run_cnt"]) if p.get("run_cnt") else "-")
-except Exception:
-    print("-")'
+# run ROUND HOOK LABEL CONTEXT [CMD...]: the flood, CMD capturing it in the
+# capture's namespace (none: nothing); a row.
+run() {
+	local r=$1 hook=$2 label=$3 ctx=$4 pid="" pps ns=- got=- lost=- stat=-
+	local from=(peer -- "$build/psgen" -i "${ENV}1")
+	shift 4
+	# egress: the capture's namespace sends; ingress: the peer's.
+	[ "$hook" = tc-egress ] && from=(cap -- "$build/psgen" -i "${ENV}0")
+	if [ $# -gt 0 ]; then
+		"$T" exec "$ENV" cap -- "$build/bench_runstat" "$SHM/stat" "$@" 2>"$SHM/err" &
+		pid=$!
+		wait_for "$SHM/err" "capturing on|listening on" "$pid"
+	fi
+	pps=$("$T" exec "$ENV" "${from[@]}" -n "$FRAMES" -s 64 2>&1 |
+		sed -n 's/.*pps=\([0-9]*\).*/\1/p')
+	if [ -n "$pid" ]; then
+		sleep 1.2 # past tcpdump's block timeout
+		[ "$label" = tcpdump ] || ns=$(prog_ns "pktsample_${hook/-/_}")
+		pkill -INT -f -- "$(basename "$1") -i ${ENV}0 " || true
+		wait "$pid" || true
+		got=$(sed -n 's/^\([0-9]*\) packets\? captured$/\1/p' "$SHM/err")
+		lost=$(sed -En 's/^([0-9]+) packets? (dropped by kernel|lost in .* buffer)$/\1/p' "$SHM/err")
+		stat=$(cat "$SHM/stat")
+	fi
+	echo "| $r | $hook | $label | $ctx | $pps | $ns | $got | $lost | $stat |"
 }
 
-echo "| round | hook | transport | --context | sender pps | ns per packet in the hook | captured | lost | capture user s, sys s, peak RSS KiB |"
+echo "| round | hook | capture | --context | sender pps | ns per packet in the hook | captured | lost | capture user s, sys s, peak RSS KiB |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for r in $(seq "$ROUNDS"); do
 	for hook in $HOOKS; do
-		# egress: the capture's namespace sends; ingress: the peer's.
-		if [ "$hook" = tc-egress ]; then from=(cap -- "$build/psgen" -i "${ENV}0"); else
-			from=(peer -- "$build/psgen" -i "${ENV}1"); fi
-		for who in nothing tcpdump; do
-			pid=
-			if [ "$who" = tcpdump ]; then
-				"$T" exec "$ENV" cap -- "$build/bench_runstat" "$SHM/stat" tcpdump -i "${ENV}0" -n \
-					-Q "$([ "$hook" = tc-egress ] && echo out || echo in)" -s 65460 -B 4096 \
-					-w "$SHM/t.pcap" 2>"$SHM/err" &
-				pid=$!
-				wait_for "$SHM/err" "listening on" "$pid"
-			fi
-			pps=$("$T" exec "$ENV" "${from[@]}" -n "$FRAMES" -s 64 2>&1 |
-				sed -n 's/.*pps=\([0-9]*\).*/\1/p')
-			if [ -z "$pid" ]; then
-				echo "| $r | $hook | nothing | - | $pps | - | - | - | - |"
-				continue
-			fi
-			sleep 1.2 # past tcpdump's block timeout
-			pkill -INT -f -- "tcpdump -i ${ENV}0" || true
-			wait "$pid" || true
-			got=$(sed -n 's/^\([0-9]*\) packets\? captured$/\1/p' "$SHM/err")
-			lost=$(sed -n 's/^\([0-9]*\) packets\? dropped by kernel$/\1/p' "$SHM/err")
-			echo "| $r | $hook | tcpdump | - | $pps | - | $got | $lost | $(cat "$SHM/stat") |"
-		done
+		run "$r" "$hook" nothing -
+		run "$r" "$hook" tcpdump - tcpdump -i "${ENV}0" -n -s 65460 -B 4096 \
+			-Q "$([ "$hook" = tc-egress ] && echo out || echo in)" -w "$SHM/t.pcap"
 		for tr in $TRANSPORTS; do
 			for ctx in off on; do
-				args=(-i "${ENV}0" --hook "$hook" --transport "$tr" --context "$ctx")
-				"$T" exec "$ENV" cap -- "$build/bench_runstat" "$SHM/stat" \
-					"$build/pktsample" "${args[@]}" -w "$SHM/c.pcapng" 2>"$SHM/err" &
-				pid=$!
-				wait_for "$SHM/err" "capturing on" "$pid"
-				pps=$("$T" exec "$ENV" "${from[@]}" -n "$FRAMES" -s 64 2>&1 |
-					sed -n 's/.*pps=\([0-9]*\).*/\1/p')
-				sleep 0.5
-				ns=$(prog_ns "pktsample_${hook/-/_}")
-				pkill -INT -f -- "pktsample ${args[*]}" || true
-				wait "$pid" || true
-				got=$(sed -n 's/^\([0-9]*\) packets\? captured$/\1/p' "$SHM/err")
-				lost=$(sed -n 's/^\([0-9]*\) packets\? lost in .* buffer$/\1/p' "$SHM/err")
-				echo "| $r | $hook | $tr | $ctx | $pps | $ns | $got | ${lost:--} | $(cat "$SHM/stat") |"
+				run "$r" "$hook" "$tr" "$ctx" "$build/pktsample" -i "${ENV}0" --hook "$hook" \
+					--transport "$tr" --context "$ctx" -w "$SHM/c.pcapng"
 			done
 		done
 	done

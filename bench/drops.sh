@@ -27,18 +27,6 @@ sysctl -q -w kernel.bpf_stats_enabled=1
 MAC=$("$T" exec "$ENV" cap -- cat /sys/class/net/"${ENV}0"/address)
 "$T" exec "$ENV" cap -- ip link set lo up
 
-# ns per call of the loaded drop program (run_time_ns / run_cnt), or -.
-prog_ns() {
-	bpftool -j prog show name pktsample_drop 2>/dev/null | python3 -c '
-import json, sys
-try:
-    p = json.load(sys.stdin)
-    p = p[0] if isinstance(p, list) else p
-    print("%.0f" % (p["run_time_ns"] / p["run_cnt"]) if p.get("run_cnt") else "-")
-except Exception:
-    print("-")'
-}
-
 echo "| round | capture | sender pps | ns per kfree_skb call | captured | capture user s, sys s, peak RSS KiB |"
 echo "|---|---|---|---|---|---|"
 for r in $(seq "$ROUNDS"); do
@@ -64,7 +52,7 @@ for r in $(seq "$ROUNDS"); do
 			echo "| $r | $how | $pps | - | - | - |"
 			continue
 		fi
-		ns=$(prog_ns)
+		ns=$(prog_ns pktsample_drop)
 		pkill -INT -f -- "pktsample ${args[*]:0:3}" || true
 		wait "$pid" || true
 		got=$(sed -n 's/^\([0-9]*\) packets\? captured$/\1/p' "$SHM/err")
