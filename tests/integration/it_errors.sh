@@ -101,7 +101,7 @@ else
 		>"$WORK/out" 2>"$WORK/err" || rc=$?
 	assert_eq 1 "$rc" "rings over a memory cgroup's limit: exit 1"
 	assert_eq 1 "$(grep -c . "$WORK/err")" "rings over a memory cgroup's limit: one line on stderr"
-	assert_match "^pktsample: cannot make the BPF ring buffer of CPU [0-9]+ \([0-9]+ KiB\): Cannot allocate memory \(rings count against the capture's memory cgroup: a smaller -B, or --transport perf, whose buffers do not\)$" \
+	assert_match "^pktsample: cannot make the BPF ring buffer of CPU [0-9]+ \([0-9]+ KiB\): Cannot allocate memory \(rings are charged to the capture's memory cgroup: a smaller buffer may fit, or the perf buffers, which are not\)$" \
 		"$(cat "$WORK/err")" "rings over a memory cgroup's limit: says what fits"
 	[ ! -e "$WORK/ring.pcapng" ] || fail "rings over the memory limit left their file behind"
 	assert_nothing_attached

@@ -160,8 +160,8 @@ fail:
 	if (err)
 		pr_err("cannot make the BPF ring buffer of CPU %d (%u KiB): %s%s\n", cpu,
 		       ring_bytes / 1024, strerror(-err),
-		       err == -ENOMEM ? " (rings count against the capture's memory cgroup: a "
-					"smaller -B, or --transport perf, whose buffers do not)" :
+		       err == -ENOMEM ? " (rings are charged to the capture's memory cgroup: a "
+					"smaller buffer may fit, or the perf buffers, which are not)" :
 					"");
 	return err;
 }
