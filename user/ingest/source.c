@@ -160,9 +160,10 @@ fail:
 	if (err)
 		pr_err("cannot make the BPF ring buffer of CPU %d (%u KiB): %s%s\n", cpu,
 		       ring_bytes / 1024, strerror(-err),
-		       err == -ENOMEM ? " (rings are charged to the capture's memory cgroup: a "
-					"smaller buffer may fit, or the perf buffers, which are not)" :
-					"");
+		       err == -ENOMEM ?
+			       " (rings are charged to the capture's memory cgroup: a "
+			       "smaller buffer may fit, or the perf buffers, which are not)" :
+			       "");
 	return err;
 }
 
