@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # End to end through a veth pair: ping and generator traffic captured at all
 # three hooks; every generator frame exactly once per hook, byte-identical,
-# with the right annotations, timestamps and closing statistics.
+# with the right annotations, timestamps and closing statistics; the same
+# through one BPF ring that every CPU shares (-B 4096).
 source "$(dirname "$0")/lib.sh"
 
 env_up
@@ -91,3 +92,31 @@ assert_match "^0 packets lost in perf buffer$" "$(grep 'lost in perf' "$WORK/ps.
 assert_eq 0 "$(grep -cE '^(libbpf|libxdp):' "$WORK/ps.err" || true)" "no library noise without -v"
 assert_eq 0 "$(grep -c 'XDP attached as a single program' "$WORK/ps.err" || true)" \
 	"XDP through a BPF link (the default): no libxdp fallback note"
+
+# Through the BPF rings at tcpdump's -B 4096: too little for a ring per
+# CPU, so one ring serves every CPU (user/ingest/bufplan.h). A sender on
+# each CPU in turn: every generator frame once per ingress hook, byte for
+# byte, in time order, and nothing left attached.
+group=1
+while [ "$group" -lt "$(nproc)" ]; do group=$((group * 2)); done
+start_capture -i "$CAPIF" --hook xdp,tc-ingress --transport ringbuf -B 4096 -v -w "$WORK/ring.pcapng"
+for c in $(seq 0 $(($(nproc) - 1))); do
+	in_peer taskset -c "$c" "$PSGEN" -i "$PEERIF" -n 500 -s 64 --flows 8 --rate 100000 \
+		--src "192.0.2.$((10 + c))" -w "$WORK/ring-sent$c.pcap" >/dev/null
+done
+sleep 0.3
+stop_capture INT
+assert_eq 0 "$PS_RC" "rings at -B 4096: exits 0"
+assert_nothing_attached
+assert_match "ring buffers: 1 of 4096 KiB, one per $group CPUs" "$(cat "$WORK/ps.err")" \
+	"rings at -B 4096: one ring for every CPU"
+mergecap -F pcap -w "$WORK/ring-all.pcap" "$WORK/"ring-sent*.pcap
+n=$(($(nproc) * 500))
+for d in "xdp ingress" "tc ingress"; do
+	extract "$WORK/ring.pcapng" "frame.interface_description == \"$d\" && $GEN" "$WORK/hook.pcap"
+	assert_eq "$n frames identical" "$("$PCAPCHECK" same "$WORK/ring-all.pcap" "$WORK/hook.pcap")" \
+		"rings at -B 4096, $d: every generator frame exactly once"
+done
+assert_eq 0 "$("$PCAPCHECK" order "$WORK/ring.pcapng")" "rings at -B 4096: in time order"
+assert_match "^0 packets lost in ring buffer$" "$(grep 'lost in ring' "$WORK/ps.err")" \
+	"rings at -B 4096: nothing lost"

@@ -595,6 +595,37 @@ static void buffer_plan_shares_the_total(void **state)
 	assert_int_equal(p.total_kib, 256 << 10);
 }
 
+/* A ring serves as few CPUs as give it 4 MiB, within -B; a ring a CPU
+ * wherever each gets that much. */
+static void buffer_plan_groups_cpus_per_ring(void **state)
+{
+	struct ps_buffer_plan p;
+
+	(void)state;
+	ps_buffer_plan(0, 2, 4096, &p); /* the default: a ring each */
+	assert_int_equal(p.ring_cpus, 1);
+	assert_int_equal(p.ring_kib, 32768);
+	ps_buffer_plan(8192, 2, 4096, &p);
+	assert_int_equal(p.ring_cpus, 1);
+	assert_int_equal(p.ring_kib, 4096);
+	ps_buffer_plan(4096, 2, 4096, &p); /* tcpdump's -B: one ring, all of it */
+	assert_int_equal(p.ring_cpus, 2);
+	assert_int_equal(p.ring_kib, 4096);
+	assert_int_equal(p.per_cpu_kib, 2048); /* the perf buffers: each its half */
+	ps_buffer_plan(6144, 3, 4096, &p);     /* two rings of 2048 would not do */
+	assert_int_equal(p.ring_cpus, 4);
+	assert_int_equal(p.ring_kib, 4096);
+	ps_buffer_plan(65536, 64, 4096, &p); /* 16 rings of 4 MiB */
+	assert_int_equal(p.ring_cpus, 4);
+	assert_int_equal(p.ring_kib, 4096);
+	ps_buffer_plan(0, 128, 4096, &p); /* 2 MiB a CPU by default: pairs */
+	assert_int_equal(p.ring_cpus, 2);
+	assert_int_equal(p.ring_kib, 4096);
+	ps_buffer_plan(8, 2, 4096, &p); /* never past the CPUs */
+	assert_int_equal(p.ring_cpus, 2);
+	assert_int_equal(p.ring_kib, 8);
+}
+
 /* The hint: the CPU that lost most, its share of the loss at the average
  * record size, on top of what each buffer had. */
 static void buffer_hint_from_the_worst_cpu(void **state)
@@ -650,6 +681,7 @@ int main(void)
 		T(lost_records_are_summed),
 		cmocka_unit_test(buffer_pages_are_powers_of_two),
 		cmocka_unit_test(buffer_plan_shares_the_total),
+		cmocka_unit_test(buffer_plan_groups_cpus_per_ring),
 		cmocka_unit_test(cpu_lists_parse),
 		T(buffer_hint_from_the_worst_cpu),
 	};

@@ -5,7 +5,8 @@
  * samples in its own time order with gaps in its sequence (the kernel's
  * losses), the CPUs' times interleaved. Whatever the threads, the packets
  * come out in time order, every one once, the gaps land as drop counts
- * on each CPU's next packet, and -c N writes exactly the N earliest.
+ * on each CPU's next packet, and -c N writes exactly the N earliest. The
+ * same from BPF rings that two CPUs share.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -204,6 +205,102 @@ static void held_packets_leave_a_full_buffer(void **state)
 }
 
 /*
+ * Rings each serving two CPUs (PS_RING_SHARED_BELOW_KIB): a ring holds
+ * its CPUs' records in the order they were reserved, which is each CPU's
+ * own order but not the time order across them (a CPU stamps before it
+ * reserves). Here CPU 1's and 3's records go in up to 400 ns early. With
+ * 1, 2 and 4 reader threads (two read), the packets still come out in time
+ * order, each once, each CPU's gaps on its next packet, and every ring's
+ * space goes back.
+ */
+static void rings_shared_by_pairs_of_cpus(void **state)
+{
+	(void)state;
+	for (int threads = 1; threads <= 4; threads *= 2) {
+		struct ps_target targets[1] = {
+			{ .ifname = "veth0", .ifindex = 5, .hook = PS_HOOK_XDP }
+		};
+		struct ps_source src[NCPUS / 2];
+		uint64_t *area[NCPUS / 2];
+		struct ps_ingest *c = calloc(1, sizeof(*c));
+		struct seen *v = calloc(1, sizeof(*v));
+		static uint64_t all[NCPUS * PER_CPU];
+		uint64_t total = 0, gaps = 0;
+
+		v->sink.ops = &seen_ops;
+		assert_int_equal(ps_ingest_init(c, targets, 1, NCPUS, 262144, 0), 0);
+		assert_int_equal(ps_ingest_add_sink(c, &v->sink), 0);
+		for (int r = 0; r < NCPUS / 2; r++) {
+			uint8_t *data;
+			uint64_t pos = 0;
+			int k[2] = { 0, 0 };
+
+			area[r] = calloc(1, 2 * sizeof(uint64_t) + DATA_BYTES);
+			data = (uint8_t *)(area[r] + 2);
+			/* The pair's records, merged by when each was reserved. */
+			while (k[0] < PER_CPU || k[1] < PER_CPU) {
+				uint64_t at0 = k[0] < PER_CPU ? ts_of(2 * r, k[0]) : UINT64_MAX;
+				uint64_t at1 = k[1] < PER_CPU ? ts_of(2 * r + 1, k[1]) - 400 :
+								UINT64_MAX;
+				int i = at1 < at0;
+				int cpu = 2 * r + i;
+				struct ps_meta m = {
+					.ts_ns = ts_of(cpu, k[i]),
+					.seq = (uint64_t)k[i],
+					.ifindex = 5,
+					.wire_len = PKT_LEN,
+					.cap_len = PKT_LEN,
+					.cpu = (uint32_t)cpu,
+					.version = PS_META_VERSION,
+					.hook = PS_HOOK_XDP,
+				};
+
+				if (!lost(k[i]))
+					assert_true(ps_test_ring_put(data, DATA_BYTES, &pos, &m,
+								     (uint8_t)cpu));
+				k[i]++;
+			}
+			area[r][1] = pos; /* the producer's position */
+			assert_int_equal(ps_source_open_ring_memory(&src[r], 2 * r, area[r],
+								    DATA_BYTES),
+					 0);
+			src[r].last_cpu = 2 * r + 1;
+		}
+		for (int cpu = 0; cpu < NCPUS; cpu++)
+			for (int k = 0; k < PER_CPU; k++)
+				if (!lost(k))
+					all[total++] = ts_of(cpu, k);
+				else if (k < PER_CPU - 1)
+					gaps++;
+		qsort(all, total, sizeof(all[0]), cmp_u64);
+		assert_int_equal(ps_ingest_open_sources(c, src, NCPUS / 2), 0);
+		assert_int_equal(ps_ingest_threads(c, threads), 0);
+		assert_int_equal((c->threads ? c->threads->n : 0), threads > 1 ? 2 : 0);
+		for (int i = 0; i < 5; i++)
+			assert_int_equal(ps_ingest_poll(c, 10), 0);
+		assert_int_equal(ps_ingest_drain(c), 0);
+		assert_int_equal(ps_ingest_close(c, true), 0);
+
+		assert_int_equal(v->late, 0);
+		assert_int_equal(stats_of(c).rd.malformed + c->unknown, 0);
+		assert_int_equal(v->n, total);
+		assert_int_equal(v->drops, gaps);
+		assert_int_equal(stats_of(c).rd.seq_gaps, gaps);
+		for (uint64_t i = 0; i < total; i++)
+			assert_int_equal(v->ts[i], all[i]);
+		for (int i = 0; i < c->n_src; i++) {
+			assert_int_equal(c->src[i].read, area[i][1]);
+			assert_int_equal(c->src[i].released, c->src[i].read);
+		}
+		ps_ingest_free(c);
+		for (int r = 0; r < NCPUS / 2; r++)
+			free(area[r]);
+		free(c);
+		free(v);
+	}
+}
+
+/*
  * Allocations of exactly this many bytes fail (0: none). The test is
  * linked with -Wl,--wrap=malloc, so every malloc of the ingest comes here;
  * read atomically, as reader threads allocate too.
@@ -322,6 +419,7 @@ int main(void)
 		cmocka_unit_test(two_reader_threads),
 		cmocka_unit_test(four_reader_threads),
 		cmocka_unit_test(held_packets_leave_a_full_buffer),
+		cmocka_unit_test(rings_shared_by_pairs_of_cpus),
 		cmocka_unit_test(count_is_exact_with_any_threads),
 		cmocka_unit_test(a_reader_out_of_memory_ends_the_capture),
 	};

@@ -265,7 +265,8 @@ int cap_open_ingest(struct ps_capture *cap)
 	if (cap->kern.transport == PS_TRANSPORT_RINGBUF)
 		err = ps_ingest_open_ring(cap->out.in, ps_loader_rings_fd(&cap->kern.loader),
 					  ps_loader_emit_state_fd(&cap->kern.loader),
-					  cap->kern.bufs.per_cpu_kib * 1024);
+					  cap->kern.bufs.ring_kib * 1024,
+					  (int)cap->kern.bufs.ring_cpus);
 	else
 		err = ps_ingest_open(cap->out.in, ps_loader_events_fd(&cap->kern.loader),
 				     ps_loader_emit_state_fd(&cap->kern.loader),

@@ -183,7 +183,7 @@ int cap_load_programs(struct ps_capture *cap)
 	lo.xdp_native = cap->kern.xdp_loaded[0] = need[0];
 	lo.xdp_skb = cap->kern.xdp_loaded[1] = need[1];
 	if (cap->kern.transport == PS_TRANSPORT_RINGBUF)
-		lo.ring_bytes = cap->kern.bufs.per_cpu_kib * 1024;
+		lo.ring_bytes = cap->kern.bufs.ring_kib * 1024;
 	say_missing_features(cap, &lo);
 	/* Loaded here, not inside libxdp's attach, so a filter the verifier
 	 * refuses is reported as such before anything is attached. */
@@ -476,7 +476,7 @@ int cap_swap_programs(struct ps_capture *cap, struct ps_filter *filter,
 		return -EBUSY;
 	}
 	if (cap->kern.transport == PS_TRANSPORT_RINGBUF)
-		lo.ring_bytes = cap->kern.bufs.per_cpu_kib * 1024;
+		lo.ring_bytes = cap->kern.bufs.ring_kib * 1024;
 	for (int i = 0; i < cap->ifaces.set.n; i++)
 		raw |= cap->ifaces.ifs[i].ifindex && cap->ifaces.ifs[i].linktype == PS_LINKTYPE_RAW;
 	if (filter && raw && ps_filter_build_raw(filter, msg, sizeof(msg)) &&

@@ -400,31 +400,6 @@ int ps_ingest_round_end(struct ps_ingest *c)
 	return 0;
 }
 
-/* The largest power of two of at least a page that is at most kib. */
-static uint32_t pow2_within(uint64_t kib, long page_size)
-{
-	uint64_t page_kib = page_size >= 1024 ? (uint64_t)page_size / 1024 : 4, v = page_kib;
-
-	while (v * 2 <= kib && v * 2 <= (1u << 20))
-		v *= 2;
-	return (uint32_t)v;
-}
-
-void ps_buffer_plan(uint32_t total_kib, int ncpus, long page_size, struct ps_buffer_plan *p)
-{
-	uint64_t total = total_kib;
-
-	if (ncpus < 1)
-		ncpus = 1;
-	if (!total) {
-		total = (uint64_t)PS_BUFFER_DEFAULT_PER_CPU_KIB * ncpus;
-		if (total > PS_BUFFER_DEFAULT_MAX_KIB)
-			total = PS_BUFFER_DEFAULT_MAX_KIB;
-	}
-	p->per_cpu_kib = pow2_within(total / ncpus, page_size);
-	p->total_kib = (uint64_t)p->per_cpu_kib * ncpus;
-}
-
 /* Every reader's counts, and its CPUs' gaps added into gaps[ncpus]. */
 static void reader_counts(const struct ps_ingest *c, struct ps_reader_counts *n, uint64_t *gaps)
 {
@@ -466,16 +441,6 @@ uint64_t ps_ingest_buffer_hint(const struct ps_ingest *c, const struct ps_buffer
 	free(cpu_gaps);
 	worst = gaps ? (lost * worst + gaps - 1) / gaps : lost;
 	return pow2_at_least(p->per_cpu_kib + (worst * avg + 1023) / 1024) * ncpus;
-}
-
-unsigned int ps_buffer_pages(uint32_t buffer_kib, long page_size)
-{
-	uint64_t bytes = (uint64_t)buffer_kib * 1024;
-	unsigned int pages = 1;
-
-	while ((uint64_t)pages * page_size < bytes)
-		pages <<= 1;
-	return pages;
 }
 
 void ps_perf_attr_init(struct perf_event_attr *attr, unsigned int pages, long page_size)
@@ -620,32 +585,48 @@ int ps_ingest_open_sources(struct ps_ingest *c, struct ps_source *src, int n)
 	return err;
 }
 
-int ps_ingest_open_ring(struct ps_ingest *c, int rings_fd, int emit_fd, uint32_t ring_bytes)
+int ps_ingest_open_ring(struct ps_ingest *c, int rings_fd, int emit_fd, uint32_t ring_bytes,
+			int ring_cpus)
 {
 	bool *online = calloc(c->ncpus, sizeof(*online));
-	int err = online ? add_sources(c, c->ncpus) : -ENOMEM, cpu = 0;
+	int err = online ? add_sources(c, c->ncpus) : -ENOMEM, in_group = 0;
 
 	if (online)
 		ps_online_cpus(online, c->ncpus);
-	for (; !err && cpu < c->ncpus; cpu++) {
+	/* The online CPUs in order, ring_cpus to a ring. */
+	for (int cpu = 0; !err && cpu < c->ncpus; cpu++) {
+		struct ps_source *s = &c->src[c->n_src];
+
 		if (!online[cpu]) { /* no ring, no program: it holds nothing back */
 			ps_order_settle(&c->order, cpu, UINT64_MAX);
 			continue;
 		}
-		err = ps_source_open_ring(&c->src[c->n_src], cpu, ring_bytes);
+		if (in_group) { /* the group's ring serves this one too */
+			c->src[c->n_src - 1].last_cpu = cpu;
+			in_group = (in_group + 1) % ring_cpus;
+			continue;
+		}
+		err = ps_source_open_ring(s, cpu, ring_bytes);
 		if (!err)
 			err = watch_source(c, c->n_src++);
+		in_group = 1 % ring_cpus;
 	}
-	free(online);
 	if (!err) /* last: the CPUs' programs write into them from now on */
-		err = ps_source_publish_rings(rings_fd, c->src, c->n_src);
+		err = ps_source_publish_rings(rings_fd, c->src, c->n_src, online);
+	free(online);
 	if (err)
 		return err;
 	c->emit_fd = c->r0.emit_fd = emit_fd;
 	/* As for the perf buffers: a round reads each ring once at most. */
 	c->order.max_held = 2 * (size_t)c->n_src * ring_bytes;
-	pr_info("ring buffer: %u KiB per CPU on %d CPUs, wakeup at %u KiB\n", ring_bytes / 1024,
-		c->n_src, (unsigned int)(ps_source_wake_bytes(ring_bytes) / 1024));
+	if (ring_cpus > 1)
+		pr_info("ring buffers: %d of %u KiB, one per %d CPUs, wakeup at %u KiB\n", c->n_src,
+			ring_bytes / 1024, ring_cpus,
+			(unsigned int)(ps_source_wake_bytes(ring_bytes) / 1024));
+	else
+		pr_info("ring buffer: %u KiB per CPU on %d CPUs, wakeup at %u KiB\n",
+			ring_bytes / 1024, c->n_src,
+			(unsigned int)(ps_source_wake_bytes(ring_bytes) / 1024));
 	return 0;
 }
 
@@ -860,7 +841,7 @@ void ps_ingest_report(const struct ps_ingest *c, bool ring)
 	for (int i = 0; i < c->n_src; i++)
 		if (c->src[i].corrupt)
 			pr_warn("%s buffer of CPU %d: %llu bytes were no record, skipped\n",
-				ring ? "ring" : "perf", c->src[i].cpu,
+				ring ? "ring" : "perf", c->src[i].cpu, /* a group's: its first */
 				(unsigned long long)c->src[i].corrupt);
 	if (st.rd.malformed || st.unknown)
 		pr_warn("%llu malformed and %llu unexpected samples ignored\n",

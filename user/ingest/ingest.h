@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "bufplan.h"
 #include "clock.h"
 #include "dropnames.h"
 #include "order.h"
@@ -120,9 +121,11 @@ int ps_ingest_open(struct ps_ingest *c, int events_fd, int emit_fd, uint32_t per
 /* Or read these (tests: ps_source_open_memory()); the ingest owns them
  * from now on. 0 or -errno. */
 int ps_ingest_open_sources(struct ps_ingest *c, struct ps_source *src, int n);
-/* Or make and read a BPF ring buffer of ring_bytes per online CPU, put in
- * the ARRAY_OF_MAPS rings_fd (--transport ringbuf). */
-int ps_ingest_open_ring(struct ps_ingest *c, int rings_fd, int emit_fd, uint32_t ring_bytes);
+/* Or make and read a BPF ring buffer of ring_bytes per group of ring_cpus
+ * CPUs (ps_buffer_plan()) that has one online, put in the ARRAY_OF_MAPS
+ * rings_fd at each online CPU of the group (--transport ringbuf). */
+int ps_ingest_open_ring(struct ps_ingest *c, int rings_fd, int emit_fd, uint32_t ring_bytes,
+			int ring_cpus);
 /* The fd to wait on for a wakeup (libbpf's epoll set of the buffers). */
 int ps_ingest_epoll_fd(const struct ps_ingest *c);
 /*
@@ -185,29 +188,6 @@ int ps_ingest_n_sources(const struct ps_ingest *c);
 bool ps_ingest_done(const struct ps_ingest *c);
 
 /*
- * How much buffer the kernel gets (-B): a total, as tcpdump's -B, shared by
- * the per-CPU buffers, perf or ring (each a power of two of pages, so each
- * gets the largest that keeps the total within -B). A TCP flow's packets
- * all land on one CPU, so what one buffer holds is what a burst has.
- *
- * The default is PS_BUFFER_DEFAULT_PER_CPU_KIB per CPU, and at most
- * PS_BUFFER_DEFAULT_MAX_KIB in all: on a veth, a 64 KiB-write bulk
- * transfer was captured whole from 8 MiB per CPU, but a million 1500-byte
- * frames at 480 MB/s lost 3-5 % there, 0-1 % from 16 MiB, none from 32 MiB
- * (bench/bulk.sh, bench/e2e.sh). Kernel memory, locked; not the RSS, but
- * for the rings: a ring's pages are mapped into the reader and count in
- * its RSS.
- */
-#define PS_BUFFER_DEFAULT_PER_CPU_KIB 32768u
-#define PS_BUFFER_DEFAULT_MAX_KIB (256u << 10)
-struct ps_buffer_plan {
-	uint32_t per_cpu_kib; /* each CPU's buffer */
-	uint64_t total_kib;   /* per_cpu_kib times the CPUs */
-};
-/* total_kib 0: the default. ncpus: the CPUs with a buffer (online). Pure. */
-void ps_buffer_plan(uint32_t total_kib, int ncpus, long page_size, struct ps_buffer_plan *p);
-
-/*
  * After a capture that lost `lost` samples to full buffers: a -B (KiB, all
  * CPUs together) that would have held them, from the average record and
  * the CPU that lost most (its sequence gaps); 0 when nothing was lost. An
@@ -215,8 +195,5 @@ void ps_buffer_plan(uint32_t total_kib, int ncpus, long page_size, struct ps_buf
  */
 uint64_t ps_ingest_buffer_hint(const struct ps_ingest *c, const struct ps_buffer_plan *p,
 			       uint64_t lost);
-
-/* Perf buffer pages per CPU for a size in KiB: a power of two, >= 1. */
-unsigned int ps_buffer_pages(uint32_t buffer_kib, long page_size);
 
 #endif

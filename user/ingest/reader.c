@@ -307,7 +307,7 @@ static void mark_cpus(struct ps_reader *r, int k, bool marks, uint64_t settle_at
 	for (int cpu = 0; cpu < r->ncpus; cpu++) {
 		uint64_t settle = 0;
 
-		if (s->cpu >= 0 && s->cpu != cpu)
+		if (!ps_source_serves(s, cpu))
 			continue;
 		if (marks && r->emit[cpu].in_flight)
 			*in_flight = true;
@@ -336,9 +336,11 @@ static void settle_idle(struct ps_reader *r, uint64_t settle_at)
 	for (int k = 0; k < r->n_srcs; k++) {
 		struct ps_source *s = &r->src[r->srcs[k]];
 
-		if (s->cpu >= 0 && s->cpu < r->ncpus && !r->emit[s->cpu].in_flight &&
-		    ps_source_head(s) == s->read)
-			r->out.mark(r->out.arg, s->cpu, settle_at, r->srcs[k], s->read);
+		if (ps_source_head(s) != s->read)
+			continue;
+		for (int cpu = s->cpu < 0 ? 0 : s->cpu; cpu <= s->last_cpu && cpu < r->ncpus; cpu++)
+			if (!r->emit[cpu].in_flight)
+				r->out.mark(r->out.arg, cpu, settle_at, r->srcs[k], s->read);
 	}
 }
 
@@ -357,9 +359,9 @@ void ps_reader_round(struct ps_reader *r, bool *in_flight)
 		const struct ps_source *s = &r->src[r->srcs[k]];
 		bool to_end = consume(r, k);
 
-		/* A perf buffer is its CPU's; the ring is every CPU's. */
+		/* A perf buffer is its CPU's; a ring may be a group's. */
 		for (int cpu = 0; cpu < r->ncpus; cpu++)
-			if (s->cpu < 0 || s->cpu == cpu)
+			if (ps_source_serves(s, cpu))
 				r->cpu_read[cpu] = to_end;
 	}
 	for (int k = 0; k < r->n_srcs; k++)

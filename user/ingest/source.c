@@ -24,7 +24,7 @@ static void source_reset(struct ps_source *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
-	s->cpu = -1;
+	s->cpu = s->last_cpu = -1;
 }
 
 int ps_source_open_perf(struct ps_source *s, int cpu, const struct perf_event_attr *attr,
@@ -36,7 +36,7 @@ int ps_source_open_perf(struct ps_source *s, int cpu, const struct perf_event_at
 
 	source_reset(s);
 	s->kind = PS_SOURCE_PERF;
-	s->cpu = cpu;
+	s->cpu = s->last_cpu = cpu;
 	s->fd = (int)syscall(__NR_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (s->fd < 0)
 		return -errno;
@@ -78,7 +78,7 @@ int ps_source_open_memory(struct ps_source *s, int cpu, void *area, size_t data_
 
 	source_reset(s);
 	s->kind = PS_SOURCE_PERF;
-	s->cpu = cpu;
+	s->cpu = s->last_cpu = cpu;
 	s->bounce = malloc(PERF_RECORD_MAX);
 	if (!s->bounce)
 		return -ENOMEM;
@@ -96,7 +96,7 @@ int ps_source_open_ring_memory(struct ps_source *s, int cpu, void *area, size_t 
 
 	source_reset(s);
 	s->kind = PS_SOURCE_RING;
-	s->cpu = cpu;
+	s->cpu = s->last_cpu = cpu;
 	s->tail = &pos[0];
 	s->head = &pos[1];
 	s->data = (uint8_t *)(pos + 2);
@@ -144,7 +144,7 @@ int ps_source_open_ring(struct ps_source *s, int cpu, uint32_t ring_bytes)
 
 	source_reset(s);
 	s->kind = PS_SOURCE_RING;
-	s->cpu = cpu;
+	s->cpu = s->last_cpu = cpu;
 	s->fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ps_ring", 0, 0, ring_bytes, NULL);
 	if (s->fd < 0) {
 		err = -errno;
@@ -174,22 +174,30 @@ fail:
  * 8). A kernel without batches for this map (before 5.6, or its map type)
  * has them put in one by one.
  */
-int ps_source_publish_rings(int rings_fd, const struct ps_source *src, int n)
+int ps_source_publish_rings(int rings_fd, const struct ps_source *src, int n, const bool *online)
 {
-	uint32_t *keys = calloc((size_t)n + 1, sizeof(*keys)), count = (uint32_t)n;
-	int *fds = calloc((size_t)n + 1, sizeof(*fds)), err = 0;
+	uint32_t *keys = NULL, count = 0;
+	int *fds = NULL, err = 0, slots = 0;
 
+	for (int i = 0; i < n; i++)
+		slots += src[i].last_cpu - src[i].cpu + 1;
+	keys = calloc((size_t)slots + 1, sizeof(*keys));
+	fds = calloc((size_t)slots + 1, sizeof(*fds));
 	if (!keys || !fds) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	for (int i = 0; i < n; i++) {
-		keys[i] = (uint32_t)src[i].cpu;
-		fds[i] = src[i].fd;
-	}
-	if (!n || !bpf_map_update_batch(rings_fd, keys, fds, &count, NULL))
+	for (int i = 0; i < n; i++)
+		for (int cpu = src[i].cpu; cpu <= src[i].last_cpu; cpu++) {
+			if (!online[cpu])
+				continue;
+			keys[count] = (uint32_t)cpu;
+			fds[count++] = src[i].fd;
+		}
+	slots = (int)count;
+	if (!count || !bpf_map_update_batch(rings_fd, keys, fds, &count, NULL))
 		goto cleanup;
-	for (int i = 0; i < n && !err; i++)
+	for (int i = 0; i < slots && !err; i++)
 		if (bpf_map_update_elem(rings_fd, &keys[i], &fds[i], BPF_ANY))
 			err = -errno;
 cleanup:

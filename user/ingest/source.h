@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Where samples come from, read in place: the kernel's per-CPU perf
- * buffers or per-CPU BPF ring buffers (one source per CPU). A record is
+ * buffers, or BPF ring buffers, each a CPU's or a group's (consecutive
+ * CPUs: user/ingest/ingest.h, PS_RING_SHARED_BELOW_KIB). A record is
  * handed out as a pointer into the mapped buffer, and the kernel may not
  * reuse its bytes until the ingest releases them, after every output has
  * taken them: that is what lets a packet go from the kernel's buffer to
@@ -36,8 +37,9 @@ enum ps_source_kind {
 
 struct ps_source {
 	enum ps_source_kind kind;
-	int fd;	 /* perf: the event; ring: the map (ours, closed with it) */
-	int cpu; /* its CPU */
+	int fd;	      /* perf: the event; ring: the map (ours, closed with it) */
+	int cpu;      /* its CPU (a ring's group: the first) */
+	int last_cpu; /* a ring's group: the last (perf: cpu) */
 	void *map;
 	size_t map_len;
 	void *pos_map;			/* ring: the consumer's page (writable) */
@@ -83,10 +85,16 @@ int ps_source_open_ring_memory(struct ps_source *s, int cpu, void *area, size_t 
  * page) and map it. 0 or -errno, logged. */
 int ps_source_open_ring(struct ps_source *s, int cpu, uint32_t ring_bytes);
 /* Put the n rings of src (ps_source_open_ring) in the ARRAY_OF_MAPS
- * rings_fd, each at its CPU: their programs write into them from then on.
- * 0 or -errno, logged. */
-int ps_source_publish_rings(int rings_fd, const struct ps_source *src, int n);
+ * rings_fd, each at every online CPU from its cpu to its last_cpu: their
+ * programs write into them from then on. 0 or -errno, logged. */
+int ps_source_publish_rings(int rings_fd, const struct ps_source *src, int n, const bool *online);
 void ps_source_close(struct ps_source *s);
+
+/* Is cpu one of those whose samples s holds? */
+static inline bool ps_source_serves(const struct ps_source *s, int cpu)
+{
+	return cpu >= s->cpu && cpu <= s->last_cpu;
+}
 
 /* Where the producer is now: a round reads up to it and no further. */
 uint64_t ps_source_head(const struct ps_source *s);

@@ -60,7 +60,7 @@ struct ps_load_opts {
 	const struct ps_sampling *sampling; /* NULL: every matching packet */
 	const struct ps_filter *filter;	    /* NULL: no filter */
 	unsigned int transport;		    /* enum ps_transport */
-	uint32_t ring_bytes;		    /* ringbuf: each CPU's ring (ps_buffer_plan()) */
+	uint32_t ring_bytes;		    /* ringbuf: each ring (ps_buffer_plan()) */
 	/* With the XDP hook: which XDP programs. xdp_native: PS_PROG_XDP,
 	 * multi-buffer aware, for native attach; xdp_skb: PS_PROG_XDP_SKB, for
 	 * generic attach, where a multi-buffer program would make the kernel

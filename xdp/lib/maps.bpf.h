@@ -54,10 +54,12 @@ struct {
 /*
  * --transport ringbuf: a BPF ring buffer per CPU, as the perf buffers are,
  * so CPUs never contend for one ring's lock and each reader thread owns its
- * rings. The loader sizes the array (possible CPUs); the ingest makes each
- * online CPU's ring, of that CPU's share of -B, and puts it in
- * (user/ingest/source.c). The template's size is no constraint: the kernel
- * matches an inner ring by its type.
+ * rings; or, where -B gives a CPU too little, one per group of CPUs, at
+ * each of their entries (user/ingest/ingest.h, PS_RING_SHARED_BELOW_KIB).
+ * The loader sizes the array (possible CPUs); the ingest makes the rings,
+ * each its CPUs' share of -B, and puts them in (user/ingest/source.c). The
+ * template's size is no constraint: the kernel matches an inner ring by
+ * its type.
  */
 struct ps_ring_of_cpu {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -83,11 +83,12 @@ static __always_inline long ps_ring_output(PS_CTX *ctx, struct ps_meta *meta)
 	 * wakeups: the reader keeps what it has read until it is written,
 	 * and what came meanwhile could leave the data above the mark when
 	 * the round gave its space back, so nothing crossed it again and the
-	 * buffer filled while the reader slept (bench/bulk.sh). The ring is
-	 * this CPU's; a program that ran between the query and the output (a
-	 * tracepoint's, preempted) can hide a crossing, and the next one
-	 * wakes the reader then. The record takes its 8-byte header and is
-	 * rounded up to 8 bytes.
+	 * buffer filled while the reader slept (bench/bulk.sh). An output
+	 * between the query and this one can hide a crossing (a tracepoint's
+	 * program, preempted; another CPU's, where a ring serves a group),
+	 * and the next crossing wakes the reader then, or its own timer: a
+	 * sixteenth of the ring late, not lost. The record takes its 8-byte
+	 * header and is rounded up to 8 bytes.
 	 */
 	len = sizeof(*meta) + cap;
 	rec = (len + 8 + 7) & ~7ull;

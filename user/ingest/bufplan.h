@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* How much of the kernel's memory each buffer gets, from -B: pure. */
+#ifndef PS_BUFPLAN_H
+#define PS_BUFPLAN_H
+
+#include <stdint.h>
+
+/*
+ * How much buffer the kernel gets (-B): a total, as tcpdump's -B, shared by
+ * the per-CPU buffers, perf or ring (each a power of two of pages, so each
+ * gets the largest that keeps the total within -B). A TCP flow's packets
+ * all land on one CPU, so what one buffer holds is what a burst has.
+ *
+ * The default is PS_BUFFER_DEFAULT_PER_CPU_KIB per CPU, and at most
+ * PS_BUFFER_DEFAULT_MAX_KIB in all: on a veth, a 64 KiB-write bulk
+ * transfer was captured whole from 8 MiB per CPU, but a million 1500-byte
+ * frames at 480 MB/s lost 3-5 % there, 0-1 % from 16 MiB, none from 32 MiB
+ * (bench/bulk.sh, bench/e2e.sh). Kernel memory, locked; not the RSS, but
+ * for the rings: a ring's pages are mapped into the reader and count in
+ * its RSS.
+ */
+#define PS_BUFFER_DEFAULT_PER_CPU_KIB 32768u
+#define PS_BUFFER_DEFAULT_MAX_KIB (256u << 10)
+/*
+ * A BPF ring may serve more than one CPU (a perf buffer cannot): where a
+ * CPU's share of -B would be under PS_RING_SHARED_BELOW_KIB, each ring
+ * serves a group of CPUs (a power of two of them, the online CPUs in
+ * order), as many as it takes for the ring to get that much. One TCP flow then has the
+ * whole group's share, as it has all of tcpdump's -B: at -B 4096 on 2
+ * CPUs, 2 MiB per CPU lost packets from 1,400 MB/s of bulk TCP where
+ * tcpdump's 4 MiB did not (bench/bulk.sh, doc/performance.md). The cost
+ * is the ring's lock, taken by the group's CPUs in turn; a group is small
+ * wherever -B is not.
+ */
+#define PS_RING_SHARED_BELOW_KIB 4096u
+struct ps_buffer_plan {
+	uint32_t per_cpu_kib; /* each CPU's buffer */
+	uint64_t total_kib;   /* per_cpu_kib times the CPUs */
+	uint32_t ring_cpus;   /* the CPUs one ring serves: a power of two */
+	uint32_t ring_kib;    /* each ring: its group's share of -B */
+};
+/* total_kib 0: the default. ncpus: the CPUs with a buffer (online). Pure. */
+void ps_buffer_plan(uint32_t total_kib, int ncpus, long page_size, struct ps_buffer_plan *p);
+
+/* Perf buffer pages per CPU for a size in KiB: a power of two, >= 1. */
+unsigned int ps_buffer_pages(uint32_t buffer_kib, long page_size);
+
+#endif
