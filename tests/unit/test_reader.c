@@ -71,6 +71,21 @@ static bool lost(int k)
 	return k % 97 == 50;
 }
 
+/* Sample k of cpu's metadata. */
+static struct ps_meta meta_of(int cpu, int k)
+{
+	return (struct ps_meta){
+		.ts_ns = ts_of(cpu, k),
+		.seq = (uint64_t)k,
+		.ifindex = 5,
+		.wire_len = PKT_LEN,
+		.cap_len = PKT_LEN,
+		.cpu = (uint32_t)cpu,
+		.version = PS_META_VERSION,
+		.hook = PS_HOOK_XDP,
+	};
+}
+
 /* Write cpu's samples as PERF_RECORD_SAMPLEs. */
 static void fill(uint8_t *area, size_t data_bytes, int cpu)
 {
@@ -78,16 +93,7 @@ static void fill(uint8_t *area, size_t data_bytes, int cpu)
 	uint64_t pos = 0;
 
 	for (int k = 0; k < PER_CPU; k++) {
-		struct ps_meta m = {
-			.ts_ns = ts_of(cpu, k),
-			.seq = (uint64_t)k,
-			.ifindex = 5,
-			.wire_len = PKT_LEN,
-			.cap_len = PKT_LEN,
-			.cpu = (uint32_t)cpu,
-			.version = PS_META_VERSION,
-			.hook = PS_HOOK_XDP,
-		};
+		struct ps_meta m = meta_of(cpu, k);
 
 		if (!lost(k))
 			assert_true(ps_test_perf_put((uint8_t *)(up + 1), data_bytes, &pos, &m,
@@ -244,16 +250,7 @@ static void rings_shared_by_pairs_of_cpus(void **state)
 								UINT64_MAX;
 				int i = at1 < at0;
 				int cpu = 2 * r + i;
-				struct ps_meta m = {
-					.ts_ns = ts_of(cpu, k[i]),
-					.seq = (uint64_t)k[i],
-					.ifindex = 5,
-					.wire_len = PKT_LEN,
-					.cap_len = PKT_LEN,
-					.cpu = (uint32_t)cpu,
-					.version = PS_META_VERSION,
-					.hook = PS_HOOK_XDP,
-				};
+				struct ps_meta m = meta_of(cpu, k[i]);
 
 				if (!lost(k[i]))
 					assert_true(ps_test_ring_put(data, DATA_BYTES, &pos, &m,
@@ -324,17 +321,12 @@ void *__wrap_malloc(size_t n)
 static void put_long_start(uint8_t *data, size_t data_bytes, uint64_t *pos, int cpu, uint64_t seq,
 			   uint32_t cap_len)
 {
-	struct ps_meta m = {
-		.ts_ns = ts_of(cpu, (int)seq) + 1,
-		.seq = seq,
-		.ifindex = 5,
-		.wire_len = cap_len,
-		.cap_len = PS_PERF_CHUNK,
-		.cpu = (uint32_t)cpu,
-		.version = PS_META_VERSION,
-		.hook = PS_HOOK_XDP,
-	};
+	struct ps_meta m = meta_of(cpu, (int)seq);
 	uint64_t at = *pos;
+
+	m.ts_ns++;
+	m.wire_len = cap_len;
+	m.cap_len = PS_PERF_CHUNK;
 
 	assert_true(ps_test_perf_put(data, data_bytes, pos, &m, (uint8_t)cpu));
 	m.cap_len = cap_len;

@@ -25,12 +25,13 @@
  * A BPF ring may serve more than one CPU (a perf buffer cannot): where a
  * CPU's share of -B would be under PS_RING_SHARED_BELOW_KIB, each ring
  * serves a group of CPUs (a power of two of them, the online CPUs in
- * order), as many as it takes for the ring to get that much. One TCP flow then has the
- * whole group's share, as it has all of tcpdump's -B: at -B 4096 on 2
- * CPUs, 2 MiB per CPU lost packets from 1,400 MB/s of bulk TCP where
- * tcpdump's 4 MiB did not (bench/bulk.sh, doc/performance.md). The cost
- * is the ring's lock, taken by the group's CPUs in turn; a group is small
- * wherever -B is not.
+ * order), as many as it takes for the ring to get that much. One TCP flow
+ * then has the whole group's share, as it has all of tcpdump's -B. At -B
+ * 4096 on 2 CPUs, bulk TCP from 1,000 to 1,800 MB/s lost packets in 9
+ * runs of 30 with 2 MiB rings per CPU and in 3 with tcpdump; one 4 MiB
+ * ring for both lost about as often as tcpdump (bench/bulk.sh,
+ * doc/performance.md). The cost is the ring's lock, taken by the group's
+ * CPUs in turn; a group is small wherever -B is not.
  */
 #define PS_RING_SHARED_BELOW_KIB 4096u
 struct ps_buffer_plan {

@@ -182,7 +182,7 @@ void ps_ingest_report(const struct ps_ingest *c, bool ring);
 /* The capture ended for a sink's error (the sink: *failed) or for want
  * of memory (*failed NULL); 0 while it runs. */
 int ps_ingest_error(const struct ps_ingest *c, const struct ps_sink **failed);
-/* The buffers read: one per online CPU. */
+/* The buffers read: one per online CPU (a ring: or per group of them). */
 int ps_ingest_n_sources(const struct ps_ingest *c);
 /* -c's count reached, or an error: the loop ends. */
 bool ps_ingest_done(const struct ps_ingest *c);
