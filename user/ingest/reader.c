@@ -20,6 +20,11 @@
  */
 #define ORDER_SKEW_NS 100000ull
 
+/* Each CPU source s serves (a perf buffer: its own; a ring: its group's)
+ * that reader r knows. */
+#define for_each_cpu_of(r, s, cpu) \
+	for (int cpu = (s)->cpu < 0 ? 0 : (s)->cpu; cpu <= (s)->last_cpu && cpu < (r)->ncpus; cpu++)
+
 /* How take() gets the bytes. */
 enum take_how {
 	TAKE_IN_PLACE, /* they stay in the source until the round ends */
@@ -304,11 +309,10 @@ static void mark_cpus(struct ps_reader *r, int k, bool marks, uint64_t settle_at
 {
 	const struct ps_source *s = &r->src[r->srcs[k]];
 
-	for (int cpu = 0; cpu < r->ncpus; cpu++) {
+	for_each_cpu_of(r, s, cpu)
+	{
 		uint64_t settle = 0;
 
-		if (!ps_source_serves(s, cpu))
-			continue;
 		if (marks && r->emit[cpu].in_flight)
 			*in_flight = true;
 		else if (marks && r->cpu_read[cpu])
@@ -338,9 +342,8 @@ static void settle_idle(struct ps_reader *r, uint64_t settle_at)
 
 		if (ps_source_head(s) != s->read)
 			continue;
-		for (int cpu = s->cpu < 0 ? 0 : s->cpu; cpu <= s->last_cpu && cpu < r->ncpus; cpu++)
-			if (!r->emit[cpu].in_flight)
-				r->out.mark(r->out.arg, cpu, settle_at, r->srcs[k], s->read);
+		for_each_cpu_of(r, s, cpu) if (!r->emit[cpu].in_flight)
+			r->out.mark(r->out.arg, cpu, settle_at, r->srcs[k], s->read);
 	}
 }
 
@@ -360,9 +363,7 @@ void ps_reader_round(struct ps_reader *r, bool *in_flight)
 		bool to_end = consume(r, k);
 
 		/* A perf buffer is its CPU's; a ring may be a group's. */
-		for (int cpu = 0; cpu < r->ncpus; cpu++)
-			if (ps_source_serves(s, cpu))
-				r->cpu_read[cpu] = to_end;
+		for_each_cpu_of(r, s, cpu) r->cpu_read[cpu] = to_end;
 	}
 	for (int k = 0; k < r->n_srcs; k++)
 		mark_cpus(r, k, marks, settle_at, in_flight);

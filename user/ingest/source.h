@@ -90,12 +90,6 @@ int ps_source_open_ring(struct ps_source *s, int cpu, uint32_t ring_bytes);
 int ps_source_publish_rings(int rings_fd, const struct ps_source *src, int n, const bool *online);
 void ps_source_close(struct ps_source *s);
 
-/* Is cpu one of those whose samples s holds? */
-static inline bool ps_source_serves(const struct ps_source *s, int cpu)
-{
-	return cpu >= s->cpu && cpu <= s->last_cpu;
-}
-
 /* Where the producer is now: a round reads up to it and no further. */
 uint64_t ps_source_head(const struct ps_source *s);
 /*
