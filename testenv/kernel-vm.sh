@@ -66,6 +66,20 @@ package_of() {
 	esac
 }
 
+# lock_cache, unlock_cache: what follows, one at a time. Guests start
+# together (tests/vm/smoke.sh), and apt-cache rebuilds its binary cache
+# once dpkg's status or the lists have changed: one that reads while
+# another writes finds no package (3 at once: 1 in 5 here). The
+# initramfs is written in place too.
+lock_cache() {
+	mkdir -p "$cache"
+	exec {cache_lock}>"$cache/.fetch.lock"
+	flock "$cache_lock"
+}
+unlock_cache() {
+	exec {cache_lock}>&-
+}
+
 # fetch KERNEL: the unpacked package in $cache/PKG, modules decompressed
 # and indexed for busybox's modprobe; prints the release.
 fetch() {
@@ -130,11 +144,13 @@ run() {
 			die "$d is not on the root file system, which is all the guest sees"
 	done
 	[ -x /usr/lib/qemu/virtiofsd ] || die "needs /usr/lib/qemu/virtiofsd (qemu-system-x86)"
+	lock_cache
 	rel=$(fetch "$kernel")
 	pkg=$(package_of "$kernel")
 	dir=$cache/$pkg
 	[ -e "$dir/initramfs.gz" ] && [ "$dir/initramfs.gz" -nt "$here/kernel-vm-init.sh" ] ||
 		make_initramfs "$dir" "$rel"
+	unlock_cache
 
 	# Under TCG everything runs 10-30x slower (measured; kernel-vm.md).
 	local scale=20
@@ -193,7 +209,7 @@ run() {
 
 cmd=${1:-}; [ $# -gt 0 ] && shift
 case $cmd in
-fetch) [ $# -eq 1 ] || die "usage: fetch KERNEL"; fetch "$1" ;;
+fetch) [ $# -eq 1 ] || die "usage: fetch KERNEL"; lock_cache; fetch "$1" ;;
 run) [ $# -ge 1 ] || die "usage: run KERNEL -- CMD..."; run "$@" ;;
 list) ls "$cache" 2>/dev/null || true ;;
 *) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
