@@ -309,8 +309,7 @@ static void mark_cpus(struct ps_reader *r, int k, bool marks, uint64_t settle_at
 {
 	const struct ps_source *s = &r->src[r->srcs[k]];
 
-	for_each_cpu_of(r, s, cpu)
-	{
+	for_each_cpu_of(r, s, cpu) {
 		uint64_t settle = 0;
 
 		if (marks && r->emit[cpu].in_flight)
@@ -342,8 +341,9 @@ static void settle_idle(struct ps_reader *r, uint64_t settle_at)
 
 		if (ps_source_head(s) != s->read)
 			continue;
-		for_each_cpu_of(r, s, cpu) if (!r->emit[cpu].in_flight)
-			r->out.mark(r->out.arg, cpu, settle_at, r->srcs[k], s->read);
+		for_each_cpu_of(r, s, cpu)
+			if (!r->emit[cpu].in_flight)
+				r->out.mark(r->out.arg, cpu, settle_at, r->srcs[k], s->read);
 	}
 }
 
@@ -363,7 +363,8 @@ void ps_reader_round(struct ps_reader *r, bool *in_flight)
 		bool to_end = consume(r, k);
 
 		/* A perf buffer is its CPU's; a ring may be a group's. */
-		for_each_cpu_of(r, s, cpu) r->cpu_read[cpu] = to_end;
+		for_each_cpu_of(r, s, cpu)
+			r->cpu_read[cpu] = to_end;
 	}
 	for (int k = 0; k < r->n_srcs; k++)
 		mark_cpus(r, k, marks, settle_at, in_flight);
