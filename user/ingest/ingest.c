@@ -589,27 +589,23 @@ int ps_ingest_open_ring(struct ps_ingest *c, int rings_fd, int emit_fd, uint32_t
 			int ring_cpus)
 {
 	bool *online = calloc(c->ncpus, sizeof(*online));
-	int err = online ? add_sources(c, c->ncpus) : -ENOMEM, in_group = 0;
+	int err = online ? add_sources(c, c->ncpus) : -ENOMEM, nth = 0;
 
 	if (online)
 		ps_online_cpus(online, c->ncpus);
 	/* The online CPUs in order, ring_cpus to a ring. */
 	for (int cpu = 0; !err && cpu < c->ncpus; cpu++) {
-		struct ps_source *s = &c->src[c->n_src];
-
 		if (!online[cpu]) { /* no ring, no program: it holds nothing back */
 			ps_order_settle(&c->order, cpu, UINT64_MAX);
 			continue;
 		}
-		if (in_group) { /* the group's ring serves this one too */
+		if (nth++ % ring_cpus) { /* the group's ring serves this one too */
 			c->src[c->n_src - 1].last_cpu = cpu;
-			in_group = (in_group + 1) % ring_cpus;
 			continue;
 		}
-		err = ps_source_open_ring(s, cpu, ring_bytes);
+		err = ps_source_open_ring(&c->src[c->n_src], cpu, ring_bytes);
 		if (!err)
 			err = watch_source(c, c->n_src++);
-		in_group = 1 % ring_cpus;
 	}
 	if (!err) /* last: the CPUs' programs write into them from now on */
 		err = ps_source_publish_rings(rings_fd, c->src, c->n_src, online);
@@ -619,14 +615,9 @@ int ps_ingest_open_ring(struct ps_ingest *c, int rings_fd, int emit_fd, uint32_t
 	c->emit_fd = c->r0.emit_fd = emit_fd;
 	/* As for the perf buffers: a round reads each ring once at most. */
 	c->order.max_held = 2 * (size_t)c->n_src * ring_bytes;
-	if (ring_cpus > 1)
-		pr_info("ring buffers: %d of %u KiB, one per %d CPUs, wakeup at %u KiB\n", c->n_src,
-			ring_bytes / 1024, ring_cpus,
-			(unsigned int)(ps_source_wake_bytes(ring_bytes) / 1024));
-	else
-		pr_info("ring buffer: %u KiB per CPU on %d CPUs, wakeup at %u KiB\n",
-			ring_bytes / 1024, c->n_src,
-			(unsigned int)(ps_source_wake_bytes(ring_bytes) / 1024));
+	pr_info("ring buffers: %d of %u KiB, one per %d CPU%s, wakeup at %u KiB\n", c->n_src,
+		ring_bytes / 1024, ring_cpus, ring_cpus > 1 ? "s" : "",
+		(unsigned int)(ps_source_wake_bytes(ring_bytes) / 1024));
 	return 0;
 }
 
