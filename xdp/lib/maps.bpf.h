@@ -79,7 +79,10 @@ struct {
  * Keyed by CPU: a per-CPU map's value holds at most 32 KiB. The loader
  * gives it an entry per possible CPU for the ring transport, and one of 8
  * bytes otherwise (the value's size is the map's, not its BTF type's, so
- * that it may change; the perf transport's programs never reach it).
+ * that it may change; the perf transport's programs never reach it). No
+ * BTF type for the key either: given a key's type and no value's, 6.18
+ * refused the map (EINVAL) and libbpf made it again without BTF, a
+ * warning under -v and a second map_create at every start.
  */
 struct ps_ring_scratch {
 	struct ps_meta meta;
@@ -89,7 +92,7 @@ struct ps_ring_scratch {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
-	__type(key, __u32);
+	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(struct ps_ring_scratch));
 } ring_scratch SEC(".maps") __weak;
 
