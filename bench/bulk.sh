@@ -7,9 +7,11 @@
 #   tcpdump            tcpdump -w, its default buffer (2 MiB)
 #   tcpdump-BN         tcpdump -w -B N (KiB)
 #   pktsample          pktsample -w, the defaults
-#   pktsample-BN       pktsample -w -B N (KiB, the total, as tcpdump)
+#   pktsample-BN       pktsample -w -B N (KiB, the total, as tcpdump; where
+#                      that leaves a CPU under 4 MiB, through a shared ring)
 #   pktsample-ring     pktsample -w --transport ringbuf
 #   pktsample-ring-BN  the same with -B N
+#   pktsample-perf[-BN] pktsample -w --transport perf [-B N]
 #   pktsample-jN       pktsample -w -j N (reader threads)
 # Each contender uses the snap length 262144, as tcpdump's default. A run
 # reports the packets the tool saw, captured and counted lost, its CPU
@@ -108,6 +110,7 @@ run_one() {
 		[ -n "${PS_ARGS:-}" ] && args+=($PS_ARGS)
 		case $c in
 		pktsample-ring*) args+=(--transport ringbuf) ;;
+		pktsample-perf*) args+=(--transport perf) ;;
 		esac
 		[[ $c == *-B* ]] && args+=(-B "${c##*-B}")
 		[[ $c == *-j* ]] && args+=(-j "${c##*-j}")

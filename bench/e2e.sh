@@ -12,6 +12,8 @@
 #                  that turns off the peer's TSO while attached)
 #   pktsample-skb  pktsample -w --hook xdp --xdp-mode skb (generic XDP)
 #   pktsample-ring pktsample -w --transport ringbuf (BPF ring buffer)
+#   pktsample-perf pktsample -w --transport perf (the perf buffers named:
+#                  at a small -B the default would take a shared ring)
 #   pktsample-tc   pktsample -w --hook tc-ingress (the ingress hook alone)
 #   pktsample-tc-ring  the same through the BPF ring buffer
 #   pktsample-j2   pktsample -w -j 2: two reader threads
@@ -111,6 +113,7 @@ run_one() {
 		pktsample-drv) extra+=(--hook xdp --xdp-mode native) ;;
 		pktsample-skb) extra+=(--hook xdp --xdp-mode skb) ;;
 		pktsample-ring) extra+=(--transport ringbuf) ;;
+		pktsample-perf) extra+=(--transport perf) ;;
 		pktsample-tc) extra+=(--hook tc-ingress) ;;
 		pktsample-tc-ring) extra+=(--hook tc-ingress --transport ringbuf) ;;
 		pktsample-j2) extra+=(-j 2) ;;

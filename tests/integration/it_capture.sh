@@ -93,13 +93,14 @@ assert_eq 0 "$(grep -cE '^(libbpf|libxdp):' "$WORK/ps.err" || true)" "no library
 assert_eq 0 "$(grep -c 'XDP attached as a single program' "$WORK/ps.err" || true)" \
 	"XDP through a BPF link (the default): no libxdp fallback note"
 
-# Through the BPF rings at tcpdump's -B 4096: too little for a ring per
-# CPU, so one ring serves every CPU (user/ingest/bufplan.h). A sender on
-# each CPU in turn: every generator frame once per ingress hook, byte for
-# byte, in time order, and nothing left attached.
+# At tcpdump's -B 4096, no --transport: too little for a buffer per CPU,
+# so the capture takes the BPF rings and one ring serves every CPU
+# (user/ingest/bufplan.h). A sender on each CPU in turn: every generator
+# frame once per ingress hook, byte for byte, in time order, and nothing
+# left attached.
 group=1
 while [ "$group" -lt "$(nproc)" ]; do group=$((group * 2)); done
-start_capture -i "$CAPIF" --hook xdp,tc-ingress --transport ringbuf -B 4096 -v -w "$WORK/ring.pcapng"
+start_capture -i "$CAPIF" --hook xdp,tc-ingress -B 4096 -v -w "$WORK/ring.pcapng"
 for c in $(seq 0 $(($(nproc) - 1))); do
 	in_peer taskset -c "$c" "$PSGEN" -i "$PEERIF" -n 500 -s 64 --flows 8 --rate 100000 \
 		--src "192.0.2.$((10 + c))" -w "$WORK/ring-sent$c.pcap" >/dev/null
@@ -108,6 +109,8 @@ sleep 0.3
 stop_capture INT
 assert_eq 0 "$PS_RC" "rings at -B 4096: exits 0"
 assert_nothing_attached
+assert_match "transport: ringbuf, as -B 4096 leaves a CPU [0-9]+ KiB, under 4096" \
+	"$(cat "$WORK/ps.err")" "-B 4096 without --transport: the rings"
 assert_match "ring buffers: 1 of 4096 KiB, one per $group CPUs" "$(cat "$WORK/ps.err")" \
 	"rings at -B 4096: one ring for every CPU"
 mergecap -F pcap -w "$WORK/ring-all.pcap" "$WORK/"ring-sent*.pcap
@@ -120,3 +123,14 @@ done
 assert_eq 0 "$("$PCAPCHECK" order "$WORK/ring.pcapng")" "rings at -B 4096: in time order"
 assert_match "^0 packets lost in ring buffer$" "$(grep 'lost in ring' "$WORK/ps.err")" \
 	"rings at -B 4096: nothing lost"
+
+# A transport named is kept: the perf buffers at the same -B, each CPU its
+# share.
+start_capture -i "$CAPIF" --hook tc-ingress --transport perf -B 4096 -v -w "$WORK/perf4096.pcapng"
+stop_capture INT
+assert_eq 0 "$PS_RC" "--transport perf -B 4096: exits 0"
+assert_match "perf buffer: [0-9]+ KiB per CPU on $(nproc) CPUs" "$(cat "$WORK/ps.err")" \
+	"--transport perf -B 4096: the perf buffers"
+assert_eq 0 "$(grep -c 'transport: ringbuf' "$WORK/ps.err" || true)" \
+	"--transport perf -B 4096: no ring chosen"
+assert_nothing_attached

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Loss, made certain: the ingest is stopped while a 4 KiB-per-CPU buffer
-# overflows. Every lost sample must be accounted for, the same way in the
+# Loss, made certain: the ingest is stopped while a 4 KiB-per-CPU perf
+# buffer overflows (named: -B 4 alone takes a shared ring; it_order checks
+# the rings' loss). Every lost sample must be accounted for, the same way in the
 # packet blocks (epb_dropcount), the statistics blocks and the summary.
 source "$(dirname "$0")/lib.sh"
 
 env_up
-start_capture -i "$CAPIF" --hook xdp -B 4 -v -w "$WORK/cap.pcapng"
+start_capture -i "$CAPIF" --hook xdp --transport perf -B 4 -v -w "$WORK/cap.pcapng"
 kill -STOP "$PS_PID"
 in_peer taskset -c 0 "$PSGEN" -i "$PEERIF" -n 2000 -s 64 --rate 50000 >/dev/null
 kill -CONT "$PS_PID"

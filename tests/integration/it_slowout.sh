@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # A slow output: `pktsample -w - | a reader that takes 64 KiB every 10 ms`
-# under a flood. The writer waits on the pipe, the buffers fill, and the
+# under a flood, through the perf buffers (named: -B 1024 alone takes a
+# shared ring). The writer waits on the pipe, the buffers fill, and the
 # kernel's losses are counted: nothing is lost silently. The reader's file
 # is whole (every block, as tshark reads it), holds exactly the packets the
 # summary says were captured, and seen = captured + lost in the buffer +
@@ -11,7 +12,7 @@ need_tools python3
 
 env_up
 : >"$WORK/ps.err"
-in_cap bash -c "'$PKTSAMPLE' -i '$CAPIF' --hook tc-ingress -B 1024 -w - 2>'$WORK/ps.err' |
+in_cap bash -c "'$PKTSAMPLE' -i '$CAPIF' --hook tc-ingress --transport perf -B 1024 -w - 2>'$WORK/ps.err' |
 	python3 -c '
 import sys, time
 out = open(sys.argv[1], \"wb\")

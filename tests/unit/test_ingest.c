@@ -626,6 +626,26 @@ static void buffer_plan_groups_cpus_per_ring(void **state)
 	assert_int_equal(p.ring_kib, 8);
 }
 
+/* --transport auto: the rings where a -B given has CPUs share them; the
+ * perf buffers at the default, however many CPUs share a ring there. */
+static void rings_by_default_where_a_small_b_shares_them(void **state)
+{
+	struct ps_buffer_plan p;
+
+	(void)state;
+	ps_buffer_plan(4096, 2, 4096, &p);
+	assert_true(ps_buffer_rings_by_default(&p, 4096));
+	ps_buffer_plan(8192, 2, 4096, &p); /* 4 MiB a CPU: no sharing */
+	assert_false(ps_buffer_rings_by_default(&p, 8192));
+	ps_buffer_plan(2048, 1, 4096, &p); /* one CPU: a ring has no one to share with */
+	assert_false(ps_buffer_rings_by_default(&p, 2048));
+	ps_buffer_plan(65536, 64, 4096, &p);
+	assert_true(ps_buffer_rings_by_default(&p, 65536));
+	ps_buffer_plan(0, 128, 4096, &p); /* the default shares pairs, and stays perf */
+	assert_int_equal(p.ring_cpus, 2);
+	assert_false(ps_buffer_rings_by_default(&p, 0));
+}
+
 /* The hint: the CPU that lost most, its share of the loss at the average
  * record size, on top of what each buffer had. */
 static void buffer_hint_from_the_worst_cpu(void **state)
@@ -682,6 +702,7 @@ int main(void)
 		cmocka_unit_test(buffer_pages_are_powers_of_two),
 		cmocka_unit_test(buffer_plan_shares_the_total),
 		cmocka_unit_test(buffer_plan_groups_cpus_per_ring),
+		cmocka_unit_test(rings_by_default_where_a_small_b_shares_them),
 		cmocka_unit_test(cpu_lists_parse),
 		T(buffer_hint_from_the_worst_cpu),
 	};

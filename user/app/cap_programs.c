@@ -389,33 +389,44 @@ void cap_set_promiscuous(struct ps_capture *cap)
 }
 
 /*
- * Where perf events are closed to us (Debian's perf_event_paranoid 3
- * without CAP_SYS_ADMIN): the ring buffer, unless --transport said perf;
- * --sample-interval has no way round, so it says what would do.
+ * The transport, where --transport left it to us (auto): the ring buffer
+ * where perf events are closed to us (Debian's perf_event_paranoid 3
+ * without CAP_SYS_ADMIN), or where -B is small enough that CPUs share a
+ * ring (ps_buffer_rings_by_default()); the perf buffers otherwise. A
+ * transport named is kept; --sample-interval needs perf events whatever
+ * carries the samples, so it says what would do.
  */
 int cap_choose_transport(struct ps_capture *cap)
 {
 	static const char why[] = "kernel.perf_event_paranoid is above 2 (Debian's default), "
 				  "which allows perf events only with CAP_SYS_ADMIN";
+	const struct ps_buffer_plan *b = &cap->kern.bufs;
+	bool perf_ok = ps_perf_events_allowed();
 
-	if (ps_perf_events_allowed())
-		return 0;
-	if (cap->smp.mode == PS_SAMPLE_CLOCK) {
+	if (!perf_ok && cap->smp.mode == PS_SAMPLE_CLOCK) {
 		pr_err("--sample-interval needs a perf event per CPU: %s; run as root, or "
 		       "'sysctl kernel.perf_event_paranoid=2'\n",
 		       why);
 		return -EACCES;
 	}
-	if (cap->kern.transport != PS_TRANSPORT_PERF)
-		return 0;
 	if (cap->cfg.transport_given) {
+		if (perf_ok || cap->kern.transport != PS_TRANSPORT_PERF)
+			return 0;
 		pr_err("--transport perf needs perf events: %s; --transport ringbuf needs none, "
 		       "or 'sysctl kernel.perf_event_paranoid=2'\n",
 		       why);
 		return -EACCES;
 	}
-	cap->kern.transport = PS_TRANSPORT_RINGBUF;
-	pr_info("transport: ringbuf, as %s\n", why);
+	if (!perf_ok) {
+		cap->kern.transport = PS_TRANSPORT_RINGBUF;
+		pr_info("transport: ringbuf, as %s\n", why);
+	} else if (ps_buffer_rings_by_default(b, cap->cfg.buffer_kib)) {
+		cap->kern.transport = PS_TRANSPORT_RINGBUF;
+		pr_info("transport: ringbuf, as -B %u leaves a CPU %u KiB, under %u: a ring for %u "
+			"CPUs lends one flow all %u KiB (--transport perf: the perf buffers)\n",
+			cap->cfg.buffer_kib, b->per_cpu_kib, PS_RING_SHARED_BELOW_KIB, b->ring_cpus,
+			b->ring_kib);
+	}
 	return 0;
 }
 

@@ -226,17 +226,22 @@ static int pick_word(const char *opt, const struct cli_word *words, const char *
 	return ps_fail(err, len, "bad %s '%s': use %s", opt, a, use);
 }
 
-/* A --transport given is kept even where perf events are closed (no
- * fallback to the ring): it was asked for. */
+/* A --transport named is kept even where perf events are closed (no
+ * fallback to the ring): it was asked for. auto, the default, leaves it to
+ * the capture (cap_choose_transport()). */
 static int set_transport(struct ps_opts *o, const char *a, char *err, size_t len)
 {
-	static const struct cli_word words[] = { { "perf", PS_TRANSPORT_PERF },
+	enum { TRANSPORT_AUTO = PS_TRANSPORT_RINGBUF + 1 };
+	static const struct cli_word words[] = { { "auto", TRANSPORT_AUTO },
+						 { "perf", PS_TRANSPORT_PERF },
 						 { "ringbuf", PS_TRANSPORT_RINGBUF },
 						 { NULL, 0 } };
+	unsigned int t;
 
-	if (pick_word("--transport", words, a, &o->transport, err, len))
+	if (pick_word("--transport", words, a, &t, err, len))
 		return -EINVAL;
-	o->transport_given = true;
+	o->transport_given = t != TRANSPORT_AUTO;
+	o->transport = o->transport_given ? t : PS_TRANSPORT_PERF;
 	return 0;
 }
 
@@ -570,7 +575,8 @@ static const struct cli_opt cli_opts[] = {
 	  "threads reading the buffers (default: one per 8 CPUs, at most half the cores)",
 	  set_threads, LIVE },
 	{ "transport", KEY_TRANSPORT, required_argument, "KIND",
-	  "perf (default: per-CPU perf buffers) or ringbuf (BPF rings: per CPU, per group at a small -B)",
+	  "auto (default: perf, but ringbuf where -B leaves a CPU under 4 MiB), perf (per-CPU perf "
+	  "buffers) or ringbuf (BPF rings: per CPU, per group at a small -B)",
 	  set_transport, LIVE },
 	{ "xdp-mode", KEY_XDP_MODE, required_argument, "MODE",
 	  "with --hook xdp: native, skb or auto (default: skb on veth, else native if the driver has it)",

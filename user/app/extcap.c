@@ -74,7 +74,8 @@ static const char *const context_values[] = {
 	"on", "on: process, container, namespace", "off", "off", NULL,
 };
 static const char *const transport_values[] = {
-	"perf", "per-CPU perf buffers", "ringbuf", "per-CPU BPF ring buffers", NULL,
+	"auto", "auto: perf, rings at a small buffer size", "perf", "per-CPU perf buffers",
+	"ringbuf", "BPF ring buffers", NULL,
 };
 
 /* The dialog, in its order: each entry a command-line option. On lo the
@@ -116,7 +117,7 @@ static const struct arg dialog[] = {
 	  xdp_attach_values },
 	{ "--tc-position", "TC position", "selector", "wire", NULL,
 	  "Where among TC programs already there", "Attach", tc_position_values },
-	{ "--transport", "Transport", "selector", "perf", NULL, "How samples leave the kernel",
+	{ "--transport", "Transport", "selector", "auto", NULL, "How samples leave the kernel",
 	  "Buffers", transport_values },
 	{ "--buffer-size", "Buffer (KiB, all CPUs)", "unsigned", "0", "0,1048576",
 	  "Kernel buffer in KiB, all CPUs together; 0: 32 MiB per CPU", "Buffers", NULL },

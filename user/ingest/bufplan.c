@@ -45,3 +45,8 @@ void ps_buffer_plan(uint32_t total_kib, int ncpus, long page_size, struct ps_buf
 			break;
 	}
 }
+
+bool ps_buffer_rings_by_default(const struct ps_buffer_plan *p, uint32_t total_kib)
+{
+	return total_kib && p->ring_cpus > 1;
+}

@@ -3,6 +3,7 @@
 #ifndef PS_BUFPLAN_H
 #define PS_BUFPLAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -42,6 +43,20 @@ struct ps_buffer_plan {
 };
 /* total_kib 0: the default. ncpus: the CPUs with a buffer (online). Pure. */
 void ps_buffer_plan(uint32_t total_kib, int ncpus, long page_size, struct ps_buffer_plan *p);
+
+/*
+ * Without --transport (auto): whether p, planned from a -B of total_kib,
+ * takes the BPF rings rather than the perf buffers. It does where a -B
+ * given leaves a CPU under PS_RING_SHARED_BELOW_KIB, so that a ring
+ * serves a group: at tcpdump's -B 4096 on 2 CPUs, one shared ring lost
+ * packets of a bulk transfer about as often as tcpdump, the perf buffers
+ * (2 MiB a CPU) more than twice as often, and the rings slowed a flood's
+ * sender less for less CPU (doc/performance.md). At the default -B the
+ * perf buffers stay, groups or not: a ring's pages are charged to the
+ * capture's memory cgroup, a perf buffer's are not, and the default is
+ * up to 256 MiB. Pure.
+ */
+bool ps_buffer_rings_by_default(const struct ps_buffer_plan *p, uint32_t total_kib);
 
 /* Perf buffer pages per CPU for a size in KiB: a power of two, >= 1. */
 unsigned int ps_buffer_pages(uint32_t buffer_kib, long page_size);
