@@ -74,8 +74,10 @@ static const char *const context_values[] = {
 	"on", "on: process, container, namespace", "off", "off", NULL,
 };
 static const char *const transport_values[] = {
-	"auto", "auto: perf, rings at a small buffer size", "perf", "per-CPU perf buffers",
-	"ringbuf", "BPF ring buffers", NULL,
+	"auto",	   "auto: perf, rings at a small buffer size",
+	"perf",	   "per-CPU perf buffers",
+	"ringbuf", "BPF ring buffers",
+	NULL,
 };
 
 /* The dialog, in its order: each entry a command-line option. On lo the
