@@ -123,6 +123,15 @@ done
 assert_eq 0 "$("$PCAPCHECK" order "$WORK/ring.pcapng")" "rings at -B 4096: in time order"
 assert_match "^0 packets lost in ring buffer$" "$(grep 'lost in ring' "$WORK/ps.err")" \
 	"rings at -B 4096: nothing lost"
+# One CPU sends at a time: the others' records are not in the shared ring,
+# so they are settled before it is read and the sender's packets go
+# straight through the merge, as with a ring each (user/ingest/reader.c,
+# settle_idle). Were the idle CPUs settled only once the ring was read to
+# its end, none would.
+unheld=$(sed -n 's/.*merge: [0-9]* rounds, \([0-9]*\) packets handed on unheld.*/\1/p' "$WORK/ps.err")
+echo "# $unheld of $n packets handed on unheld"
+[ "${unheld:-0}" -gt 0 ] || fail "rings at -B 4096: no packet passed the merge unheld"
+ok "rings at -B 4096: the idle CPUs settled before the shared ring was read"
 
 # A transport named is kept: the perf buffers at the same -B, each CPU its
 # share.

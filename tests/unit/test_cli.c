@@ -34,8 +34,7 @@ static void defaults(void **state)
 	assert_int_equal(o.duration_ms, 0);
 	assert_int_equal(o.buffer_kib, 0); /* chosen by ps_buffer_plan() */
 	assert_int_equal(o.xdp_mode, PS_XDP_AUTO);
-	assert_int_equal(o.transport, PS_TRANSPORT_PERF);
-	assert_false(o.transport_given); /* auto: the capture picks (-B) */
+	assert_int_equal(o.transport, PS_TRANSPORT_AUTO); /* the capture picks (-B) */
 	assert_int_equal(o.tc_mode, PS_TC_AUTO);
 	assert_int_equal(o.verbosity, 0);
 	assert_false(o.help);
@@ -63,13 +62,10 @@ static void everything(void **state)
 	assert_int_equal(o.buffer_kib, 8192);
 	assert_int_equal(o.xdp_mode, PS_XDP_SKB);
 	assert_int_equal(o.transport, PS_TRANSPORT_RINGBUF);
-	assert_true(o.transport_given);
 	assert_int_equal(o.tc_mode, PS_TC_CLSACT);
 	assert_int_equal(o.verbosity, 2);
-	/* auto names nothing, whatever came before it */
 	assert_int_equal(PARSE(&o, err, "-i", "a", "-w", "f", "--transport", "auto"), 0);
-	assert_int_equal(o.transport, PS_TRANSPORT_PERF);
-	assert_false(o.transport_given);
+	assert_int_equal(o.transport, PS_TRANSPORT_AUTO);
 }
 
 /* tcpdump's rotation and privilege options. */
@@ -328,7 +324,8 @@ static void rejects_bad_input(void **state)
 		BAD("bad --xdp-mode 'hw'", "-i", "a", "-w", "f", "--xdp-mode", "hw"),
 		BAD("bad --tc-position 'middle': use first, last or wire", "-i", "a", "-w", "f",
 		    "--tc-position", "middle"),
-		BAD("bad --transport 'afxdp': use auto, perf or ringbuf", "-i", "a", "-w", "f", "--transport", "afxdp"),
+		BAD("bad --transport 'afxdp': use auto, perf or ringbuf", "-i", "a", "-w", "f",
+		    "--transport", "afxdp"),
 		BAD("bad --tc-mode 'x'", "-i", "a", "-w", "f", "--tc-mode", "x"),
 		BAD("given twice", "-i", "a", "-i", "a", "-w", "f"),
 		BAD("empty interface", "-i", "", "-w", "f"),

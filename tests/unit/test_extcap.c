@@ -84,7 +84,6 @@ static void dialog_defaults_are_the_command_lines(void **state)
 	assert_int_equal(dialog.xdp_attach, cli.xdp_attach);
 	assert_int_equal(dialog.tc_position, cli.tc_position);
 	assert_int_equal(dialog.transport, cli.transport);
-	assert_int_equal(dialog.transport_given, cli.transport_given); /* auto: not named */
 	assert_int_equal(dialog.buffer_kib, cli.buffer_kib);
 	assert_int_equal(dialog.epb_verdict, cli.epb_verdict);
 	free(text);

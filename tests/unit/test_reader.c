@@ -297,6 +297,76 @@ static void rings_shared_by_pairs_of_cpus(void **state)
 	}
 }
 
+/* What a ring's scan handed out: each sample's CPU and where it starts. */
+struct scanned {
+	int n;
+	uint32_t cpu[8];
+	uint64_t pos[8];
+};
+
+static void scanned_one(void *arg, uint32_t v, uint64_t pos)
+{
+	struct scanned *sc = arg;
+
+	assert_true(sc->n < 8);
+	sc->cpu[sc->n] = v;
+	sc->pos[sc->n++] = pos;
+}
+
+/*
+ * A shared ring looked at, not read (the reader's settling of idle CPUs):
+ * each sample's CPU and start, discarded records passed over, and the scan
+ * ends at a record still being written, where a later scan goes on.
+ */
+static void ring_scan_stops_at_a_record_being_written(void **state)
+{
+	uint64_t *area = calloc(1, 2 * sizeof(uint64_t) + 4096), pos = 0, at[5];
+	uint8_t *data = (uint8_t *)(area + 2);
+	const int cpus[5] = { 0, 1, 0, 1, 1 };
+	struct ps_source s;
+	struct scanned sc = { 0 };
+	uint32_t len;
+
+	(void)state;
+	for (int i = 0; i < 5; i++) {
+		struct ps_meta m = meta_of(cpus[i], i);
+
+		at[i] = pos;
+		assert_true(ps_test_ring_put(data, 4096, &pos, &m, (uint8_t)cpus[i]));
+	}
+	area[1] = pos;
+	memcpy(&len, data + at[1], 4);
+	len |= BPF_RINGBUF_DISCARD_BIT; /* record 1: discarded */
+	memcpy(data + at[1], &len, 4);
+	memcpy(&len, data + at[3], 4);
+	len |= BPF_RINGBUF_BUSY_BIT; /* record 3: still being written */
+	memcpy(data + at[3], &len, 4);
+	assert_int_equal(ps_source_open_ring_memory(&s, 0, area, 4096), 0);
+
+	assert_int_equal(ps_source_ring_scan(&s, 0, pos, offsetof(struct ps_meta, cpu), scanned_one,
+					     &sc),
+			 at[3]);
+	assert_int_equal(sc.n, 2);
+	assert_int_equal(sc.cpu[0], 0);
+	assert_int_equal(sc.pos[0], at[0]);
+	assert_int_equal(sc.cpu[1], 0);
+	assert_int_equal(sc.pos[1], at[2]);
+
+	len &= ~BPF_RINGBUF_BUSY_BIT; /* written now */
+	memcpy(data + at[3], &len, 4);
+	assert_int_equal(ps_source_ring_scan(&s, at[3], pos, offsetof(struct ps_meta, cpu),
+					     scanned_one, &sc),
+			 pos);
+	assert_int_equal(sc.n, 4);
+	assert_int_equal(sc.cpu[2], 1);
+	assert_int_equal(sc.pos[2], at[3]);
+	assert_int_equal(sc.cpu[3], 1);
+	assert_int_equal(sc.pos[3], at[4]);
+	assert_int_equal(s.read, 0); /* looked at, not read */
+	ps_source_close(&s);
+	free(area);
+}
+
 /*
  * Allocations of exactly this many bytes fail (0: none). The test is
  * linked with -Wl,--wrap=malloc, so every malloc of the ingest comes here;
@@ -412,6 +482,7 @@ int main(void)
 		cmocka_unit_test(four_reader_threads),
 		cmocka_unit_test(held_packets_leave_a_full_buffer),
 		cmocka_unit_test(rings_shared_by_pairs_of_cpus),
+		cmocka_unit_test(ring_scan_stops_at_a_record_being_written),
 		cmocka_unit_test(count_is_exact_with_any_threads),
 		cmocka_unit_test(a_reader_out_of_memory_ends_the_capture),
 	};

@@ -226,25 +226,6 @@ static int pick_word(const char *opt, const struct cli_word *words, const char *
 	return ps_fail(err, len, "bad %s '%s': use %s", opt, a, use);
 }
 
-/* A --transport named is kept even where perf events are closed (no
- * fallback to the ring): it was asked for. auto, the default, leaves it to
- * the capture (cap_choose_transport()). */
-static int set_transport(struct ps_opts *o, const char *a, char *err, size_t len)
-{
-	enum { TRANSPORT_AUTO = PS_TRANSPORT_RINGBUF + 1 };
-	static const struct cli_word words[] = { { "auto", TRANSPORT_AUTO },
-						 { "perf", PS_TRANSPORT_PERF },
-						 { "ringbuf", PS_TRANSPORT_RINGBUF },
-						 { NULL, 0 } };
-	unsigned int t;
-
-	if (pick_word("--transport", words, a, &t, err, len))
-		return -EINVAL;
-	o->transport_given = t != TRANSPORT_AUTO;
-	o->transport = o->transport_given ? t : PS_TRANSPORT_PERF;
-	return 0;
-}
-
 static int set_context(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	static const struct cli_word words[] = { { "on", 1 }, { "off", 0 }, { NULL, 0 } };
@@ -577,7 +558,9 @@ static const struct cli_opt cli_opts[] = {
 	{ "transport", KEY_TRANSPORT, required_argument, "KIND",
 	  "auto (default: perf, but ringbuf where -B leaves a CPU under 4 MiB), perf (per-CPU perf "
 	  "buffers) or ringbuf (BPF rings: per CPU, per group at a small -B)",
-	  set_transport, LIVE },
+	  WORDS("--transport", transport, { "auto", PS_TRANSPORT_AUTO },
+		{ "perf", PS_TRANSPORT_PERF }, { "ringbuf", PS_TRANSPORT_RINGBUF }),
+	  LIVE },
 	{ "xdp-mode", KEY_XDP_MODE, required_argument, "MODE",
 	  "with --hook xdp: native, skb or auto (default: skb on veth, else native if the driver has it)",
 	  WORDS("--xdp-mode", xdp_mode, { "native", PS_XDP_NATIVE }, { "skb", PS_XDP_SKB },
@@ -851,6 +834,7 @@ int ps_cli_parse_at(int argc, char **argv, struct ps_opts *o, char *err, size_t 
 	memset(o, 0, sizeof(*o));
 	o->hooks = PS_HOOKS_DEFAULT;
 	o->snaplen = PS_SNAPLEN_MAX;
+	o->transport = PS_TRANSPORT_AUTO;
 	err[0] = '\0';
 
 	shortopts[n++] = ':'; /* report a missing argument as ':' */

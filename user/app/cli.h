@@ -22,6 +22,9 @@
 
 #define PS_MAX_BUFFER_KIB (1024 * 1024)
 #define PS_MAX_THREADS 64u
+/* --transport auto (the default): none named, the capture picks one
+ * (cap_choose_transport()); user space's alone, never the kernel's. */
+#define PS_TRANSPORT_AUTO 0xffu
 
 /* --max-rate's ceiling, in packets/s: 1 ns of budget per packet. */
 #define PS_MAX_RATE 1000000000ull
@@ -77,8 +80,7 @@ struct ps_opts {
 	uint64_t duration_ms;	      /* 0 = unlimited */
 	uint32_t buffer_kib;	      /* -B: all buffers together; 0: the default */
 	uint32_t threads;	      /* -j: reader threads; 0: the default */
-	unsigned int transport;	      /* enum ps_transport */
-	bool transport_given;	      /* --transport on the command line */
+	unsigned int transport;	      /* enum ps_transport, or PS_TRANSPORT_AUTO */
 	enum ps_xdp_mode xdp_mode;
 	enum ps_tc_mode tc_mode;
 	enum ps_xdp_attach xdp_attach;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* One reader of the kernel's buffers; see reader.h. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -320,6 +321,51 @@ static void mark_cpus(struct ps_reader *r, int k, bool marks, uint64_t settle_at
 	}
 }
 
+/* A shared ring's scan (settle_idle()): where each CPU's latest record is. */
+static void note_cpu(void *arg, uint32_t cpu, uint64_t pos)
+{
+	struct ps_reader *r = arg;
+
+	if (cpu < (uint32_t)r->ncpus)
+		r->cpus[cpu].ring_last = pos + 1;
+}
+
+/*
+ * Before any buffer is read: the CPUs whose mark is clear and whose buffer
+ * holds nothing of theirs to read are settled at once, so that the merge
+ * can hand the other CPUs' samples straight on as they are read
+ * (ps_order_pass()), where it would hold them for the round's end. The
+ * same reasoning as mark_cpus(): the mark was read clear, then the buffer
+ * found to hold none of the CPU's records. A buffer of one CPU holds none
+ * when it is read to its end. A ring that CPUs share is scanned up to its
+ * producer, each record once over the rounds (s->scanned), for whose its
+ * records are: in a one-CPU flood the others hold none, and are settled
+ * as they would be with rings of their own. A record still being written
+ * ends the scan, and nothing is settled: its CPU's may follow it.
+ */
+static void settle_idle(struct ps_reader *r, uint64_t settle_at)
+{
+	for (int k = 0; k < r->n_srcs; k++) {
+		struct ps_source *s = &r->src[r->srcs[k]];
+		uint64_t head = ps_source_head(s);
+
+		if (head != s->read) {
+			if (s->kind != PS_SOURCE_RING || s->last_cpu <= s->cpu)
+				continue;
+			if (s->scanned < s->read)
+				s->scanned = s->read;
+			s->scanned = ps_source_ring_scan(s, s->scanned, head,
+							 offsetof(struct ps_meta, cpu), note_cpu,
+							 r);
+			if (s->scanned != head)
+				continue;
+		}
+		for_each_cpu_of(r, s, cpu)
+			if (!r->emit[cpu].in_flight && r->cpus[cpu].ring_last <= s->read)
+				r->out.mark(r->out.arg, cpu, settle_at, r->srcs[k], s->read);
+	}
+}
+
 /*
  * One round (user/ingest/order.h has the reasoning): the clock first, then
  * the marks, then the buffers. A CPU whose mark was clear had stamped and
@@ -327,26 +373,6 @@ static void mark_cpus(struct ps_reader *r, int k, bool marks, uint64_t settle_at
  * buffer was read after that, so the merge has all it will ever get from
  * that CPU before now - skew.
  */
-/*
- * Before any buffer is read: the CPUs whose mark is clear and whose buffer
- * is empty are settled at once, so that the merge can hand the other CPUs'
- * samples straight on as they are read (ps_order_pass()), where it would
- * hold them for the round's end. The same reasoning as mark_cpus(): the
- * mark was read clear, then the buffer found read to its end.
- */
-static void settle_idle(struct ps_reader *r, uint64_t settle_at)
-{
-	for (int k = 0; k < r->n_srcs; k++) {
-		struct ps_source *s = &r->src[r->srcs[k]];
-
-		if (ps_source_head(s) != s->read)
-			continue;
-		for_each_cpu_of(r, s, cpu)
-			if (!r->emit[cpu].in_flight)
-				r->out.mark(r->out.arg, cpu, settle_at, r->srcs[k], s->read);
-	}
-}
-
 void ps_reader_round(struct ps_reader *r, bool *in_flight)
 {
 	uint64_t now = ps_clock_mono_ns();

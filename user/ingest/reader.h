@@ -53,6 +53,8 @@ struct ps_cpu_state {
 	uint64_t next_seq;	/* seq expected next from this CPU */
 	uint64_t pending_drops; /* lost since the last packet handed on */
 	uint64_t gaps;		/* samples missing from its sequence */
+	uint64_t ring_last;	/* a shared ring: where its latest record scanned
+				 * starts, plus 1 (0: none scanned) */
 };
 
 /* A perf source's packet longer than one record, being put together from

@@ -332,6 +332,29 @@ static enum ps_source_next ring_next(struct ps_source *s, uint64_t upto, struct 
 	return PS_SOURCE_END;
 }
 
+uint64_t ps_source_ring_scan(const struct ps_source *s, uint64_t from, uint64_t upto, uint32_t off,
+			     void (*each)(void *arg, uint32_t v, uint64_t pos), void *arg)
+{
+	uint64_t at = from;
+
+	while (at < upto) {
+		const uint8_t *h = s->data + (at & s->mask);
+		uint32_t len = __atomic_load_n((const uint32_t *)h, __ATOMIC_ACQUIRE), v;
+
+		if (len & BPF_RINGBUF_BUSY_BIT)
+			break;
+		/* A record starts 8-aligned and the area is a power of two:
+		 * a 4-aligned field never wraps. */
+		if (!(len & BPF_RINGBUF_DISCARD_BIT) && len >= off + sizeof(v)) {
+			memcpy(&v, s->data + ((at + BPF_RINGBUF_HDR_SZ + off) & s->mask),
+			       sizeof(v));
+			each(arg, v, at);
+		}
+		at += ((len & ~BPF_RINGBUF_DISCARD_BIT) + BPF_RINGBUF_HDR_SZ + 7) & ~7u;
+	}
+	return at;
+}
+
 enum ps_source_next ps_source_next(struct ps_source *s, uint64_t upto, struct ps_source_rec *rec)
 {
 	return s->kind == PS_SOURCE_PERF ? perf_next(s, upto, rec) : ring_next(s, upto, rec);

@@ -47,6 +47,7 @@ struct ps_source {
 	uint8_t *data;			/* the data area */
 	uint64_t mask;			/* its size - 1 */
 	uint64_t read;			/* the next record to read */
+	uint64_t scanned;		/* ring: looked at (not read) up to here */
 	uint64_t released;		/* what the kernel has back */
 	uint8_t *bounce;		/* perf: a record that wraps, whole */
 	uint64_t lost;			/* perf: PERF_RECORD_LOST totals */
@@ -99,6 +100,14 @@ uint64_t ps_source_head(const struct ps_source *s);
  * A sample's bytes stay valid until released.
  */
 enum ps_source_next ps_source_next(struct ps_source *s, uint64_t upto, struct ps_source_rec *rec);
+/*
+ * A ring's records from `from` on, up to `upto` or the first still being
+ * written, looked at and not read: for each sample, the 32-bit field at
+ * byte off of it (a multiple of 4, within the sample) and where its
+ * record starts, handed to each(). Where it stopped.
+ */
+uint64_t ps_source_ring_scan(const struct ps_source *s, uint64_t from, uint64_t upto, uint32_t off,
+			     void (*each)(void *arg, uint32_t v, uint64_t pos), void *arg);
 /* Give the kernel back everything before pos (which must have been read). */
 void ps_source_release(struct ps_source *s, uint64_t pos);
 
