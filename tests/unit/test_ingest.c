@@ -665,6 +665,26 @@ static void buffer_hint_from_the_worst_cpu(void **state)
 	assert_int_equal(ps_ingest_buffer_hint(f->c, &p, 20000), 2 * 32768);
 }
 
+/* Through one ring for two CPUs (-B 4096), the CPU that lost had the
+ * whole ring, not half of -B: 4096 + 1000 KiB -> 8192 each, as a -B that
+ * size gives each CPU its own buffer (from half: 2048 + 1000 -> 4096, a
+ * -B that would lose again). */
+static void buffer_hint_from_a_shared_ring(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t area[2 + 512] = { 0 };
+	struct ps_source src;
+	struct ps_buffer_plan p;
+
+	ps_buffer_plan(4096, 2, 4096, &p);
+	assert_int_equal(ps_source_open_ring_memory(&src, 0, area, 4096), 0);
+	src.last_cpu = 1;
+	assert_int_equal(ps_ingest_open_sources(f->c, &src, 1), 0);
+	f->c->received = 1000;
+	f->c->received_bytes = 1000 * 1024;
+	assert_int_equal(ps_ingest_buffer_hint(f->c, &p, 1000), 2 * 8192);
+}
+
 static void cpu_lists_parse(void **state)
 {
 	bool on[8];
@@ -705,6 +725,7 @@ int main(void)
 		cmocka_unit_test(rings_by_default_where_a_small_b_shares_them),
 		cmocka_unit_test(cpu_lists_parse),
 		T(buffer_hint_from_the_worst_cpu),
+		T(buffer_hint_from_a_shared_ring),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -139,6 +139,16 @@ static void summary_points_to_the_ring_after_per_cpu_loss(void **state)
 	ps_report_summary(buf, sizeof(buf), &sum);
 	assert_non_null(strstr(buf, "lost in ring buffer\n"));
 	assert_non_null(strstr(buf, "each CPU had 1/2 of it"));
+	/* Rings shared by pairs of CPUs: each ring had its share. */
+	sum.n_cpus = 4;
+	sum.buffer_cpus = 2;
+	ps_report_summary(buf, sizeof(buf), &sum);
+	assert_non_null(strstr(buf, "each ring, for 2 CPUs, had 1/4 of it, and a flow's packets "
+				    "all land on one CPU\n"));
+	/* One ring for every CPU: the whole -B was the flow's, as tcpdump's. */
+	sum.n_cpus = 1;
+	ps_report_summary(buf, sizeof(buf), &sum);
+	assert_null(strstr(buf, "each "));
 }
 
 /* tcpdump's grammar: "1 packet captured", on every line. */

@@ -422,6 +422,8 @@ uint64_t ps_ingest_buffer_hint(const struct ps_ingest *c, const struct ps_buffer
 {
 	uint64_t avg = c->received ? c->received_bytes / c->received : 1024, worst = 0, gaps = 0;
 	uint64_t ncpus = p->per_cpu_kib ? p->total_kib / p->per_cpu_kib : 1;
+	/* What the CPU that lost had: its buffer, or its group's ring. */
+	uint32_t had = c->n_src && c->src[0].kind == PS_SOURCE_RING ? p->ring_kib : p->per_cpu_kib;
 	uint64_t *cpu_gaps;
 	struct ps_reader_counts n = { 0 };
 
@@ -440,7 +442,9 @@ uint64_t ps_ingest_buffer_hint(const struct ps_ingest *c, const struct ps_buffer
 	}
 	free(cpu_gaps);
 	worst = gaps ? (lost * worst + gaps - 1) / gaps : lost;
-	return pow2_at_least(p->per_cpu_kib + (worst * avg + 1023) / 1024) * ncpus;
+	/* Each CPU that much: enough whether a -B that size gives each CPU
+	 * its own buffer or CPUs a shared ring (bufplan.h). */
+	return pow2_at_least(had + (worst * avg + 1023) / 1024) * ncpus;
 }
 
 void ps_perf_attr_init(struct perf_event_attr *attr, unsigned int pages, long page_size)
