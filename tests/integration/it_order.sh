@@ -102,6 +102,15 @@ for transport in perf ringbuf; do
 		# The gaps each packet's epb_dropcount reports are the lost ones.
 		assert_eq "$lost" "$(fields "$cap" frame frame.drop_count | awk '{ n += $1 } END { print n + 0 }')" \
 			"$run: the drop counts add up to the loss"
+		# The summary's hint says how -B was split: per CPU, or one
+		# ring whose whole the flood had.
+		if [ "$transport" = perf ]; then
+			assert_match "^each CPU had 1/$(nproc) of it" "$(cat "$WORK/ps.err")" \
+				"$run: the summary says each CPU had its share"
+		else
+			assert_eq 0 "$(grep -c '^each ' "$WORK/ps.err" || true)" \
+				"$run: one ring for every CPU: no share line"
+		fi
 		# The merge's memory is as small as the buffers: a packet it had
 		# to write before its place was certain is said on stderr.
 		if [ "$("$PCAPCHECK" order "$cap")" = 0 ]; then
