@@ -118,7 +118,7 @@ static void summary_points_to_the_ring_after_per_cpu_loss(void **state)
 				  .written = 6,
 				  .smp = &s,
 				  .buffer_hint_kib = 8192,
-				  .n_cpus = 2 };
+				  .n_buffers = 2 };
 	const char *head = "6 packets captured\n"
 			   "10 packets seen by hooks\n"
 			   "4 packets lost in perf buffer\n"
@@ -131,22 +131,22 @@ static void summary_points_to_the_ring_after_per_cpu_loss(void **state)
 	snprintf(want, sizeof(want), "%s%s", head,
 		 "each CPU had 1/2 of it, and a flow's packets all land on one CPU\n");
 	assert_string_equal(buf, want);
-	sum.n_cpus = 1;
+	sum.n_buffers = 1;
 	ps_report_summary(buf, sizeof(buf), &sum);
 	assert_string_equal(buf, head);
-	sum.n_cpus = 2;
+	sum.n_buffers = 2;
 	sum.transport = PS_TRANSPORT_RINGBUF;
 	ps_report_summary(buf, sizeof(buf), &sum);
 	assert_non_null(strstr(buf, "lost in ring buffer\n"));
 	assert_non_null(strstr(buf, "each CPU had 1/2 of it"));
 	/* Rings shared by pairs of CPUs: each ring had its share. */
-	sum.n_cpus = 4;
+	sum.n_buffers = 4;
 	sum.buffer_cpus = 2;
 	ps_report_summary(buf, sizeof(buf), &sum);
 	assert_non_null(strstr(buf, "each ring, for 2 CPUs, had 1/4 of it, and a flow's packets "
 				    "all land on one CPU\n"));
 	/* One ring for every CPU: the whole -B was the flow's, as tcpdump's. */
-	sum.n_cpus = 1;
+	sum.n_buffers = 1;
 	ps_report_summary(buf, sizeof(buf), &sum);
 	assert_null(strstr(buf, "each "));
 }

@@ -313,7 +313,7 @@ void cap_summary(struct ps_capture *cap)
 	}
 	sum.buffer_hint_kib = ps_ingest_buffer_hint(cap->out.in, &cap->kern.bufs,
 						    sum.all.output_errors);
-	sum.n_cpus = ps_ingest_n_sources(cap->out.in);
+	sum.n_buffers = ps_ingest_n_sources(cap->out.in);
 	if (cap->kern.transport == PS_TRANSPORT_RINGBUF)
 		sum.buffer_cpus = (int)cap->kern.bufs.ring_cpus;
 	ps_report_summary(text, sizeof(text), &sum);

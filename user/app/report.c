@@ -57,15 +57,15 @@ int ps_report_summary(char *buf, size_t len, const struct ps_summary *s)
 	/* Per-CPU buffers (perf or ring) cannot lend one CPU another's room,
 	 * and one flow's packets all land on one CPU; a ring shared by a group
 	 * lends its group's, and one ring for all is tcpdump's. */
-	if (s->buffer_hint_kib && s->n_cpus > 1 && s->buffer_cpus > 1)
+	if (s->buffer_hint_kib && s->n_buffers > 1 && s->buffer_cpus > 1)
 		append(buf, len, &n,
 		       "each ring, for %d CPUs, had 1/%d of it, and a flow's packets all land "
 		       "on one CPU\n",
-		       s->buffer_cpus, s->n_cpus);
-	else if (s->buffer_hint_kib && s->n_cpus > 1)
+		       s->buffer_cpus, s->n_buffers);
+	else if (s->buffer_hint_kib && s->n_buffers > 1)
 		append(buf, len, &n,
 		       "each CPU had 1/%d of it, and a flow's packets all land on one CPU\n",
-		       s->n_cpus);
+		       s->n_buffers);
 	if (s->smp->bpf_mode != PS_SAMPLE_ALL && est)
 		append(buf, len, &n, "~%llu matching packet%s estimated from the samples (x%llu)\n",
 		       PKTS(est), ULL(s->smp->n));

@@ -27,7 +27,7 @@ struct ps_summary {
 	const struct ps_sampling *smp;
 	unsigned int transport;	  /* enum ps_transport */
 	uint64_t buffer_hint_kib; /* the -B that would have held what was lost; 0 */
-	int n_cpus;		  /* the buffers -B was split into (perf: a CPU each) */
+	int n_buffers;		  /* the buffers -B was split into (perf: a CPU each) */
 	int buffer_cpus;	  /* the CPUs one buffer serves (a shared ring's group); 0: 1 */
 };
 

@@ -308,6 +308,12 @@ static enum ps_source_next perf_next(struct ps_source *s, uint64_t upto, struct 
 	return PS_SOURCE_END;
 }
 
+/* What a ring record of header length word len takes of the ring. */
+static uint32_t ring_rec_size(uint32_t len)
+{
+	return ((len & ~BPF_RINGBUF_DISCARD_BIT) + BPF_RINGBUF_HDR_SZ + 7) & ~7u;
+}
+
 static enum ps_source_next ring_next(struct ps_source *s, uint64_t upto, struct ps_source_rec *rec)
 {
 	while (s->read < upto) {
@@ -317,7 +323,7 @@ static enum ps_source_next ring_next(struct ps_source *s, uint64_t upto, struct 
 
 		if (len & BPF_RINGBUF_BUSY_BIT)
 			return PS_SOURCE_BUSY;
-		size = ((len & ~BPF_RINGBUF_DISCARD_BIT) + BPF_RINGBUF_HDR_SZ + 7) & ~7u;
+		size = ring_rec_size(len);
 		rec->pos = s->read;
 		s->read += size;
 		prefetch_next(s);
@@ -350,7 +356,7 @@ uint64_t ps_source_ring_scan(const struct ps_source *s, uint64_t from, uint64_t 
 			       sizeof(v));
 			each(arg, v, at);
 		}
-		at += ((len & ~BPF_RINGBUF_DISCARD_BIT) + BPF_RINGBUF_HDR_SZ + 7) & ~7u;
+		at += ring_rec_size(len);
 	}
 	return at;
 }
