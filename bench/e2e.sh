@@ -39,9 +39,15 @@
 # file written. Prints markdown tables (bench/e2e_summary.py) and writes
 # every run to CSV.
 #
+# With SENDERS=K, K psgens flood at once, each pinned to a CPU of its own
+# (CPU i mod the CPUs) and sending N/K frames, so that K CPUs' hooks have
+# data at the same time; the sender's packets/s is all frames over the
+# longest sender's time.
+#
 # Usage: bench/e2e.sh [BUILD_DIR]
 #   env: ROUNDS=3 N=1000000 SIZES="64 1500" CONTENDERS="..." OUT=bench/out
 #        PS_ARGS="..." (more pktsample options, for every pktsample contender)
+#        SENDERS=1
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/bench/lib.sh"
@@ -49,6 +55,7 @@ build=${1:-$top/build}
 ROUNDS=${ROUNDS:-3}
 N=${N:-1000000}
 SIZES=${SIZES:-64 1500}
+SENDERS=${SENDERS:-1}
 CONTENDERS=${CONTENDERS:-none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-skb pktsample-ring pktsample-tc pktsample-tc-ring pktsample-s100 pktsample-sflow}
 TESTENV=$top/testenv/testenv.sh
 out=${OUT:-$top/bench/out}
@@ -80,6 +87,29 @@ s.bind(("127.0.0.1", 6343))
 while True:
     s.recv(65536)' &
 
+
+# flood SIZE: N frames from SENDERS psgens at once; prints packets/s.
+flood() {
+	local size=$1 i pids=() ncpu
+	if [ "$SENDERS" -le 1 ]; then
+		"$TESTENV" exec "$ENV" peer -- "$build/psgen" -i "$PEERIF" -n "$N" -s "$size" |
+			sed -n 's/.*pps=\([0-9]*\).*/\1/p'
+		return
+	fi
+	ncpu=$(nproc)
+	for i in $(seq 0 $((SENDERS - 1))); do
+		"$TESTENV" exec "$ENV" peer -- taskset -c $((i % ncpu)) \
+			"$build/psgen" -i "$PEERIF" -n $((N / SENDERS)) -s "$size" >"$SHM/flood.$i" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	cat "$SHM"/flood.* | python3 -c '
+import re, sys
+runs = [re.search(r"sent=(\d+) seconds=([0-9.]+)", l) for l in sys.stdin]
+runs = [(int(m[1]), float(m[2])) for m in runs if m]
+print(int(sum(n for n, _ in runs) / max(t for _, t in runs)))'
+	rm -f "$SHM"/flood.*
+}
 
 # run_one CONTENDER SIZE ROUND: one flood; appends a CSV row.
 run_one() {
@@ -129,9 +159,7 @@ run_one() {
 		pid=$!
 		wait_for "$err" "capturing on" "$pid" ;;
 	esac
-	[ "$mode" = idle ] ||
-		pps=$("$TESTENV" exec "$ENV" peer -- "$build/psgen" -i "$PEERIF" -n "$N" -s "$size" |
-			sed -n 's/.*pps=\([0-9]*\).*/\1/p')
+	[ "$mode" = idle ] || pps=$(flood "$size")
 	# Past tcpdump's 1 s block timeout, so it has its last frames too.
 	sleep 1.2
 	case $c in

@@ -39,6 +39,8 @@ int ps_ingest_init(struct ps_ingest *c, struct ps_target *targets, int n_targets
 		pr_err("cannot set up the ingest for %d CPUs: %s\n", ncpus, strerror(ENOMEM));
 		return -ENOMEM;
 	}
+	/* Its output is the merge: it settles the CPUs as it reads them. */
+	c->r0.together = true;
 	c->targets = targets;
 	c->n_targets = n_targets;
 	c->ncpus = ncpus;

@@ -276,6 +276,23 @@ static void take_record(struct ps_reader *r, int k, const struct ps_source_rec *
 	take(r, rec->raw, size, r->srcs[k], rec->pos, TAKE_IN_PLACE);
 }
 
+/* Where a source's reading stops this round (its producer, or its share
+ * of the round), with its producer in *head. */
+static uint64_t round_end(struct ps_reader *r, const struct ps_source *s, uint64_t *head)
+{
+	uint64_t most = ps_source_wake_bytes(s->mask + 1);
+
+	*head = ps_source_head(s);
+	/* At least the largest record: a round must get past any record. */
+	if (most < 0x10000)
+		most = 0x10000;
+	if (*head - s->read > most) {
+		r->more = true;
+		return s->read + most;
+	}
+	return *head;
+}
+
 /*
  * Read source k up to where its producer is now, or a wake mark's worth
  * of the buffer (source.h), whichever is less: the space read stays the
@@ -288,20 +305,92 @@ static void take_record(struct ps_reader *r, int k, const struct ps_source_rec *
 static bool consume(struct ps_reader *r, int k)
 {
 	struct ps_source *s = &r->src[r->srcs[k]];
-	uint64_t head = ps_source_head(s), upto = head, most = ps_source_wake_bytes(s->mask + 1);
+	uint64_t head, upto = round_end(r, s, &head);
 	struct ps_source_rec rec;
 	enum ps_source_next n = PS_SOURCE_END;
 
-	/* At least the largest record: a round must get past any record. */
-	if (most < 0x10000)
-		most = 0x10000;
-	if (upto - s->read > most) {
-		upto = s->read + most;
-		r->more = true;
-	}
 	while (!stopped(r) && (n = ps_source_next(s, upto, &rec)) == PS_SOURCE_SAMPLE)
 		take_record(r, k, &rec);
 	return !stopped(r) && n == PS_SOURCE_END && s->read >= head;
+}
+
+/* The next record's timestamp (ps_meta's first field); 0 for one too
+ * short to have it (take_record() counts it malformed), or for none. */
+static uint64_t rec_ts(enum ps_source_next n, const struct ps_source_rec *rec)
+{
+	uint64_t ts = 0;
+
+	if (n == PS_SOURCE_SAMPLE && rec->raw && rec->size >= sizeof(struct ps_meta))
+		memcpy(&ts, rec->raw, sizeof(ts));
+	return ts;
+}
+
+/*
+ * The sources, each of one CPU, read together: always the earliest of
+ * their next records first, a k-way merge over the buffers themselves.
+ * Before it, every other CPU with a record waiting is settled at that
+ * record's time: a CPU's records come in the order it stamped them, so
+ * nothing earlier is still to come from it. The merge can then hand each
+ * record straight on (ps_order_pass()) where, read one buffer after the
+ * other, it would hold every record of the first until the round's end:
+ * with two CPUs busy, most of them. The marks name no source (-1): what
+ * was read is said at the round's end, as for consume().
+ */
+static void consume_together(struct ps_reader *r)
+{
+	struct {
+		struct ps_source_rec rec;
+		uint64_t head, upto, ts, said;
+		enum ps_source_next n;
+	} q[PS_READ_TOGETHER_MAX];
+	int n = r->n_srcs;
+
+	for (int k = 0; k < n; k++) {
+		struct ps_source *s = &r->src[r->srcs[k]];
+
+		q[k].upto = round_end(r, s, &q[k].head);
+		q[k].n = ps_source_next(s, q[k].upto, &q[k].rec);
+		q[k].ts = rec_ts(q[k].n, &q[k].rec);
+		q[k].said = 0;
+	}
+	while (!stopped(r)) {
+		int best = -1;
+
+		for (int k = 0; k < n; k++)
+			if (q[k].n == PS_SOURCE_SAMPLE && (best < 0 || q[k].ts < q[best].ts))
+				best = k;
+		if (best < 0)
+			break;
+		for (int k = 0; k < n; k++) {
+			if (k == best || q[k].n != PS_SOURCE_SAMPLE || q[k].said == q[k].ts)
+				continue;
+			q[k].said = q[k].ts;
+			r->out.mark(r->out.arg, r->src[r->srcs[k]].cpu, q[k].ts, -1, 0);
+		}
+		take_record(r, best, &q[best].rec);
+		q[best].n = ps_source_next(&r->src[r->srcs[best]], q[best].upto, &q[best].rec);
+		q[best].ts = rec_ts(q[best].n, &q[best].rec);
+	}
+	for (int k = 0; k < n; k++) {
+		const struct ps_source *s = &r->src[r->srcs[k]];
+
+		r->cpu_read[s->cpu] = !stopped(r) && q[k].n == PS_SOURCE_END &&
+				      s->read >= q[k].head;
+	}
+}
+
+/* Whether a round reads r's sources together (consume_together()). */
+static bool read_together(const struct ps_reader *r)
+{
+	if (!r->together || r->n_srcs < 2 || r->n_srcs > PS_READ_TOGETHER_MAX)
+		return false;
+	for (int k = 0; k < r->n_srcs; k++) {
+		const struct ps_source *s = &r->src[r->srcs[k]];
+
+		if (s->cpu < 0 || s->last_cpu != s->cpu || s->cpu >= r->ncpus)
+			return false;
+	}
+	return true;
 }
 
 /* Source k's CPUs: settled at `settle` where their marks were clear and
@@ -384,14 +473,17 @@ void ps_reader_round(struct ps_reader *r, bool *in_flight)
 		return;
 	if (marks)
 		settle_idle(r, settle_at);
-	for (int k = 0; k < r->n_srcs; k++) {
-		const struct ps_source *s = &r->src[r->srcs[k]];
-		bool to_end = consume(r, k);
+	if (read_together(r))
+		consume_together(r);
+	else
+		for (int k = 0; k < r->n_srcs; k++) {
+			const struct ps_source *s = &r->src[r->srcs[k]];
+			bool to_end = consume(r, k);
 
-		/* A perf buffer is its CPU's; a ring may be a group's. */
-		for_each_cpu_of(r, s, cpu)
-			r->cpu_read[cpu] = to_end;
-	}
+			/* A perf buffer is its CPU's; a ring may be a group's. */
+			for_each_cpu_of(r, s, cpu)
+				r->cpu_read[cpu] = to_end;
+		}
 	for (int k = 0; k < r->n_srcs; k++)
 		mark_cpus(r, k, marks, settle_at, in_flight);
 }

@@ -84,9 +84,16 @@ struct ps_reader {
 	struct ps_emit_state *emit; /* its read of every CPU's in-flight mark */
 	bool *cpu_read;		    /* per CPU: its source was read to its end */
 	bool more;		    /* a round left more than its share unread */
+	bool together;		    /* its output is the merge: read its sources
+				     * together (reader.c, consume_together()) */
 	bool failed;		    /* it said fail once: it reads no more */
 	struct ps_reader_counts n;
 };
+
+/* The most sources of one CPU each that a round reads together, the
+ * earliest record first: one comparison per source per record. A reader
+ * with more, or with a ring that CPUs share, reads one after the other. */
+#define PS_READ_TOGETHER_MAX 16
 
 /* A reader for ncpus CPUs, with no source yet; 0 or -ENOMEM. emit_fd:
  * the in-flight marks' map (-1: none). */
