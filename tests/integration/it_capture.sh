@@ -94,6 +94,27 @@ assert_eq 0 "$(grep -cE '^(libbpf|libxdp):' "$WORK/ps.err" || true)" "no library
 assert_eq 0 "$(grep -c 'XDP attached as a single program' "$WORK/ps.err" || true)" \
 	"XDP through a BPF link (the default): no libxdp fallback note"
 
+# assert_whole_in_order FILE SENT N BUFFER LABEL: the generator frames of
+# SENT*.pcap (N of them) in FILE once per ingress hook, byte for byte, in
+# time order, none lost in the BUFFER (perf or ring).
+assert_whole_in_order() {
+	local file=$1 sent=$2 n=$3 buffer=$4 label=$5 d
+	mergecap -F pcap -w "$sent-all.pcap" "$sent"[0-9]*.pcap
+	for d in "xdp ingress" "tc ingress"; do
+		extract "$file" "frame.interface_description == \"$d\" && $GEN" "$WORK/hook.pcap"
+		assert_eq "$n frames identical" "$("$PCAPCHECK" same "$sent-all.pcap" "$WORK/hook.pcap")" \
+			"$label, $d: every generator frame exactly once"
+	done
+	assert_eq 0 "$("$PCAPCHECK" order "$file")" "$label: in time order"
+	assert_match "^0 packets lost in $buffer buffer$" "$(grep "lost in $buffer" "$WORK/ps.err")" \
+		"$label: nothing lost"
+}
+
+# The packets the merge handed on unheld, from -v's summary.
+unheld() {
+	sed -n 's/.*merge: [0-9]* rounds, \([0-9]*\) packets handed on unheld.*/\1/p' "$WORK/ps.err"
+}
+
 # At tcpdump's -B 4096, no --transport: too little for a buffer per CPU,
 # so the capture takes the BPF rings and one ring serves every CPU
 # (user/ingest/bufplan.h). A sender on each CPU in turn: every generator
@@ -114,22 +135,14 @@ assert_match "transport: ringbuf, as -B 4096 leaves a CPU [0-9]+ KiB, under 4096
 	"$(cat "$WORK/ps.err")" "-B 4096 without --transport: the rings"
 assert_match "ring buffers: 1 of 4096 KiB, one per $group CPUs" "$(cat "$WORK/ps.err")" \
 	"rings at -B 4096: one ring for every CPU"
-mergecap -F pcap -w "$WORK/ring-all.pcap" "$WORK/"ring-sent*.pcap
 n=$(($(nproc) * 500))
-for d in "xdp ingress" "tc ingress"; do
-	extract "$WORK/ring.pcapng" "frame.interface_description == \"$d\" && $GEN" "$WORK/hook.pcap"
-	assert_eq "$n frames identical" "$("$PCAPCHECK" same "$WORK/ring-all.pcap" "$WORK/hook.pcap")" \
-		"rings at -B 4096, $d: every generator frame exactly once"
-done
-assert_eq 0 "$("$PCAPCHECK" order "$WORK/ring.pcapng")" "rings at -B 4096: in time order"
-assert_match "^0 packets lost in ring buffer$" "$(grep 'lost in ring' "$WORK/ps.err")" \
-	"rings at -B 4096: nothing lost"
+assert_whole_in_order "$WORK/ring.pcapng" "$WORK/ring-sent" "$n" ring "rings at -B 4096"
 # One CPU sends at a time: the others' records are not in the shared ring,
 # so they are settled before it is read and the sender's packets go
 # straight through the merge, as with a ring each (user/ingest/reader.c,
 # settle_idle). Were the idle CPUs settled only once the ring was read to
 # its end, none would.
-unheld=$(sed -n 's/.*merge: [0-9]* rounds, \([0-9]*\) packets handed on unheld.*/\1/p' "$WORK/ps.err")
+unheld=$(unheld)
 echo "# $unheld of $n packets handed on unheld"
 [ "${unheld:-0}" -gt 0 ] || fail "rings at -B 4096: no packet passed the merge unheld"
 ok "rings at -B 4096: the idle CPUs settled before the shared ring was read"
@@ -164,18 +177,9 @@ if [ "$(nproc)" -ge 2 ]; then
 	stop_capture INT
 	assert_eq 0 "$PS_RC" "two CPUs sending: exits 0"
 	assert_nothing_attached
-	mergecap -F pcap -w "$WORK/two-all.pcap" "$WORK/"two-sent*.pcap
-	for d in "xdp ingress" "tc ingress"; do
-		extract "$WORK/two.pcapng" "frame.interface_description == \"$d\" && $GEN" "$WORK/hook.pcap"
-		assert_eq "4000 frames identical" \
-			"$("$PCAPCHECK" same "$WORK/two-all.pcap" "$WORK/hook.pcap")" \
-			"two CPUs sending, $d: every generator frame exactly once"
-	done
-	assert_eq 0 "$("$PCAPCHECK" order "$WORK/two.pcapng")" "two CPUs sending: in time order"
-	assert_match "^0 packets lost in perf buffer$" "$(grep 'lost in perf' "$WORK/ps.err")" \
-		"two CPUs sending: nothing lost"
+	assert_whole_in_order "$WORK/two.pcapng" "$WORK/two-sent" 4000 perf "two CPUs sending"
 	total=$(sed -n 's/^\([0-9]*\) packets captured$/\1/p' "$WORK/ps.err")
-	unheld=$(sed -n 's/.*merge: [0-9]* rounds, \([0-9]*\) packets handed on unheld.*/\1/p' "$WORK/ps.err")
+	unheld=$(unheld)
 	echo "# two CPUs sending: $unheld of $total packets handed on unheld"
 	[ "${unheld:-0}" -ge $((total / 2)) ] ||
 		fail "two CPUs sending: $unheld of $total packets passed the merge unheld, not half"
