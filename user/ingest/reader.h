@@ -41,7 +41,8 @@ struct ps_reader_out {
 	 * callee owns ref->owned from here on, taken or not. */
 	void (*sample)(void *arg, const struct ps_ref *ref, uint64_t drops);
 	/* After a round's reading: cpu is settled at `settle` (0: not), and
-	 * source src was read up to `read`. */
+	 * source src was read up to `read`. Also while sources are read
+	 * together, with src -1 (no source: nothing said of what was read). */
 	void (*mark)(void *arg, int cpu, uint64_t settle, int src, uint64_t read);
 	/* The reader cannot go on (-ENOMEM): the capture ends with err. */
 	void (*fail)(void *arg, int err);
