@@ -21,7 +21,12 @@ s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("192.0.2.2", 7777)); s.listen(1); s.settimeout(5)
 c, _ = s.accept(); c.recv(100); c.sendall(b"y" * 50); c.close()' &
 	local srv=$!
-	sleep 0.3
+	# Connect only once it listens: a fixed pause lost the race on a
+	# loaded machine (connection refused).
+	for _ in $(seq 200); do
+		in_peer ss -Hltn 'sport = :7777' | grep -q . && break
+		sleep 0.05
+	done
 	in_cap python3 -c '
 import socket, time
 c = socket.create_connection(("192.0.2.2", 7777)); c.sendall(b"x" * 100)
