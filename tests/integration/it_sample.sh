@@ -110,20 +110,31 @@ limit=$(( (t1 - t0) * 2000 / 1000000000 + 1 + 20 ))
 ok "max-rate: $written written over a $(( (t1 - t0) / 1000000 )) ms flood (at most $limit)"
 assert_match "rate-limited=[1-9][0-9]*" "$("$PCAPCHECK" isb "$WORK/m.pcapng")" "max-rate: the rest is counted as rate-limited"
 
-# ---- --sample-interval 10ms: 100 samples/s per active CPU, +-20% -------------
+# ---- --sample-interval 10ms: a sample per CPU-clock tick of a busy CPU ------
+# A loaded host's CPU clock ticks late (CI measured 72 ticks a second of
+# wall time, none past the fallback's 15 ms): so the samples are checked
+# against the ticks and fallbacks the capture counted, and the wall rate
+# against what the fallback guarantees, a sample at most 15 ms after the
+# last while packets flow (67/s), with a margin.
 for cpu in 0 1; do
 	start_capture -v -i "$CAPIF" --hook xdp -w "$WORK/k.pcapng" --sample-interval 10ms
 	in_peer taskset -c $cpu "$PSGEN" -i "$PEERIF" -n 300000 --rate 100000 >/dev/null
 	stop_capture INT
-	rate=$(fields "$WORK/k.pcapng" "frame.comment contains \"cpu=$cpu \"" frame.time_epoch |
+	read -r n rate < <(fields "$WORK/k.pcapng" "frame.comment contains \"cpu=$cpu \"" frame.time_epoch |
 		python3 -c '
 import sys
 t = sorted(float(x) for x in sys.stdin.read().split())
-print(int(round((len(t) - 1) / (t[-1] - t[0]))) if len(t) > 2 else 0)')
-	[ "$rate" -ge 80 ] && [ "$rate" -le 120 ] ||
-		fail "clock: $rate samples/s on CPU $cpu, not 100 +- 20%"
-	ok "clock: flood on CPU $cpu sampled at $rate/s (100 +- 20%)"
-	assert_match "clock sampling: CPU $cpu: [0-9]+ ticks, running 100.0% of enabled" \
-		"$(cat "$WORK/ps.err")" "clock: CPU $cpu's ticks and running time are reported"
+print(len(t), int(round((len(t) - 1) / (t[-1] - t[0]))) if len(t) > 2 else 0)')
+	read -r ticks fallbacks < <(sed -n "s/.*clock sampling: CPU $cpu: \([0-9]*\) ticks, running 100.0% of enabled, \([0-9]*\) fallback.*/\1 \2/p" "$WORK/ps.err")
+	[ -n "$ticks" ] || fail "clock: CPU $cpu's ticks and running time are not reported: $(cat "$WORK/ps.err")"
+	ok "clock: CPU $cpu's ticks ($ticks) and running time are reported"
+	# At most one sample a tick or fallback; the flood fills most of the
+	# capture's time, so most ticks have a packet after them.
+	[ "$n" -le $((ticks + fallbacks)) ] && [ $((n * 2)) -ge "$ticks" ] ||
+		fail "clock: $n samples on CPU $cpu for $ticks ticks and $fallbacks fallbacks"
+	# And a CPU's clock never runs faster than the wall's.
+	[ "$rate" -ge 50 ] && [ "$rate" -le 120 ] ||
+		fail "clock: $rate samples/s on CPU $cpu, not 50 to 120"
+	ok "clock: flood on CPU $cpu: $n samples for $ticks ticks and $fallbacks fallbacks, $rate/s"
 done
 assert_nothing_attached
