@@ -4,9 +4,13 @@
  * reader (and, for statistics blocks libpcap does not expose, our walker).
  *
  *   pcapcheck count FILE              packets, as libpcap reads them
- *   pcapcheck same SENT CAPTURED      same frames, byte for byte, each once
+ *   pcapcheck same SENT CAPTURED [--no-ip6-igmp]
+ *                                     same frames, byte for byte, each once
  *                                     (raw IP against Linux cooked: the same
- *                                     packets after the cooked header)
+ *                                     packets after the cooked header);
+ *                                     --no-ip6-igmp leaves IPv6 and IGMP out
+ *                                     of both, a new device's housekeeping,
+ *                                     which comes and goes at any moment
  *   pcapcheck isb FILE                each ISB's counters and comment, a line each
  *   pcapcheck times FILE              first/last timestamp (ns)
  *   pcapcheck order FILE              packets stamped before the one ahead of them
@@ -48,14 +52,49 @@ static pcap_t *open_file(const char *path)
 }
 
 /*
- * Every frame of a file. With raw_ip set, a Linux cooked (SLL) capture's
+ * IPv6 or IGMP, behind Ethernet (and VLAN tags), a Linux cooked header or
+ * none: what a new device sends of its own accord (neighbour discovery,
+ * MLD, IGMP reports), left out of a comparison of IPv4 test traffic. As
+ * tshark's !(icmpv6 || igmp) did, in a process that starts in a
+ * millisecond, not the seconds tshark takes under emulation.
+ */
+static int housekeeping(int dlt, const uint8_t *d, uint32_t caplen)
+{
+	uint32_t off;
+	uint16_t type;
+
+	if (dlt == DLT_RAW)
+		return caplen >= 1 &&
+		       ((d[0] >> 4 == 6) || (caplen >= 10 && d[0] >> 4 == 4 && d[9] == 2));
+	if (dlt == DLT_EN10MB)
+		off = 12;
+	else if (dlt == DLT_LINUX_SLL)
+		off = 14;
+	else
+		return 0;
+	for (;;) {
+		if (caplen < off + 2)
+			return 0;
+		type = (uint16_t)(d[off] << 8 | d[off + 1]);
+		if (type != 0x8100 && type != 0x88a8)
+			break;
+		off += 4;
+	}
+	off += 2;
+	return type == 0x86dd || (type == 0x0800 && caplen >= off + 10 && d[off + 9] == 2);
+}
+
+/*
+ * Every frame of a file, bar housekeeping() with no_ip6_igmp set. With
+ * raw_ip set, a Linux cooked (SLL) capture's
  * frames lose their 16-byte cooked header: what libpcap writes for a
  * device without a link-layer header that it does not map to raw IP (gre,
  * ppp) is then comparable with a raw-IP capture of the same packets.
  */
-static size_t read_frames(const char *path, struct frame **out, int raw_ip)
+static size_t read_frames(const char *path, struct frame **out, int raw_ip, int no_ip6_igmp)
 {
 	pcap_t *p = open_file(path);
+	int dlt = pcap_datalink(p);
 	uint32_t strip = raw_ip && pcap_datalink(p) == DLT_LINUX_SLL ? 16 : 0;
 	struct pcap_pkthdr *h;
 	const u_char *d;
@@ -66,6 +105,8 @@ static size_t read_frames(const char *path, struct frame **out, int raw_ip)
 	while ((r = pcap_next_ex(p, &h, &d)) == 1) {
 		uint32_t cut = h->caplen < strip ? h->caplen : strip;
 
+		if (no_ip6_igmp && housekeeping(dlt, d, h->caplen))
+			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 1024;
 			*out = realloc(*out, cap * sizeof(**out));
@@ -86,7 +127,7 @@ static size_t read_frames(const char *path, struct frame **out, int raw_ip)
 
 static size_t read_all(const char *path, struct frame **out)
 {
-	return read_frames(path, out, 0);
+	return read_frames(path, out, 0, 0);
 }
 
 /* The link type of a capture file. */
@@ -117,12 +158,13 @@ static int frame_cmp(const void *a, const void *b)
 	return memcmp(x->data, y->data, x->caplen);
 }
 
-static int cmd_same(const char *a, const char *b)
+static int cmd_same(const char *a, const char *b, int no_ip6_igmp)
 {
 	/* One side raw IP, the other Linux cooked: compare the IP packets. */
 	int raw_ip = datalink_of(a) == DLT_RAW || datalink_of(b) == DLT_RAW;
 	struct frame *fa, *fb;
-	size_t na = read_frames(a, &fa, raw_ip), nb = read_frames(b, &fb, raw_ip);
+	size_t na = read_frames(a, &fa, raw_ip, no_ip6_igmp);
+	size_t nb = read_frames(b, &fb, raw_ip, no_ip6_igmp);
 
 	int ret = 0;
 
@@ -401,8 +443,9 @@ int main(int argc, char **argv)
 		free_all(f, n);
 		return 0;
 	}
-	if (argc == 4 && !strcmp(argv[1], "same"))
-		return cmd_same(argv[2], argv[3]);
+	if ((argc == 4 || (argc == 5 && !strcmp(argv[4], "--no-ip6-igmp"))) &&
+	    !strcmp(argv[1], "same"))
+		return cmd_same(argv[2], argv[3], argc == 5);
 	if (argc == 3 && !strcmp(argv[1], "times"))
 		return cmd_times(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "isb"))
@@ -415,8 +458,8 @@ int main(int argc, char **argv)
 		return cmd_processes(argv[2]);
 	if (argc == 6 && !strcmp(argv[1], "extract"))
 		return cmd_extract(argv[2], argv[3], argv[4], argv[5]);
-	fprintf(stderr,
-		"usage: pcapcheck count|times|isb|order|blocks|processes FILE | same SENT CAPTURED | "
-		"extract FILE IFNAME DESCR OUT\n");
+	fprintf(stderr, "usage: pcapcheck count|times|isb|order|blocks|processes FILE | "
+			"same SENT CAPTURED [--no-ip6-igmp] | "
+			"extract FILE IFNAME DESCR OUT\n");
 	return 2;
 }
