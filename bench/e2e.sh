@@ -166,7 +166,8 @@ run_one() {
 	xdp-pass-drv) in_cap ip link set dev "$CAPIF" xdpdrv off ;;
 	xdp-pass-skb) in_cap ip link set dev "$CAPIF" xdpgeneric off ;;
 	tcpdump | pktsample*)
-		in_cap pkill -INT -f "$([ "$c" = tcpdump ] && echo "tcpdump -i $CAPIF" || echo "pktsample -i $CAPIF")" || true
+		# By its program's name: a base build may be named otherwise.
+		in_cap pkill -INT -f "$([ "$c" = tcpdump ] && echo "tcpdump -i $CAPIF" || echo "$(basename "$bin") -i $CAPIF")" || true
 		wait "$pid" || true
 		read -r usr sys rss <"$time"
 		cpu=$(python3 -c "print(round($usr + $sys, 4))")
