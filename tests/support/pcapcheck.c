@@ -86,16 +86,16 @@ static int housekeeping(int dlt, const uint8_t *d, uint32_t caplen)
 
 /*
  * Every frame of a file, bar housekeeping() with no_ip6_igmp set. With
- * raw_ip set, a Linux cooked (SLL) capture's
- * frames lose their 16-byte cooked header: what libpcap writes for a
- * device without a link-layer header that it does not map to raw IP (gre,
- * ppp) is then comparable with a raw-IP capture of the same packets.
+ * raw_ip set, a Linux cooked (SLL) capture's frames lose their 16-byte
+ * cooked header: what libpcap writes for a device without a link-layer
+ * header that it does not map to raw IP (gre, ppp) is then comparable with
+ * a raw-IP capture of the same packets.
  */
 static size_t read_frames(const char *path, struct frame **out, int raw_ip, int no_ip6_igmp)
 {
 	pcap_t *p = open_file(path);
 	int dlt = pcap_datalink(p);
-	uint32_t strip = raw_ip && pcap_datalink(p) == DLT_LINUX_SLL ? 16 : 0;
+	uint32_t strip = raw_ip && dlt == DLT_LINUX_SLL ? 16 : 0;
 	struct pcap_pkthdr *h;
 	const u_char *d;
 	size_t n = 0, cap = 0;
