@@ -26,6 +26,7 @@
 #                  sink in the namespace takes the datagrams)
 #   pktsample-base pktsample -w, defaults, from another build: BASE_PKTSAMPLE
 #                  names its binary (a change's before and after, one run)
+#   pktsample-base-noctx  the same build with --context off (bench/floor.sh)
 # A pktsample contender may end in -BN: the same with -B N (KiB, in all), as
 # tcpdump's -B 4096 here (pktsample-ring-noctx-B4096: the same memory).
 # A tcpdump or pktsample contender may end in @null (it writes to /dev/null:
@@ -138,6 +139,9 @@ run_one() {
 		fi
 		case $kind in
 		pktsample-base) bin=${BASE_PKTSAMPLE:?pktsample-base needs BASE_PKTSAMPLE=/path/to/pktsample} ;;
+		pktsample-base-noctx)
+			bin=${BASE_PKTSAMPLE:?pktsample-base-noctx needs BASE_PKTSAMPLE=/path/to/pktsample}
+			extra+=(--context off) ;;
 		pktsample-s100) extra+=(--sample 100) ;;
 		pktsample-sflow) extra=(--sample 100 --sflow 127.0.0.1) ;;
 		pktsample-drv) extra+=(--hook xdp --xdp-mode native) ;;

@@ -9,9 +9,10 @@ source "$(dirname "$0")/lib.sh"
 
 n=20000
 rounds=2
-contenders="none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-skb pktsample-ring pktsample-tc pktsample-tc-ring pktsample-s100 pktsample-ring-noctx pktsample-ring-noctx-B4096 pktsample@null pktsample@idle"
+contenders="none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-skb pktsample-ring pktsample-tc pktsample-tc-ring pktsample-s100 pktsample-ring-noctx pktsample-ring-noctx-B4096 pktsample-base-noctx pktsample@null pktsample@idle"
 build=$(dirname "$PKTSAMPLE")
-ROUNDS=$rounds N=$n SIZES=64 CONTENDERS=$contenders OUT=$WORK \
+# pktsample-base-noctx is bench/floor.sh's other build; here, this one.
+ROUNDS=$rounds N=$n SIZES=64 CONTENDERS=$contenders OUT=$WORK BASE_PKTSAMPLE=$PKTSAMPLE \
 	"$top/bench/e2e.sh" "$build" >"$WORK/summary.md" 2>"$WORK/e2e.err" ||
 	fail "bench/e2e.sh failed: $(tail -3 "$WORK/e2e.err")"
 ok "bench/e2e.sh runs every contender"
@@ -95,6 +96,11 @@ echo "$split" | awk -F'|' '{ exit !($4 + 0 > 0 && $7 + 0 >= 96) }' ||
 grep -q '^| 64 | tcpdump | ' "$WORK/split.md" &&
 	fail "a split for tcpdump, which ran neither @null nor @idle"
 ok "the summary splits the CPU of a contender that also ran @null and @idle"
+
+# bench/floor.sh builds a copy with this patch; it must still apply.
+patch --dry-run -s -d "$top" -p1 <"$top/bench/floor-bare-blocks.patch" >"$WORK/patch.out" 2>&1 ||
+	fail "bench/floor-bare-blocks.patch no longer applies: $(cat "$WORK/patch.out")"
+ok "bench/floor.sh's patch applies to the writer"
 
 # bench/soak.sh, short: it runs, rotates a ring, finds every file valid,
 # samples RSS and states the loss.
