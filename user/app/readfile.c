@@ -12,6 +12,7 @@
 #include "output.h"
 #include "printer.h"
 #include "readfile.h"
+#include "words.h"
 
 /* One compiled filter per link type met in the file (most files: one). */
 #define MAX_LINKTYPES 8
@@ -106,27 +107,12 @@ static int print_error(int err)
 }
 
 /* What goes where the direction would: xdp-exit's verdict, a drop's
- * reason, from our EPB comment's "verdict=WORD" or "drop=WORD"; NULL if
- * neither. */
+ * reason, from our EPB comment's words; NULL if neither. */
 static const char *verdict_of(const char *comment, char *buf, size_t len)
 {
-	static const char *const keys[] = { " verdict=", " drop=" };
+	const char *v = ps_word_get(comment, PS_WORD_VERDICT, buf, len);
 
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-		const char *v = strstr(comment, keys[k]);
-		size_t n;
-
-		if (!v)
-			continue;
-		v += strlen(keys[k]);
-		n = strcspn(v, " ");
-		if (!n || n >= len)
-			return NULL;
-		memcpy(buf, v, n);
-		buf[n] = '\0';
-		return buf;
-	}
-	return NULL;
+	return v ? v : ps_word_get(comment, PS_WORD_DROP, buf, len);
 }
 
 static int read_all(struct ps_capread *r, const struct ps_readfile_cfg *o, struct filters *f,

@@ -307,60 +307,37 @@ static uint32_t direction_of(unsigned int hook)
 	return hook == PS_HOOK_TC_EGRESS ? PCAPNG_DIR_OUTBOUND : PCAPNG_DIR_INBOUND;
 }
 
-/* The options every packet like p gets, but its id and drop count. */
+/* The options every packet of p's annotation gets, but its id and drop
+ * count: from the annotation, which is the cache's key. */
 static void encode_opts(struct ps_capfile *f, struct ps_epb_cache *cs, const struct ps_sink_pkt *p)
 {
-	const struct ps_meta *m = p->m;
-	const struct ps_who *w = p->who;
-	int64_t pib = pib_of(f, w);
+	const struct ps_annot *a = &p->a;
+	int64_t pib = pib_of(f, p->who);
 	char comment[400];
 
 	ps_sink_comment(comment, sizeof(comment), p, f->cfg.tag, PS_COMMENT_BLOCK);
 	pcapng_epb_opts_encode(&cs->opts,
 			       &(struct pcapng_epb){
-				       .direction = direction_of(m->hook),
+				       .direction = direction_of(a->hook),
 				       .has_queue = true,
-				       .queue = m->rx_queue,
+				       .queue = a->queue,
 				       /* A drop's reason is no XDP or TC verdict:
 					* it is in the comment. */
 				       .has_verdict = f->cfg.epb_verdict &&
-						      m->hook != PS_HOOK_XDP_ENTRY &&
-						      !ps_hook_is_drop(m->hook),
-				       .verdict_type = ps_hook_is_tc(m->hook) ? PCAPNG_VERDICT_TC :
+						      a->hook != PS_HOOK_XDP_ENTRY &&
+						      !ps_hook_is_drop(a->hook),
+				       .verdict_type = ps_hook_is_tc(a->hook) ? PCAPNG_VERDICT_TC :
 										PCAPNG_VERDICT_XDP,
-				       .verdict = m->verdict,
-				       .has_process = w && w->known,
-				       .pid = w ? w->pid : 0,
-				       .tid = w ? w->tid : 0,
+				       .verdict = a->verdict,
+				       .has_process = a->known,
+				       .pid = a->pid,
+				       .tid = a->tid,
 				       .has_pib = pib >= 0,
 				       .pib = pib >= 0 ? (uint32_t)pib : 0,
 				       .comment = comment,
 			       });
 	cs->valid = true;
-	cs->hook = m->hook;
-	cs->cpu = m->cpu;
-	cs->queue = m->rx_queue;
-	cs->flags = m->flags;
-	cs->verdict = m->verdict;
-	cs->cookie = m->sock_cookie;
-	cs->location = m->location;
-	cs->ctx = m->ctx;
-	cs->known = w && w->known;
-	cs->pid = w ? w->pid : 0;
-	cs->tid = w ? w->tid : 0;
-}
-
-/* Does the cached encoding fit p? */
-static bool opts_fit(const struct ps_epb_cache *cs, const struct ps_sink_pkt *p)
-{
-	const struct ps_meta *m = p->m;
-	const struct ps_who *w = p->who;
-
-	return cs->valid && !p->note && cs->hook == m->hook && cs->cpu == m->cpu &&
-	       cs->queue == m->rx_queue && cs->flags == m->flags && cs->verdict == m->verdict &&
-	       cs->cookie == m->sock_cookie && cs->location == m->location && cs->ctx == m->ctx &&
-	       cs->known == (w && w->known) && cs->pid == (w ? w->pid : 0) &&
-	       cs->tid == (w ? w->tid : 0);
+	cs->key = *a;
 }
 
 static int capfile_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
@@ -379,7 +356,7 @@ static int capfile_packet(struct ps_sink *s, const struct ps_sink_pkt *p)
 		err = rotate(f);
 	}
 	/* After a rotation: the new file has none of the PIBs it points at. */
-	if (!err && !opts_fit(cs, p))
+	if (!err && !ps_epb_cache_fits(cs, p))
 		encode_opts(f, cs, p);
 	/* A packet's own note is no other's. */
 	if (p->note)

@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include "output.h"
 #include "pcapng.h"
 #include "rotate.h"
@@ -49,20 +50,19 @@ struct ps_capfile_iface {
 
 /* Per CPU: the EPB options of its last packet, encoded. Consecutive
  * packets mostly share them, and formatting and encoding them per packet
- * was the ingest's top cost. Valid while the metadata stays the same. */
+ * was the ingest's top cost. Valid for a packet of the same annotation. */
 struct ps_epb_cache {
 	bool valid;
-	uint8_t hook, flags;
-	uint32_t cpu, queue;
-	int32_t verdict;   /* at drop hooks, the reason */
-	uint64_t location; /* drop hooks: where */
-	/* whom the packet belongs to (ps_who): socket, how found, process */
-	uint64_t cookie;
-	uint8_t ctx;
-	bool known;
-	uint32_t pid, tid;
+	struct ps_annot key;
 	struct pcapng_epb_opts opts;
 };
+
+/* Do the cached options serve p (no note of its own, the same
+ * annotation)? */
+static inline bool ps_epb_cache_fits(const struct ps_epb_cache *cs, const struct ps_sink_pkt *p)
+{
+	return cs->valid && !p->note && !memcmp(&cs->key, &p->a, sizeof(cs->key));
+}
 
 struct ps_capfile {
 	struct ps_sink sink;

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "sockscan.h"
 #include "who.h"
+#include "words.h"
 
 #define BUCKETS 4096
 /* Sockets and processes remembered: past this many, forgotten all at once
@@ -445,47 +446,48 @@ const struct ps_who *ps_who_resolve(struct ps_who_table *t, const struct ps_meta
 	return &e->who;
 }
 
+/* The owner word where the owner is not named by its process: why not
+ * ("none:no-socket"), or "sender" before a sender's process; NULL for a
+ * local owner, whose process alone says it. */
+static const char *owner_word(const struct ps_who *w)
+{
+	switch (w->ctx) {
+	case PS_CTX_NO_SOCKET:
+		return "none:no-socket";
+	case PS_CTX_NOT_L4:
+		return "none:not-tcp-udp";
+	case PS_CTX_UNNAMED:
+		return "unknown:socket-without-cookie";
+	case PS_CTX_SENDER:
+		return w->known ? "sender" : "sender:socket-not-found";
+	default:
+		return w->known ? NULL : "unknown:socket-not-found";
+	}
+}
+
 int ps_who_format(const struct ps_who *w, char *buf, size_t len)
 {
-	const char *why = NULL;
-	int n;
+	const char *owner = owner_word(w);
+	bool named = !owner || !strcmp(owner, "sender");
+	int n = 0;
 
-	switch (w->ctx) {
-	case PS_CTX_OFF:
-		return snprintf(buf, len, "%s", "");
-	case PS_CTX_NO_SOCKET:
-		why = "owner=none:no-socket";
-		break;
-	case PS_CTX_NOT_L4:
-		why = "owner=none:not-tcp-udp";
-		break;
-	case PS_CTX_UNNAMED:
-		why = "owner=unknown:socket-without-cookie";
-		break;
-	case PS_CTX_SENDER:
-		if (!w->known)
-			why = "owner=sender:socket-not-found";
-		break;
-	default:
-		if (!w->known)
-			why = "owner=unknown:socket-not-found";
+	if (len)
+		buf[0] = '\0';
+	if (w->ctx == PS_CTX_OFF)
+		return 0;
+	if (owner)
+		n = ps_word_put(buf, len, n, PS_WORD_OWNER, "%s", owner);
+	if (named) {
+		n = ps_word_put(buf, len, n, PS_WORD_PID, "%u", w->pid);
+		if (w->tid && w->tid != w->pid)
+			n = ps_word_put(buf, len, n, PS_WORD_TID, "%u", w->tid);
+		n = ps_word_put(buf, len, n, PS_WORD_COMM, "%s", w->comm);
 	}
-	if (why)
-		n = snprintf(buf, len, "%s", why);
-	else
-		n = snprintf(buf, len, "%spid=%u", w->ctx == PS_CTX_SENDER ? "owner=sender " : "",
-			     w->pid);
-	if (!why && n > 0 && (size_t)n < len && w->tid && w->tid != w->pid)
-		n += snprintf(buf + n, len - (size_t)n, " tid=%u", w->tid);
-	if (!why && n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, " comm=%s", w->comm);
-	if (n < 0 || (size_t)n >= len)
-		return n;
 	if (w->container[0])
-		n += snprintf(buf + n, len - (size_t)n, " container=%s", w->container);
+		n = ps_word_put(buf, len, n, PS_WORD_CONTAINER, "%s", w->container);
 	else if (w->cgroup[0])
-		n += snprintf(buf + n, len - (size_t)n, " cgroup=%s", w->cgroup);
-	if ((size_t)n < len && w->netns[0])
-		n += snprintf(buf + n, len - (size_t)n, " netns=%s", w->netns);
+		n = ps_word_put(buf, len, n, PS_WORD_CGROUP, "%s", w->cgroup);
+	if (w->netns[0])
+		n = ps_word_put(buf, len, n, PS_WORD_NETNS, "%s", w->netns);
 	return n;
 }

@@ -5,6 +5,7 @@
 #include <time.h>
 #include "flight.h"
 #include "log.h"
+#include "words.h"
 
 int ps_flight_init(struct ps_flight *fl, const struct ps_flight_cfg *cfg,
 		   const struct ps_flight_out *out, const struct ps_target *targets, char *err,
@@ -62,7 +63,7 @@ static void start(struct ps_flight *fl, uint64_t ts_ns, const char *why,
 	fl->end_ns = ts_ns + fl->cfg.after_ns;
 	fl->trigger_packet = p != NULL;
 	fl->trigger_id = p ? p->packet_id : 0;
-	snprintf(fl->trigger_note, sizeof(fl->trigger_note), "trigger=%s", why);
+	ps_word_put(fl->trigger_note, sizeof(fl->trigger_note), 0, PS_WORD_TRIGGER, "%s", why);
 }
 
 /* "12:34:56.789", local time. */

@@ -144,7 +144,7 @@ static void write_ref(struct ps_ingest *c, struct ps_target *t, const struct ps_
 		      uint64_t drops)
 {
 	const struct ps_meta *m = &ref->m;
-	struct ps_sink_pkt p; /* every field set below, none zeroed first: once a packet */
+	struct ps_sink_pkt p;
 	struct ps_drop_words drop;
 
 	/* Its interface went, and a new one took its target over meanwhile
@@ -159,15 +159,16 @@ static void write_ref(struct ps_ingest *c, struct ps_target *t, const struct ps_
 		sink_failed(c, NULL, -ENOMEM);
 		return;
 	}
-	p.target = (int)(t - c->targets);
-	p.t = t;
-	p.m = m;
-	p.ts_ns = ps_clock_to_realtime(&c->clock, m->ts_ns);
-	p.packet_id = ((uint64_t)m->cpu << 48) | (m->seq & 0xffffffffffffull);
-	p.drops = drops;
-	p.who = c->who && m->ctx != PS_CTX_OFF ? ps_who_resolve(c->who, m) : NULL;
-	p.drop = NULL;
-	p.note = NULL;
+	p = (struct ps_sink_pkt){
+		.target = (int)(t - c->targets),
+		.t = t,
+		.m = m,
+		.ts_ns = ps_clock_to_realtime(&c->clock, m->ts_ns),
+		.packet_id = ((uint64_t)m->cpu << 48) | (m->seq & 0xffffffffffffull),
+		.drops = drops,
+		.who = c->who && m->ctx != PS_CTX_OFF ? ps_who_resolve(c->who, m) : NULL,
+	};
+	ps_annot_fill(&p.a, m, p.who);
 	p.data = frame_on_wire(c, m, ref->pkt, &p.cap_len, &p.wire_len);
 	if (!p.data)
 		return;

@@ -2,35 +2,59 @@
 #include <stdio.h>
 #include "hooks.h"
 #include "sink.h"
+#include "words.h"
+
+void ps_annot_fill(struct ps_annot *a, const struct ps_meta *m, const struct ps_who *who)
+{
+	*a = (struct ps_annot){
+		.hook = m->hook,
+		.flags = m->flags,
+		.ctx = m->ctx,
+		.known = who && who->known,
+		.cpu = m->cpu,
+		.queue = m->rx_queue,
+		.verdict = m->verdict,
+		.pid = who ? who->pid : 0,
+		.tid = who ? who->tid : 0,
+		.proc = who ? who->proc : 0,
+		.location = m->location,
+		.cookie = m->sock_cookie,
+		.cgroup = m->cgroup_id,
+	};
+}
 
 int ps_sink_comment(char *buf, size_t len, const struct ps_sink_pkt *p, const char *tag,
 		    enum ps_comment_for f)
 {
-	const struct ps_meta *m = p->m;
-	const struct ps_who *who = p->who;
-	int n = f == PS_COMMENT_BLOCK ? snprintf(buf, len, "cpu=%u", m->cpu) :
-					snprintf(buf, len, "hook=%s cpu=%u queue=%u",
-						 ps_hook_name(m->hook), m->cpu, m->rx_queue);
+	const struct ps_annot *a = &p->a;
+	int n = 0;
 
-	if (n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, "%s%s%s", tag && *tag ? " " : "",
-			      tag ? tag : "",
-			      m->flags & PS_F_CLOCK_FALLBACK ? " clock=fallback" : "");
-
+	if (len)
+		buf[0] = '\0';
+	if (f == PS_COMMENT_LINE)
+		n = ps_word_put(buf, len, n, PS_WORD_HOOK, "%s", ps_hook_name(a->hook));
+	n = ps_word_put(buf, len, n, PS_WORD_CPU, "%u", a->cpu);
+	if (f == PS_COMMENT_LINE)
+		n = ps_word_put(buf, len, n, PS_WORD_QUEUE, "%u", a->queue);
+	if (tag && *tag && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " %s", tag);
+	if (a->flags & PS_F_CLOCK_FALLBACK)
+		n = ps_word_put(buf, len, n, PS_WORD_CLOCK, "fallback");
 	/* What the traced XDP program did: shown by every Wireshark, and
 	 * read back by -r. */
-	if (m->hook == PS_HOOK_XDP_EXIT && n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, " verdict=%s",
-			      ps_xdp_verdict_name(m->verdict));
+	if (a->hook == PS_HOOK_XDP_EXIT)
+		n = ps_word_put(buf, len, n, PS_WORD_VERDICT, "%s",
+				ps_xdp_verdict_name(a->verdict));
 	/* Why the kernel dropped it and where: read back by -r. */
-	if (p->drop && n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, " drop=%s at=%s", p->drop->reason,
-			      p->drop->at);
-	if (who && who->ctx != PS_CTX_OFF && n > 0 && (size_t)n + 1 < len) {
-		buf[n++] = ' ';
-		n += ps_who_format(who, buf + n, len - (size_t)n);
+	if (p->drop) {
+		n = ps_word_put(buf, len, n, PS_WORD_DROP, "%s", p->drop->reason);
+		n = ps_word_put(buf, len, n, PS_WORD_AT, "%s", p->drop->at);
 	}
-	if (p->note && n > 0 && (size_t)n < len)
+	if (p->who && p->who->ctx != PS_CTX_OFF && n >= 0 && (size_t)n + 1 < len) {
+		buf[n++] = ' ';
+		n += ps_who_format(p->who, buf + n, len - (size_t)n);
+	}
+	if (p->note && n >= 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " %s", p->note);
 	return n;
 }

@@ -30,12 +30,33 @@ struct ps_drop_words {
 	char buf[32];	    /* a reason the kernel's BTF does not name */
 };
 
-/* One packet as every sink gets it. The ingest sets it field by field,
- * without zeroing it first (ingest.c, write_ref): a new field is set there. */
+/*
+ * What a packet's words and its pcapng options say of it, but its id and
+ * drop count: plain data, filled by ps_annot_fill alone and compared
+ * whole (a capture file encodes a CPU's options once for the packets that
+ * follow with the same annotation). No holes, so that equal annotations
+ * compare equal byte for byte. A field here is said by ps_sink_comment.
+ */
+struct ps_annot {
+	uint8_t hook, flags; /* ps_meta's */
+	uint8_t ctx;	     /* how the owner was found: enum ps_ctx */
+	bool known;	     /* the owner's process is known */
+	uint32_t cpu, queue;
+	int32_t verdict;	 /* ps_meta's: XDP_*, TC_ACT_*, a drop's reason */
+	uint32_t pid, tid, proc; /* the owner's (ps_who); 0 without one */
+	uint32_t pad;
+	uint64_t location;	 /* a drop's place */
+	uint64_t cookie, cgroup; /* the owner's socket and cgroup */
+};
+_Static_assert(sizeof(struct ps_annot) == 56, "ps_annot has no hole");
+
+/* One packet as every sink gets it: made whole, once, by the ingest
+ * (ingest.c, write_ref). */
 struct ps_sink_pkt {
 	int target; /* its index in the capture's targets */
 	const struct ps_target *t;
 	const struct ps_meta *m; /* what the kernel said about it */
+	struct ps_annot a;	 /* ps_annot_fill(m, who) */
 	uint64_t ts_ns;		 /* wall clock */
 	const uint8_t *data;	 /* the frame as on the wire (VLAN tag back) */
 	uint32_t cap_len, wire_len;
@@ -45,6 +66,10 @@ struct ps_sink_pkt {
 	const struct ps_drop_words *drop; /* drop hooks: why; NULL elsewhere */
 	const char *note;		  /* words of this packet alone ("trigger=..."); NULL */
 };
+
+/* The annotation of a packet the kernel described as m, owned by who (or
+ * NULL). Pure. */
+void ps_annot_fill(struct ps_annot *a, const struct ps_meta *m, const struct ps_who *who);
 
 struct ps_sink;
 
@@ -70,10 +95,11 @@ enum ps_comment_for {
 
 /*
  * The words every output shows for a packet (the pcapng comment, -v's
- * annotation): hook, CPU, queue, the sampling tag, the clock's fallback,
- * an xdp-exit's verdict, a drop's reason and place, and whom it belongs
- * to, and the packet's own note (p->who, p->drop and p->note may be NULL).
- * Returns what snprintf returns.
+ * annotation; words.h spells their keys): hook, CPU, queue, the sampling
+ * tag, the clock's fallback, an xdp-exit's verdict, a drop's reason and
+ * place, and whom it belongs to, from p->a and the words of p->who and
+ * p->drop, then the packet's own note (p->who, p->drop and p->note may be
+ * NULL). Returns what snprintf returns.
  */
 int ps_sink_comment(char *buf, size_t len, const struct ps_sink_pkt *p, const char *tag,
 		    enum ps_comment_for f);
