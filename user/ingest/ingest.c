@@ -458,8 +458,9 @@ void ps_perf_attr_init(struct perf_event_attr *attr, unsigned int pages, long pa
 		.config = PERF_COUNT_SW_BPF_OUTPUT,
 		.sample_type = PERF_SAMPLE_RAW,
 		.sample_period = 1,
-		/* Per-sample wakeups cost the sender ~80% of its rate on a
-		 * veth flood; the idle drain picks up the tail. */
+		/* Per-sample wakeups cost the sender most of its rate on a
+		 * veth flood (doc/performance.md#wakeups); the idle drain
+		 * picks up the tail. */
 		.watermark = 1,
 		.wakeup_watermark = (uint32_t)ps_source_wake_bytes((uint64_t)pages * page_size),
 	};
@@ -486,8 +487,8 @@ static int watch_source(struct ps_ingest *c, int i)
 
 	/* The BPF ring polls ready while any data is unconsumed, and the
 	 * ingest keeps what it read until it is written: level-triggered,
-	 * the reader would spin through its rounds (42,715 for 7,932
-	 * packets). Edge-triggered it wakes when the programs wake it. A
+	 * the reader would spin through its rounds, several for each
+	 * packet. Edge-triggered it wakes when the programs wake it. A
 	 * perf buffer polls ready once per wakeup already. */
 	if (c->src[i].kind == PS_SOURCE_RING)
 		ev.events |= EPOLLET;

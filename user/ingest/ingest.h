@@ -135,9 +135,10 @@ int ps_ingest_epoll_fd(const struct ps_ingest *c);
  * for them: the buffers wake the reader as their data cross a mark, and
  * they may be above it already. While data flow, the marks wake the reader
  * sooner anyway. 10 ms, not 1: a one-CPU flood holds a packet now and
- * then, and each wakeup costs more than the packets it reads (a 64-byte
- * flood: 550 wakeups for 2M packets, not 2,000, and 14 % less CPU;
- * doc/performance.md). tcpdump -w holds packets up to a second.
+ * then, and each wakeup costs more than the packets it reads, so the
+ * longer hold means fewer wakeups and less CPU in a flood of small
+ * packets (doc/performance.md#wakeups). tcpdump -w holds packets up to a
+ * second.
  */
 #define PS_INGEST_HOLD_MS 10
 int ps_ingest_wait_ms(const struct ps_ingest *c, int idle_ms);

@@ -16,8 +16,9 @@
  * program reads the clock. Both are well under a microsecond; this margin
  * is a hundred times that. It holds back the last 100 us of a round's
  * samples until the next round, and with them their space in the kernel's
- * buffer (the bytes stay there until written): at 2 GB/s a 1 ms margin held
- * 2 MB, all of a 2 MiB buffer (bench/bulk.sh's search).
+ * buffer (the bytes stay there until written), so a wider margin costs
+ * buffer: in a fast bulk transfer, ten times this one held all of a small
+ * buffer (doc/performance.md#merge).
  */
 #define ORDER_SKEW_NS 100000ull
 

@@ -113,9 +113,9 @@ static int map_ring(struct ps_source *s, int fd, uint32_t ring_bytes)
 	/* The consumer's page, which we write, then the producer's page and
 	 * the data, read-only. The kernel would map the data twice in a row,
 	 * so that no record wraps; mapped once, each page counts once in the
-	 * RSS and is mapped once at the start (twice cost 135 MiB of RSS and
-	 * 25-40 ms at the default 32 MiB on 2 CPUs), and the rare record that
-	 * wraps is copied whole, as a perf buffer's is. */
+	 * RSS and is mapped once at the start, at the default -B a visible
+	 * part of both (doc/performance.md#start-up), and the rare record
+	 * that wraps is copied whole, as a perf buffer's is. */
 	s->bounce = malloc(ring_bytes < RING_RECORD_MAX ? ring_bytes : RING_RECORD_MAX);
 	if (!s->bounce)
 		return -ENOMEM;
@@ -156,7 +156,7 @@ int ps_source_open_ring(struct ps_source *s, int cpu, uint32_t ring_bytes)
 		ps_source_close(s);
 fail:
 	/* A ring's pages are charged to the capture's memory cgroup; perf
-	 * buffers' are not (measured: doc/performance.md). */
+	 * buffers' are not (doc/performance.md#transport). */
 	if (err)
 		pr_err("cannot make the BPF ring buffer of CPU %d (%u KiB): %s%s\n", cpu,
 		       ring_bytes / 1024, strerror(-err),
@@ -170,8 +170,9 @@ fail:
 /*
  * In one batch: the kernel waits for an RCU grace period after each
  * update of a map of maps, so that no program still runs with the old
- * value (10-30 ms each here; 8 rings one by one took 93 ms, in a batch
- * 8). A kernel without batches for this map (before 5.6, or its map type)
+ * value, and ring by ring those waits add up to a visible part of the
+ * start; a batch takes a fraction of that (doc/performance.md#start-up).
+ * A kernel without batches for this map (before 5.6, or its map type)
  * has them put in one by one.
  */
 int ps_source_publish_rings(int rings_fd, const struct ps_source *src, int n, const bool *online)

@@ -12,11 +12,11 @@
  * `size` bytes (a power of two) has been written: a sixteenth, the perf
  * buffers' wakeup watermark and the ring's programs' mark; a round reads
  * at most as much of a buffer. A per-record wakeup would cost the sender
- * most of its rate. With -B 4096 at 2,000-2,400 MB/s (bench/bulk.sh,
- * doc/performance.md) a quarter lost twice the packets of an eighth, and
- * an eighth three to four times those of a sixteenth through the perf
- * buffers (the ring the same either way): a reader woken sooner and
- * holding less per round leaves the producer more room.
+ * most of its rate. In fast bulk transfers at tcpdump's -B 4096, through
+ * the perf buffers, a quarter lost more packets than an eighth and an
+ * eighth more than a sixteenth (the ring the same either way), and a
+ * thirty-second more again (doc/performance.md#wakeups): a reader woken
+ * sooner and holding less per round leaves the producer more room.
  */
 static inline uint64_t ps_source_wake_bytes(uint64_t size)
 {
