@@ -95,10 +95,10 @@ static int dump(int nl, uint8_t family, uint8_t proto, struct sock_list *l)
  * Every TCP socket, of both families, in one walk of the kernel's
  * connection table: the legacy TCPDIAG_GETSOCK dump asks for AF_UNSPEC,
  * which SOCK_DIAG_BY_FAMILY cannot. Each dump walks every bucket of the
- * table, however few sockets it holds (1.3 ms on a 24 GiB machine), so
- * one walk for two took 7 % off an idle start with two namespaces
- * (doc/performance.md). The two dumps where the kernel has no legacy
- * interface.
+ * table, however few sockets it holds (the kernel sizes the table by the
+ * machine's memory), so one walk for two is a visible part of an idle
+ * start (doc/performance.md#start-up). The two dumps where the kernel has
+ * no legacy interface.
  */
 static int dump_tcp(int nl, struct sock_list *l)
 {

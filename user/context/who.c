@@ -59,7 +59,8 @@ struct netns_name {
  * that may say more later (an owner a scan may still find, a cgroup the
  * tree may yet have) are good until retry_ns in the packets' time, when
  * a scan may come: until then, each packet of a socket waiting for a scan
- * was put in words again (65 ns a packet of a flood's first 2 s).
+ * was put in words again, a cost on every packet of a flood until the
+ * first rescan (doc/performance.md#owners).
  */
 #define MEMO_SLOTS 256
 #define MEMO_RETRY_NS 100000000ull /* a cgroup the tree did not have: 100 ms */

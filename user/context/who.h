@@ -21,9 +21,11 @@
 #include "pktsample.h"
 
 #define PS_WHO_RESCAN_MS 2000
-/* A scan walks every process's file descriptors: on a host of a thousand
- * processes of ten sockets each it costs some 0.2 s of CPU. Scans are
- * spaced so that they take at most 1/PS_WHO_RESCAN_SHARE of a CPU. */
+/* A scan walks every process's file descriptors: on a host of many
+ * processes with many sockets it is most of a capture's start, and
+ * rescans as often as packets ask for them would take a good share of a
+ * CPU (doc/performance.md#owners). Scans are spaced so that they take at
+ * most 1/PS_WHO_RESCAN_SHARE of a CPU. */
 #define PS_WHO_RESCAN_SHARE 50
 
 /* The least time from a scan that cost scan_cpu_ns of CPU to the next. */

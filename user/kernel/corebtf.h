@@ -2,12 +2,13 @@
 /*
  * A start-up that does not parse all of the kernel's BTF. libbpf resolves
  * an object's CO-RE relocations against /sys/kernel/btf/vmlinux, which it
- * reads, checks and indexes whole: 5.5 MB and 126,000 types on 6.18, 9 ms,
- * a fifth of a capture's start. The programs every capture loads reach a
- * handful of members. ps_corebtf_cut() finds them in two passes over the raw
- * BTF and builds a BTF of those alone, at the kernel's offsets, as
- * `bpftool gen min_core_btf` does; libbpf takes it as btf_custom_path and
- * checks each relocation against it as it would against the whole.
+ * reads, checks and indexes whole: every type the kernel has, a large part
+ * of a capture's start (doc/performance.md#start-up). The programs every
+ * capture loads reach a handful of members. ps_corebtf_cut() finds them in
+ * two passes over the raw BTF and builds a BTF of those alone, at the
+ * kernel's offsets, as `bpftool gen min_core_btf` does; libbpf takes it as
+ * btf_custom_path and checks each relocation against it as it would
+ * against the whole.
  */
 #ifndef PS_COREBTF_H
 #define PS_COREBTF_H

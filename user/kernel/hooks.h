@@ -26,10 +26,10 @@
 enum ps_xdp_mode { PS_XDP_AUTO, PS_XDP_NATIVE, PS_XDP_SKB };
 /* PS_TC_AUTO_MANY is auto's choice for many interfaces, never the user's:
  * each tcx link made or closed waits for an RCU grace period under the
- * RTNL lock (tcx_entry_sync()), some 8 to 18 ms, one link after another
- * whatever the threads; a clsact filter waits for none. So clsact, but
- * tcx on a hook that has tcx programs already, where only tcx keeps our
- * place before or after them. */
+ * RTNL lock (tcx_entry_sync()), one link after another whatever the
+ * threads (doc/performance.md#start-up); a clsact filter waits for none.
+ * So clsact, but tcx on a hook that has tcx programs already, where only
+ * tcx keeps our place before or after them. */
 enum ps_tc_mode { PS_TC_AUTO, PS_TC_TCX, PS_TC_CLSACT, PS_TC_AUTO_MANY };
 /* --tc-position: before or after the programs (filters) already on a TC
  * hook; wire: where tcpdump's tap is, before them at ingress (what

@@ -176,8 +176,8 @@ static void take_qdisc(const struct nlmsghdr *nh, void *arg)
 }
 
 /* The device's ingress qdisc asked for, not every qdisc of every device
- * dumped: one message, where the dump made a start on 2,000 interfaces
- * quadratic (8 s of the kernel's time). */
+ * dumped: one message, where the dump made a start on many interfaces
+ * quadratic in them (doc/performance.md#start-up). */
 int ps_tc_has_clsact(int ifindex)
 {
 	struct tcmsg t = { .tcm_family = AF_UNSPEC,
