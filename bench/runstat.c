@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Run a command and report the CPU it used and its peak RSS, like
- * /usr/bin/time but to the microsecond: a million 64-byte packets cost a
- * capture process about 0.1 CPU seconds, where time(1)'s two decimals
- * round away the differences the benchmark is after.
+ * /usr/bin/time but to the microsecond: a capture of a flood costs so
+ * little CPU that time(1)'s two decimals round away the differences the
+ * benchmark is after.
  *
  * Usage: bench_runstat OUTFILE CMD [ARG...]
  * Writes "user_s sys_s maxrss_kib" to OUTFILE; exits with CMD's status.

@@ -47,8 +47,8 @@
 #define ISB_USRDELIV 8
 
 /* The blocks are stored here and handed to the kernel from here while the
- * caches still hold them: 64 KiB, not 1 MiB (doc/performance.md). Borrowed
- * packet bytes do not take its room; a flush hands on at most
+ * caches still hold them: 64 KiB, not 1 MiB (doc/performance.md#writer).
+ * Borrowed packet bytes do not take its room; a flush hands on at most
  * BORROWED_MAX of them, so that a run of large packets is not a write each. */
 #define DEFAULT_BUF_SIZE (1u << 16)
 #define BORROWED_MAX (1u << 20)

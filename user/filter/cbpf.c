@@ -30,10 +30,10 @@ int ps_cbpf_compile(const char *expr, int linktype, uint32_t snaplen, struct ps_
 	}
 	/*
 	 * libpcap's optimizer takes time that grows with about the cube of
-	 * the program (measured: 500 'host' terms 6 s, 700 15 s, 1000 80 s,
-	 * and then too long to run anyway). Its input, the unoptimized
-	 * program, is compiled in linear time: past PS_CBPF_UNOPT_MAX
-	 * instructions the expression is refused at once.
+	 * the program: seconds for some hundreds of 'host' terms, and soon
+	 * more than anyone would wait. Its input, the unoptimized program,
+	 * is compiled in linear time: past PS_CBPF_UNOPT_MAX instructions
+	 * the expression is refused at once.
 	 */
 	if (pcap_compile(p, &prog, expr, 0, PCAP_NETMASK_UNKNOWN)) {
 		snprintf(err, errlen, "bad filter expression: %s", pcap_geterr(p));

@@ -22,7 +22,8 @@ struct ps_cbpf_insn {
 };
 
 /* The largest unoptimized program libpcap is asked to optimize (see
- * ps_cbpf_compile): ~540 'host' terms, optimized in ~7 s. */
+ * ps_cbpf_compile): some 540 'host' terms, which it optimizes in
+ * seconds. */
 #define PS_CBPF_UNOPT_MAX 16384u
 
 /*

@@ -38,10 +38,11 @@
  * Pacing. Finished datagrams wait in a ring and leave in bursts of at most
  * cfg.burst (--sflow-burst) datagrams, a burst every PS_SFLOW_GAP_NS: a
  * flood's hundreds of datagrams reach the collector spread out, which a
- * busy collector with a default socket buffer keeps up with (a burst of
- * 200 lost three in four there: tests/integration/it_sflow_load.sh). The
- * ring holds PS_SFLOW_RING datagrams, half a second of bursts at the default; a
- * datagram that finds it full is dropped and counted (paced_out).
+ * busy collector with a default socket buffer keeps up with (sent in one
+ * burst, most of them were lost there: tests/integration/it_sflow_load.sh).
+ * The ring holds PS_SFLOW_RING datagrams, half a second of bursts at the
+ * default; a datagram that finds it full is dropped and counted
+ * (paced_out).
  */
 #define PS_SFLOW_GAP_NS 1000000ull
 #define PS_SFLOW_RING 4096
