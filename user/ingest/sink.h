@@ -34,8 +34,9 @@ struct ps_drop_words {
  * What a packet's words and its pcapng options say of it, but its id and
  * drop count: plain data, filled by ps_annot_fill alone and compared
  * whole (a capture file encodes a CPU's options once for the packets that
- * follow with the same annotation). No holes, so that equal annotations
- * compare equal byte for byte. A field here is said by ps_sink_comment.
+ * follow with the same annotation): a new field is filled there, said by
+ * ps_sink_comment or the file's options, and given an input in
+ * tests/unit/test_annot.c, which fails on a byte no input reaches.
  */
 struct ps_annot {
 	uint8_t hook, flags; /* ps_meta's */
@@ -44,11 +45,10 @@ struct ps_annot {
 	uint32_t cpu, queue;
 	int32_t verdict;	 /* ps_meta's: XDP_*, TC_ACT_*, a drop's reason */
 	uint32_t pid, tid, proc; /* the owner's (ps_who); 0 without one */
-	uint32_t pad;
+	uint32_t pad;		 /* explicit: test_annot checks every other byte */
 	uint64_t location;	 /* a drop's place */
 	uint64_t cookie, cgroup; /* the owner's socket and cgroup */
 };
-_Static_assert(sizeof(struct ps_annot) == 56, "ps_annot has no hole");
 
 /* One packet as every sink gets it: made whole, once, by the ingest
  * (ingest.c, write_ref). */
