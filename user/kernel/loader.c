@@ -563,16 +563,6 @@ int ps_loader_read_counter(const struct ps_loader *l, uint32_t ifindex, unsigned
 	return read_slot(l, (uint32_t)slot * PS_HOOK_MAX + hook, sum);
 }
 
-static int read_counter(void *arg, uint32_t ifindex, unsigned int hook, struct ps_counters *c)
-{
-	return ps_loader_read_counter(arg, ifindex, hook, c);
-}
-
-struct ps_counter_src ps_loader_counter_src(const struct ps_loader *l)
-{
-	return (struct ps_counter_src){ .read = read_counter, .arg = (void *)l };
-}
-
 int ps_loader_read_drop_reasons(const struct ps_loader *l, uint64_t *counts)
 {
 	uint64_t *v;

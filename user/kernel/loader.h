@@ -126,8 +126,6 @@ int ps_loader_remove_iface(struct ps_loader *l, uint32_t ifindex, struct ps_coun
  * interface without counters. */
 int ps_loader_read_counter(const struct ps_loader *l, uint32_t ifindex, unsigned int hook,
 			   struct ps_counters *sum);
-/* ps_loader_read_counter for the outputs (the ISBs, sFlow). */
-struct ps_counter_src ps_loader_counter_src(const struct ps_loader *l);
 /* The sampler state of every possible CPU (per_cpu has ncpus entries). */
 int ps_loader_read_sampler(const struct ps_loader *l, struct ps_sampler *per_cpu);
 
