@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include "capread.h"
 #include "pcapng.h"
+#include "support/pcapng_epb.h"
 
 static char path[] = "/tmp/test_capread.XXXXXX";
 

@@ -22,6 +22,7 @@
 #include <pcap/pcap.h>
 #include <cmocka.h>
 #include "pcapng.h"
+#include "support/pcapng_epb.h"
 #include "support/pcapng_walk.h"
 
 #define LE16(x) (x) & 0xff, ((x) >> 8) & 0xff

@@ -63,8 +63,9 @@ struct pcapng_epb {
 	uint32_t pib;
 	uint64_t drop_count; /* omitted when 0 */
 	const char *comment; /* NULL = omit */
-	/* The options above but packet id and drop count, already encoded
-	 * (pcapng_epb_opts_encode): NULL = encode them from the fields. */
+	/* For the tests' pcapng_write_epb (tests/support/pcapng_epb.h): the
+	 * options above but packet id and drop count, already encoded
+	 * (pcapng_epb_opts_encode); NULL = encode them from the fields. */
 	const struct pcapng_epb_opts *opts;
 };
 
@@ -137,7 +138,6 @@ int pcapng_writer_free(struct pcapng_writer *w);
 int pcapng_write_shb(struct pcapng_writer *w, const struct pcapng_shb *shb);
 /* Returns the new interface id (0, 1, ...) or -errno. */
 int pcapng_write_idb(struct pcapng_writer *w, const struct pcapng_idb *idb);
-int pcapng_write_epb(struct pcapng_writer *w, const struct pcapng_epb *epb);
 int pcapng_write_packet(struct pcapng_writer *w, const struct pcapng_packet *pkt);
 int pcapng_write_isb(struct pcapng_writer *w, const struct pcapng_isb *isb);
 /*
