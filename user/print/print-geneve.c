@@ -30,7 +30,7 @@ void ps_geneve_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t len)
 			strcat(flags, flag_names[k]);
 	prot = be16(bp + 2);
 	ps_put(c, ", Flags [%s]", flags[0] ? flags : "none");
-	ps_put(c, ", vni 0x%x", (uint32_t)bp[4] << 16 | (uint32_t)bp[5] << 8 | bp[6]);
+	ps_put(c, ", vni 0x%x", be24(bp + 4));
 	if (bp[7])
 		ps_put(c, ", rsvd 0x%x", bp[7]);
 	if (c->d->link) {

@@ -93,8 +93,8 @@ static void mtrace(struct ps_print_ctx *c, const uint8_t *bp, uint32_t len)
 	}
 	if (!need(c, tr, 16))
 		return;
-	ps_put(c, "%s %u: %s to %s reply-to %s", bp[0] == 0x1e ? "mresp" : "mtrace",
-	       be32(tr + 12) & 0xffffff, ip4_str(tr).s, ip4_str(tr + 4).s, ip4_str(tr + 8).s);
+	ps_put(c, "%s %u: %s to %s reply-to %s", bp[0] == 0x1e ? "mresp" : "mtrace", be24(tr + 13),
+	       ip4_str(tr).s, ip4_str(tr + 4).s, ip4_str(tr + 8).s);
 	if ((tr[8] & 0xf0) == 0xe0)
 		ps_put(c, " with-ttl %u", tr[12]);
 }

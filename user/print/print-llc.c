@@ -225,7 +225,7 @@ static bool snap_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length
 		local_trunc(c);
 		return true;
 	}
-	oui = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+	oui = be24(p);
 	et = be16(p + 3);
 	if (c->d->link)
 		ps_put(c, "oui %s (0x%06x), %s %s (0x%04x), length %u: ", or_unknown(oui_name(oui)),

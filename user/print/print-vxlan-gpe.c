@@ -26,7 +26,7 @@ void ps_vxlan_gpe_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t len)
 		return;
 	if (!need(c, bp + 7, 1)) /* tcpdump's checks there abandon the decode */
 		return;
-	ps_put(c, "vni %u: ", (uint32_t)bp[4] << 16 | (uint32_t)bp[5] << 8 | bp[6]);
+	ps_put(c, "vni %u: ", be24(bp + 4));
 	switch (bp[3]) {
 	case 1:
 		ps_ip_print(c, bp + 8, len - 8);

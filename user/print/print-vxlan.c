@@ -16,7 +16,7 @@ void ps_vxlan_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t len)
 	ps_put(c, ", flags [%s] (0x%02x), ", bp[0] & 0x08 ? "I" : "invalid", bp[0]);
 	if (!need(c, bp + 4, 3))
 		return;
-	ps_put(c, "vni %u\n", (uint32_t)bp[4] << 16 | (uint32_t)bp[5] << 8 | bp[6]);
+	ps_put(c, "vni %u\n", be24(bp + 4));
 	if (!need(c, bp + 7, 1)) /* tcpdump's checks there abandon the decode */
 		return;
 	ps_ether_inner(c, bp + 8, len - 8);
