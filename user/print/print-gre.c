@@ -69,31 +69,32 @@ static void proto_line(struct ps_print_ctx *c, uint16_t prot, uint32_t length)
 	ps_put(c, ", length %u", length);
 }
 
-static void gre0_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length)
+/* The 4-byte field that present says is there, its value masked and
+ * printed by fmt: false (and " [|gre]") past the packet. */
+static bool opt_u32(struct ps_print_ctx *c, const uint8_t **bp, uint32_t *len, bool present,
+		    const char *fmt, uint32_t mask)
 {
-	uint32_t len = length - 2;
-	uint16_t flags = be16(bp), prot;
 	const uint8_t *f;
 
-	bp += 2;
-	if (!(f = field(c, &bp, &len, 2)))
+	if (!present)
+		return true;
+	if (!(f = field(c, bp, len, 4)))
+		return false;
+	ps_put(c, fmt, be32(f) & mask);
+	return true;
+}
+
+/* Version 0: bp and len past the flags and protocol. */
+static void gre0_print(struct ps_print_ctx *c, uint16_t flags, uint16_t prot, const uint8_t *bp,
+		       uint32_t len, uint32_t length)
+{
+	const uint8_t *f;
+
+	/* A checksum or routing: the checksum (shown only with -v) and the offset. */
+	if (!opt_u32(c, &bp, &len, flags & (GRE_CP | GRE_RP), ", off 0x%x", 0xffff) ||
+	    !opt_u32(c, &bp, &len, flags & GRE_KP, ", key=0x%x", UINT32_MAX) ||
+	    !opt_u32(c, &bp, &len, flags & GRE_SP, ", seq %u", UINT32_MAX))
 		return;
-	prot = be16(f);
-	if (flags & (GRE_CP | GRE_RP)) {
-		if (!(f = field(c, &bp, &len, 4)))
-			return;
-		ps_put(c, ", off 0x%x", be16(f + 2));
-	}
-	if (flags & GRE_KP) {
-		if (!(f = field(c, &bp, &len, 4)))
-			return;
-		ps_put(c, ", key=0x%x", be32(f));
-	}
-	if (flags & GRE_SP) {
-		if (!(f = field(c, &bp, &len, 4)))
-			return;
-		ps_put(c, ", seq %u", be32(f));
-	}
 	while (flags & GRE_RP) {
 		uint16_t af;
 		uint8_t off, slen;
@@ -137,31 +138,15 @@ static void gre0_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t lengt
 	}
 }
 
-static void gre1_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length)
+/* Version 1, PPTP's: bp and len past the flags and protocol. */
+static void gre1_print(struct ps_print_ctx *c, uint16_t flags, uint16_t prot, const uint8_t *bp,
+		       uint32_t len, uint32_t length)
 {
-	uint32_t len = length - 2;
-	uint16_t flags = be16(bp), prot;
-	const uint8_t *f;
-
-	bp += 2;
-	if (!(f = field(c, &bp, &len, 2)))
+	/* The key is the payload length (high half) and the call id. */
+	if (!opt_u32(c, &bp, &len, flags & GRE_KP, ", call %u", 0xffff) ||
+	    !opt_u32(c, &bp, &len, flags & GRE_SP, ", seq %u", UINT32_MAX) ||
+	    !opt_u32(c, &bp, &len, flags & GRE_AP, ", ack %u", UINT32_MAX))
 		return;
-	prot = be16(f);
-	if (flags & GRE_KP) {
-		if (!(f = field(c, &bp, &len, 4)))
-			return;
-		ps_put(c, ", call %u", be32(f) & 0xffff);
-	}
-	if (flags & GRE_SP) {
-		if (!(f = field(c, &bp, &len, 4)))
-			return;
-		ps_put(c, ", seq %u", be32(f));
-	}
-	if (flags & GRE_AP) {
-		if (!(f = field(c, &bp, &len, 4)))
-			return;
-		ps_put(c, ", ack %u", be32(f));
-	}
 	if (!(flags & GRE_SP))
 		ps_put(c, ", no-payload");
 	proto_line(c, prot, length);
@@ -176,19 +161,29 @@ static void gre1_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t lengt
 
 void ps_gre_print(struct ps_print_ctx *c, const uint8_t *bp, uint32_t length)
 {
+	const uint8_t *p = bp + 2, *f;
+	uint16_t flags, prot;
 	unsigned int vers;
+	uint32_t len;
 
 	c->proto = "gre";
 	if (!have(c, bp, 2) || length < 2) {
 		local_trunc(c);
 		return;
 	}
-	vers = be16(bp) & 7;
+	flags = be16(bp);
+	vers = flags & 7;
 	ps_put(c, "GREv%u", vers);
-	if (vers == 0)
-		gre0_print(c, bp, length);
-	else if (vers == 1)
-		gre1_print(c, bp, length);
-	else
+	if (vers > 1) {
 		ps_put(c, " ERROR: unknown-version");
+		return;
+	}
+	len = length - 2;
+	if (!(f = field(c, &p, &len, 2)))
+		return;
+	prot = be16(f);
+	if (vers == 0)
+		gre0_print(c, flags, prot, p, len, length);
+	else
+		gre1_print(c, flags, prot, p, len, length);
 }
