@@ -97,6 +97,23 @@ static void feed(struct fixture *f, int cpu, struct ps_meta m, const uint8_t *pk
 	ps_ingest_sample(f->c, cpu, raw, size);
 }
 
+/* A 20-byte packet of zeros at XDP on interface 5, from cpu (which the
+ * metadata names too), with this sequence number and time. */
+static void feed_xdp(struct fixture *f, int cpu, uint64_t seq, uint64_t ts_ns)
+{
+	static const uint8_t pkt[20];
+
+	feed(f, cpu,
+	     (struct ps_meta){ .ts_ns = ts_ns,
+			       .seq = seq,
+			       .ifindex = 5,
+			       .wire_len = 20,
+			       .cap_len = 20,
+			       .cpu = (uint32_t)cpu,
+			       .hook = PS_HOOK_XDP },
+	     pkt);
+}
+
 /* Write everything held, flush and return the nth EPB. */
 static struct pn_block epb(struct fixture *f, int nth)
 {
@@ -263,31 +280,15 @@ static void reused_options_follow_each_packet(void **state)
 static void sequence_gaps_become_drop_counts(void **state)
 {
 	struct fixture *f = *state;
-	uint8_t pkt[20] = { 0 };
 	const uint8_t *v;
 	struct pn_block b;
-	struct ps_meta m = {
-		.ifindex = 5, .wire_len = 20, .cap_len = 20, .hook = PS_HOOK_XDP, .cpu = 2
-	};
 
 	/* Timestamps in feeding order, so the file keeps it. */
-	m.seq = 0;
-	m.ts_ns = 1;
-	feed(f, 2, m, pkt);
-	m.seq = 1;
-	m.ts_ns = 2;
-	feed(f, 2, m, pkt);
-	m.seq = 5;
-	m.ts_ns = 3;
-	feed(f, 2, m, pkt); /* 2, 3, 4 lost */
-	m.cpu = 3;
-	m.seq = 3;
-	m.ts_ns = 4;
-	feed(f, 3, m, pkt); /* first from CPU 3: 0..2 lost */
-	m.cpu = 2;
-	m.seq = 6;
-	m.ts_ns = 5;
-	feed(f, 2, m, pkt);
+	feed_xdp(f, 2, 0, 1);
+	feed_xdp(f, 2, 1, 2);
+	feed_xdp(f, 2, 5, 3); /* 2, 3, 4 lost */
+	feed_xdp(f, 3, 3, 4); /* first from CPU 3: 0..2 lost */
+	feed_xdp(f, 2, 6, 5);
 
 	b = epb(f, 0);
 	assert_int_equal(pn_opt(&b, 4, 0, &v), -1);
@@ -347,10 +348,7 @@ static void counts_what_it_cannot_write(void **state)
 			       .hook = PS_HOOK_XDP,
 			       .version = 9 },
 	     pkt);
-	feed(f, 7,
-	     (struct ps_meta){
-		     .ifindex = 5, .wire_len = 20, .cap_len = 20, .hook = PS_HOOK_XDP, .cpu = 7 },
-	     pkt); /* no CPU 7 */
+	feed_xdp(f, 7, 0, 0); /* no CPU 7 */
 	ps_ingest_sample(f->c, 0, pkt, 3);
 	assert_int_equal(f->c->unknown, 1);
 	assert_int_equal(stats_of(f->c).rd.malformed, 3);
@@ -361,26 +359,16 @@ static void counts_what_it_cannot_write(void **state)
 static void stops_at_the_limit(void **state)
 {
 	struct fixture *f = *state;
-	uint8_t pkt[20] = { 0 };
 	uint64_t received;
 
 	f->c->limit = 2;
 	for (int i = 0; i < 5; i++)
-		feed(f, 0,
-		     (struct ps_meta){ .seq = i,
-				       .ifindex = 5,
-				       .wire_len = 20,
-				       .cap_len = 20,
-				       .hook = PS_HOOK_XDP },
-		     pkt);
+		feed_xdp(f, 0, i, 0);
 	assert_int_equal(ps_ingest_release(f->c, true), 0);
 	assert_int_equal(f->c->written, 2);
 	assert_true(f->c->done);
 	received = f->c->received;
-	feed(f, 0,
-	     (struct ps_meta){
-		     .seq = 5, .ifindex = 5, .wire_len = 20, .cap_len = 20, .hook = PS_HOOK_XDP },
-	     pkt);
+	feed_xdp(f, 0, 5, 0);
 	assert_int_equal(f->c->received, received); /* nothing taken once done */
 }
 
@@ -389,26 +377,11 @@ static void stops_at_the_limit(void **state)
 static void limit_at_a_round_boundary(void **state)
 {
 	struct fixture *f = *state;
-	uint8_t pkt[20] = { 0 };
 
 	f->c->limit = 3;
 	for (int i = 0; i < 3; i++)
-		feed(f, 0,
-		     (struct ps_meta){ .ts_ns = 10 + i,
-				       .seq = i,
-				       .ifindex = 5,
-				       .wire_len = 20,
-				       .cap_len = 20,
-				       .hook = PS_HOOK_XDP },
-		     pkt);
-	feed(f, 1,
-	     (struct ps_meta){ .ts_ns = 100,
-			       .ifindex = 5,
-			       .wire_len = 20,
-			       .cap_len = 20,
-			       .cpu = 1,
-			       .hook = PS_HOOK_XDP },
-	     pkt);
+		feed_xdp(f, 0, i, 10 + i);
+	feed_xdp(f, 1, 0, 100);
 	for (int cpu = 0; cpu < 4; cpu++)
 		ps_ingest_settle(f->c, cpu, 12);
 	assert_int_equal(ps_ingest_release(f->c, false), 0);
@@ -432,19 +405,10 @@ static void interleaved_drops_follow_their_cpu(void **state)
 	};
 	static const int out[] = { 0, 3, 1, 4, 2, 5 }; /* by timestamp */
 	struct fixture *f = *state;
-	uint8_t pkt[20] = { 0 };
 	const uint8_t *v;
 
 	for (int i = 0; i < 6; i++)
-		feed(f, in[i].cpu,
-		     (struct ps_meta){ .ts_ns = in[i].ts,
-				       .seq = in[i].seq,
-				       .ifindex = 5,
-				       .wire_len = 20,
-				       .cap_len = 20,
-				       .cpu = (uint32_t)in[i].cpu,
-				       .hook = PS_HOOK_XDP },
-		     pkt);
+		feed_xdp(f, in[i].cpu, in[i].seq, in[i].ts);
 	for (int i = 0; i < 6; i++) {
 		struct pn_block b = epb(f, i);
 		uint64_t id = ((uint64_t)in[out[i]].cpu << 48) | in[out[i]].seq;
@@ -487,31 +451,14 @@ static void no_verdict_by_default(void **state)
 static void writes_in_timestamp_order_across_cpus(void **state)
 {
 	struct fixture *f = *state;
-	uint8_t pkt[20] = { 0 };
 	static const uint64_t cpu0[] = { 100, 300, 500, 900 }, cpu1[] = { 200, 250, 600 };
 	static const uint64_t want[] = { 100, 200, 250, 300, 500, 600, 900 };
 	uint32_t lo;
 
 	for (int i = 0; i < 4; i++)
-		feed(f, 0,
-		     (struct ps_meta){ .ts_ns = cpu0[i],
-				       .seq = i,
-				       .ifindex = 5,
-				       .wire_len = 20,
-				       .cap_len = 20,
-				       .cpu = 0,
-				       .hook = PS_HOOK_XDP },
-		     pkt);
+		feed_xdp(f, 0, i, cpu0[i]);
 	for (int i = 0; i < 3; i++)
-		feed(f, 1,
-		     (struct ps_meta){ .ts_ns = cpu1[i],
-				       .seq = i,
-				       .ifindex = 5,
-				       .wire_len = 20,
-				       .cap_len = 20,
-				       .cpu = 1,
-				       .hook = PS_HOOK_XDP },
-		     pkt);
+		feed_xdp(f, 1, i, cpu1[i]);
 	/* CPUs 2 and 3 have said nothing: nothing is final yet. */
 	assert_int_equal(ps_ingest_release(f->c, false), 0);
 	assert_int_equal(f->c->written, 0);
