@@ -36,76 +36,96 @@ static const struct ps_counters every_stage = {
 	.output_errors = 5,
 };
 
-static void summary_without_filter_or_sampling(void **state)
+/* The summary of sum is want, to the letter. */
+static void summary_is(const struct ps_summary *sum, const char *want)
 {
-	struct ps_sampling s = sampling(PS_SAMPLE_ALL, 0, 0);
-	struct ps_summary sum = { .all = { .seen = 20430, .emitted = 20430 },
-				  .written = 20430,
-				  .smp = &s };
 	char buf[512];
 
-	(void)state;
-	ps_report_summary(buf, sizeof(buf), &sum);
-	assert_string_equal(buf, "20430 packets captured\n"
-				 "20430 packets seen by hooks\n"
-				 "0 packets lost in perf buffer\n");
+	ps_report_summary(buf, sizeof(buf), sum);
+	assert_string_equal(buf, want);
 }
 
-static void summary_with_filter_sampling_and_rate_cap(void **state)
+/* The summary for each combination of counters and sampling that changes
+ * what it says, to the letter. */
+static void summaries_to_the_letter(void **state)
 {
-	struct ps_sampling s = sampling(PS_SAMPLE_RANDOM, 10, 500);
-	struct ps_summary sum = { .all = every_stage,
-				  .written = 70,
-				  .filter = true,
-				  .smp = &s,
-				  .transport = PS_TRANSPORT_RINGBUF,
-				  .buffer_hint_kib = 32768 };
-	char buf[512];
-
-	(void)state;
-	ps_report_summary(buf, sizeof(buf), &sum);
-	/* A rate cap has no fixed scale-back factor: no estimate. */
-	assert_string_equal(buf,
-			    "70 packets captured\n"
-			    "1000 packets seen by hooks\n"
-			    "400 packets matched the filter\n"
-			    "300 packets sampled out\n"
-			    "20 packets over --max-rate\n"
-			    "5 packets lost in ring buffer\n"
-			    "the buffer was too small: about -B 32768 (KiB, all CPUs together) "
-			    "would have held them\n");
-}
-
-static void summary_estimates_one_in_n(void **state)
-{
-	struct ps_sampling s = sampling(PS_SAMPLE_COUNT, 100, 0);
-	struct ps_summary sum = {
-		.all = { .seen = 10000, .sampled_out = 9900, .emitted = 98, .output_errors = 2 },
-		.written = 98,
-		.smp = &s
+	const struct {
+		struct {
+			unsigned int mode;
+			uint64_t n, rate;
+		} smp; /* sampling(mode, n, rate) */
+		struct ps_summary sum;
+		const char *want;
+	} cases[] = {
+		/* No filter, no sampling. */
+		{ { PS_SAMPLE_ALL, 0, 0 },
+		  { .all = { .seen = 20430, .emitted = 20430 }, .written = 20430 },
+		  "20430 packets captured\n"
+		  "20430 packets seen by hooks\n"
+		  "0 packets lost in perf buffer\n" },
+		/* A filter, sampling and a rate cap. A rate cap has no fixed
+		 * scale-back factor: no estimate. */
+		{ { PS_SAMPLE_RANDOM, 10, 500 },
+		  { .all = every_stage,
+		    .written = 70,
+		    .filter = true,
+		    .transport = PS_TRANSPORT_RINGBUF,
+		    .buffer_hint_kib = 32768 },
+		  "70 packets captured\n"
+		  "1000 packets seen by hooks\n"
+		  "400 packets matched the filter\n"
+		  "300 packets sampled out\n"
+		  "20 packets over --max-rate\n"
+		  "5 packets lost in ring buffer\n"
+		  "the buffer was too small: about -B 32768 (KiB, all CPUs together) "
+		  "would have held them\n" },
+		/* 1 in N: the estimate. */
+		{ { PS_SAMPLE_COUNT, 100, 0 },
+		  { .all = { .seen = 10000, .sampled_out = 9900, .emitted = 98, .output_errors = 2 },
+		    .written = 98 },
+		  "98 packets captured\n"
+		  "10000 packets seen by hooks\n"
+		  "9900 packets sampled out\n"
+		  "2 packets lost in perf buffer\n"
+		  "~10000 matching packets estimated from the samples (x100)\n" },
+		/* --sample 1 keeps everything: the kernel does not sample at
+		 * all, and there is no estimate. */
+		{ { PS_SAMPLE_RANDOM, 1, 0 },
+		  { .all = { .seen = 5, .emitted = 5 }, .written = 5 },
+		  "5 packets captured\n5 packets seen by hooks\n"
+		  "0 packets sampled out\n0 packets lost in perf buffer\n" },
+		/* tcpdump's grammar: "1 packet captured", on every line. */
+		{ { PS_SAMPLE_RANDOM, 1, 0 },
+		  { .all = { .seen = 1, .emitted = 1, .output_errors = 1 },
+		    .written = 1,
+		    .filter = true },
+		  "1 packet captured\n"
+		  "1 packet seen by hooks\n"
+		  "1 packet matched the filter\n"
+		  "0 packets sampled out\n"
+		  "1 packet lost in perf buffer\n" },
+		/* After a write error the first line is what the file holds,
+		 * the second what never reached it. */
+		{ { PS_SAMPLE_ALL, 0, 0 },
+		  { .all = { .seen = 908, .emitted = 908 },
+		    .written = 56,
+		    .write_error = true,
+		    .lost_to_write = 852 },
+		  "56 packets captured\n"
+		  "852 packets lost to the write error\n"
+		  "908 packets seen by hooks\n"
+		  "0 packets lost in perf buffer\n" },
 	};
-	char buf[512];
 
 	(void)state;
-	ps_report_summary(buf, sizeof(buf), &sum);
-	assert_string_equal(buf, "98 packets captured\n"
-				 "10000 packets seen by hooks\n"
-				 "9900 packets sampled out\n"
-				 "2 packets lost in perf buffer\n"
-				 "~10000 matching packets estimated from the samples (x100)\n");
-}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ps_sampling s = sampling(cases[i].smp.mode, cases[i].smp.n,
+						cases[i].smp.rate);
+		struct ps_summary sum = cases[i].sum;
 
-static void summary_one_in_one_has_no_estimate(void **state)
-{
-	/* --sample 1 keeps everything: the kernel does not sample at all. */
-	struct ps_sampling s = sampling(PS_SAMPLE_RANDOM, 1, 0);
-	struct ps_summary sum = { .all = { .seen = 5, .emitted = 5 }, .written = 5, .smp = &s };
-	char buf[512];
-
-	(void)state;
-	ps_report_summary(buf, sizeof(buf), &sum);
-	assert_string_equal(buf, "5 packets captured\n5 packets seen by hooks\n"
-				 "0 packets sampled out\n0 packets lost in perf buffer\n");
+		sum.smp = &s;
+		summary_is(&sum, cases[i].want);
+	}
 }
 
 /* Per-CPU buffers that lost: the summary says each CPU had its share of
@@ -127,13 +147,11 @@ static void summary_points_to_the_ring_after_per_cpu_loss(void **state)
 	char buf[512], want[512];
 
 	(void)state;
-	ps_report_summary(buf, sizeof(buf), &sum);
 	snprintf(want, sizeof(want), "%s%s", head,
 		 "each CPU had 1/2 of it, and a flow's packets all land on one CPU\n");
-	assert_string_equal(buf, want);
+	summary_is(&sum, want);
 	sum.n_buffers = 1;
-	ps_report_summary(buf, sizeof(buf), &sum);
-	assert_string_equal(buf, head);
+	summary_is(&sum, head);
 	sum.n_buffers = 2;
 	sum.transport = PS_TRANSPORT_RINGBUF;
 	ps_report_summary(buf, sizeof(buf), &sum);
@@ -149,45 +167,6 @@ static void summary_points_to_the_ring_after_per_cpu_loss(void **state)
 	sum.n_buffers = 1;
 	ps_report_summary(buf, sizeof(buf), &sum);
 	assert_null(strstr(buf, "each "));
-}
-
-/* tcpdump's grammar: "1 packet captured", on every line. */
-static void summary_says_one_packet(void **state)
-{
-	struct ps_sampling s = sampling(PS_SAMPLE_RANDOM, 1, 0);
-	struct ps_summary sum = { .all = { .seen = 1, .emitted = 1, .output_errors = 1 },
-				  .written = 1,
-				  .filter = true,
-				  .smp = &s };
-	char buf[512];
-
-	(void)state;
-	ps_report_summary(buf, sizeof(buf), &sum);
-	assert_string_equal(buf, "1 packet captured\n"
-				 "1 packet seen by hooks\n"
-				 "1 packet matched the filter\n"
-				 "0 packets sampled out\n"
-				 "1 packet lost in perf buffer\n");
-}
-
-/* After a write error the first line is what the file holds, the second
- * what never reached it. */
-static void summary_after_a_write_error(void **state)
-{
-	struct ps_sampling s = sampling(PS_SAMPLE_ALL, 0, 0);
-	struct ps_summary sum = { .all = { .seen = 908, .emitted = 908 },
-				  .written = 56,
-				  .write_error = true,
-				  .lost_to_write = 852,
-				  .smp = &s };
-	char buf[512];
-
-	(void)state;
-	ps_report_summary(buf, sizeof(buf), &sum);
-	assert_string_equal(buf, "56 packets captured\n"
-				 "852 packets lost to the write error\n"
-				 "908 packets seen by hooks\n"
-				 "0 packets lost in perf buffer\n");
 }
 
 static void summary_is_cut_safely(void **state)
@@ -270,13 +249,8 @@ static void drops_by_reason_most_first(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(summary_without_filter_or_sampling),
-		cmocka_unit_test(summary_with_filter_sampling_and_rate_cap),
-		cmocka_unit_test(summary_estimates_one_in_n),
-		cmocka_unit_test(summary_one_in_one_has_no_estimate),
+		cmocka_unit_test(summaries_to_the_letter),
 		cmocka_unit_test(summary_points_to_the_ring_after_per_cpu_loss),
-		cmocka_unit_test(summary_says_one_packet),
-		cmocka_unit_test(summary_after_a_write_error),
 		cmocka_unit_test(summary_is_cut_safely),
 		cmocka_unit_test(stats_line),
 		cmocka_unit_test(isb_stages_add_up),
