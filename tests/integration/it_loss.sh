@@ -8,14 +8,7 @@ source "$(dirname "$0")/lib.sh"
 
 env_up
 start_capture -i "$CAPIF" --hook xdp --transport perf -B 4 -v -w "$WORK/cap.pcapng"
-kill -STOP "$PS_PID"
-in_peer taskset -c 0 "$PSGEN" -i "$PEERIF" -n 2000 -s 64 --rate 50000 >/dev/null
-kill -CONT "$PS_PID"
-sleep 0.3
-# A few more after the reader caught up, from the same CPU (drop counts
-# are per CPU: a gap shows on the next packet from the CPU that lost it).
-in_peer taskset -c 0 "$PSGEN" -i "$PEERIF" -n 20 -s 64 --rate 1000 >/dev/null
-sleep 0.3
+lose_samples 2000 64
 stop_capture INT
 assert_eq 0 "$PS_RC" "capture with loss exits 0"
 cap=$WORK/cap.pcapng

@@ -16,12 +16,7 @@ env_up
 # that samples are lost and packets carry drop counts.
 start_capture -i "$CAPIF" --hook xdp,tc-ingress,tc-egress -B 4 -w "$WORK/f.pcapng" 'udp or icmp'
 in_cap ping -q -c 2 -i 0.2 192.0.2.2 >/dev/null
-kill -STOP "$PS_PID"
-in_peer taskset -c 0 "$PSGEN" -i "$PEERIF" -n 1000 -s 64 --rate 50000 >/dev/null
-kill -CONT "$PS_PID"
-sleep 0.3
-in_peer taskset -c 0 "$PSGEN" -i "$PEERIF" -n 20 -s 300 --rate 1000 >/dev/null
-sleep 0.3
+lose_samples 1000 300
 stop_capture INT
 assert_eq 0 "$PS_RC" "capture exits 0"
 cap=$WORK/f.pcapng

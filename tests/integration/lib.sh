@@ -145,6 +145,20 @@ wait_capture() {
 	wait "$PS_PID" || PS_RC=$?
 }
 
+# lose_samples N SIZE: samples lost for certain. The capture is stopped
+# while the peer sends N 64-byte frames from CPU 0 at 50000/s (its buffer
+# overflows), then resumed; then 20 frames of SIZE bytes from the same CPU,
+# after the reader caught up (drop counts are per CPU: a gap shows on the
+# next packet from the CPU that lost it).
+lose_samples() {
+	kill -STOP "$PS_PID"
+	in_peer taskset -c 0 "$PSGEN" -i "$PEERIF" -n "$1" -s 64 --rate 50000 >/dev/null
+	kill -CONT "$PS_PID"
+	sleep 0.3
+	in_peer taskset -c 0 "$PSGEN" -i "$PEERIF" -n 20 -s "$2" --rate 1000 >/dev/null
+	sleep 0.3
+}
+
 # tshark_q ARGS...: tshark whose stderr must be empty (bar the root warning)
 # and whose exit status must be 0; prints its stdout.
 tshark_q() {
