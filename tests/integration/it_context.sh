@@ -85,11 +85,7 @@ for _ in $(seq $((50 * PS_TIME_SCALE))); do
 	in_cap ss -Hnlu 'sport = :6343' | grep -q . && break
 	sleep 0.1
 done
-"$TESTENV" exec "$ENV" cap -- tcpdump -i lo -U -w "$WORK/sflow.pcap" udp port 6343 \
-	2>"$WORK/tcpdump.err" &
-TD=$!
-PIDS+=("$TD")
-for _ in $(seq 50); do grep -q listening "$WORK/tcpdump.err" && break; sleep 0.1; done
+start_sflow_tcpdump
 cap full --hook xdp,tc-ingress,tc-egress
 cap sflow --hook tc-egress --sflow 127.0.0.1
 # The peer's side: what arrives for no local socket of the peer still
@@ -224,8 +220,7 @@ same bycont "container=podman:${ID_B:0:12}"
 # which Wireshark 4.0 does not decode but skips) and its owner as the
 # source user (extended_user), and no datagram is malformed.
 sleep 0.5
-kill -INT "$(pgrep -f "^tcpdump -i lo -U -w $WORK/sflow.pcap")" 2>/dev/null || true
-wait "$TD" 2>/dev/null || true
+stop_sflow_tcpdump
 users=$(tshark_q -r "$WORK/sflow.pcap" -T fields -e sflow_5.extended_user.source_user)
 assert_match "pid=$A comm=python3 container=docker:${ID_A:0:12} netns=$ENV-cap" "$users" \
 	"sFlow: extended_user names the sender of A's packets"

@@ -197,11 +197,7 @@ assert_match "2000 packets matched the filter" "$(cat "$WORK/ps.err")" \
 	"--sample 10: every drop the filter matched counted"
 
 # sFlow: discarded-packet events to a listener in the capture namespace.
-"$TESTENV" exec "$ENV" cap -- tcpdump -i lo -U --immediate-mode -w "$WORK/sflow.pcap" udp port 6343 \
-	2>"$WORK/tcpdump.err" &
-TD=$!
-PIDS+=("$TD")
-for _ in $(seq 50); do grep -q listening "$WORK/tcpdump.err" && break; sleep 0.1; done
+start_sflow_tcpdump --immediate-mode
 in_cap python3 -c 'import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 6343)); time.sleep(60)' &
 PIDS+=($!)
@@ -211,9 +207,7 @@ gen -n 30 >/dev/null
 sleep 0.5
 stop_capture INT
 sleep 0.5
-td=$(pgrep -f "^tcpdump -i lo -U --immediate-mode -w $WORK/sflow.pcap" || true)
-[ -z "$td" ] || kill -INT "$td"
-wait "$TD" 2>/dev/null || true
+stop_sflow_tcpdump
 assert_match "30 sFlow samples in [0-9]+ datagrams: [0-9]+ sent, 0 failed" "$(cat "$WORK/ps.err")" \
 	"sFlow: 30 discarded-packet events sent"
 assert_eq 0 "$(count "$WORK/sflow.pcap" '_ws.malformed || _ws.expert.severity >= "error"')" \

@@ -17,11 +17,7 @@ IFINDEX=$(in_cap cat /sys/class/net/"$CAPIF"/ifindex)
 in_cap ip link set lo up
 
 start_sfacctd_csv
-"$TESTENV" exec "$ENV" cap -- tcpdump -i lo -U -w "$WORK/sflow.pcap" udp port 6343 \
-	2>"$WORK/tcpdump.err" &
-TD=$!
-PIDS+=("$TD")
-for _ in $(seq 50); do grep -q listening "$WORK/tcpdump.err" && break; sleep 0.1; done
+start_sflow_tcpdump
 
 # Without -w nothing is printed per packet; the capture only exports.
 start_capture -i "$CAPIF" --sample "$RATE" --sflow 127.0.0.1 --sflow-counters 1 >"$WORK/ps.out"
@@ -33,9 +29,7 @@ assert_eq "" "$(cat "$WORK/ps.out")" "--sflow without -w prints nothing per pack
 assert_match "[0-9]+ sFlow samples in [0-9]+ datagrams: [0-9]+ sent, 0 failed" \
 	"$(cat "$WORK/ps.err")" "the summary counts the datagrams, none failed"
 sleep 2.5 # sfacctd writes its CSV every second
-td=$(pgrep -f "^tcpdump -i lo -U -w $WORK/sflow.pcap" || true)
-[ -z "$td" ] || kill -INT "$td"
-wait "$TD" 2>/dev/null || true
+stop_sflow_tcpdump
 
 assert_sfacctd_udp "$FRAMES" "$RATE" "sfacctd's renormalised count is within 5 sigma of the frames sent"
 

@@ -23,11 +23,7 @@ rcvbuf_errors() { in_cap nstat -az UdpRcvbufErrors | awk '/UdpRcvbufErrors/ { pr
 before=$(rcvbuf_errors)
 
 # What leaves for the collector, with the kernel's timestamps.
-"$TESTENV" exec "$ENV" cap -- tcpdump -i lo -U --immediate-mode -B 16384 -w "$WORK/sflow.pcap" udp port 6343 \
-	2>"$WORK/tcpdump.err" &
-TD=$!
-PIDS+=("$TD")
-for _ in $(seq 50); do grep -q listening "$WORK/tcpdump.err" && break; sleep 0.1; done
+start_sflow_tcpdump --immediate-mode -B 16384
 
 # Both CPUs busy for the whole flood, at the collector's priority (the
 # loops are what $! names, so the cleanup ends them).
@@ -48,9 +44,7 @@ sleep 2.5 # sfacctd writes its CSV every second
 lost=$(($(rcvbuf_errors) - before))
 assert_eq 0 "$lost" "the collector's socket (Debian's default buffer) dropped no datagram"
 
-td=$(pgrep -f "^tcpdump -i lo -U --immediate-mode -B 16384 -w $WORK/sflow.pcap" || true)
-[ -z "$td" ] || kill -INT "$td"
-wait "$TD" 2>/dev/null || true
+stop_sflow_tcpdump
 # Bursts start a millisecond apart at least and take microseconds: any
 # half millisecond holds one burst's datagrams at most.
 most=$(python3 - "$WORK/sflow.pcap" <<'EOF'

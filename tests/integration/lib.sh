@@ -279,6 +279,29 @@ assert_sfacctd_udp() {
 	ok "$3"
 }
 
+# start_sflow_tcpdump [OPTION...]: tcpdump on the capture namespace's lo
+# (with the OPTIONs), writing the datagrams to UDP 6343 (the sFlow
+# collector's port) to $WORK/sflow.pcap; TD its pid. Returns once it
+# listens, or after 5 s.
+start_sflow_tcpdump() {
+	local args=(-i lo -U "$@" -w "$WORK/sflow.pcap")
+	SFLOW_TCPDUMP="^tcpdump ${args[*]}"
+	"$TESTENV" exec "$ENV" cap -- tcpdump "${args[@]}" udp port 6343 2>"$WORK/tcpdump.err" &
+	TD=$!
+	PIDS+=("$TD")
+	for _ in $(seq 50); do grep -q listening "$WORK/tcpdump.err" && break; sleep 0.1; done
+}
+
+# stop_sflow_tcpdump: start_sflow_tcpdump's tcpdump interrupted (so that it
+# writes out what it holds; $TD is the namespace wrapper's pid) and waited
+# for.
+stop_sflow_tcpdump() {
+	local td
+	td=$(pgrep -f "$SFLOW_TCPDUMP" || true)
+	[ -z "$td" ] || kill -INT "$td" 2>/dev/null || true
+	wait "$TD" 2>/dev/null || true
+}
+
 # set_sysctl KEY VALUE: for this test; the old value comes back at exit.
 set_sysctl() {
 	SYSCTLS+=("$1=$(sysctl -n "$1")")
