@@ -118,16 +118,17 @@ bad() { # EXPECTED_RC PATTERN DESCRIPTION ARGS...
 }
 bad 2 "--metrics-web-config needs --metrics" "--metrics-web-config alone" \
 	--metrics-web-config "$WORK/web/web.yml"
-bad 1 "nosuch.yml: No such file" "a web configuration that is not there" \
-	--metrics "127.0.0.1:$PORT" --metrics-web-config "$WORK/nosuch.yml"
+# bad_web PATTERN DESCRIPTION FILE: --metrics with the web configuration
+# FILE fails as bad does, exit 1.
+bad_web() {
+	bad 1 "$1" "$2" --metrics "127.0.0.1:$PORT" --metrics-web-config "$3"
+}
+bad_web "nosuch.yml: No such file" "a web configuration that is not there" "$WORK/nosuch.yml"
 printf 'basic_auth_users:\n  prometheus: plaintext\n' >"$WORK/plain.yml"
-bad 1 "line 2: basic_auth_users: prometheus's password is not a bcrypt hash" \
-	"a password that is not a bcrypt hash" \
-	--metrics "127.0.0.1:$PORT" --metrics-web-config "$WORK/plain.yml"
+bad_web "line 2: basic_auth_users: prometheus's password is not a bcrypt hash" \
+	"a password that is not a bcrypt hash" "$WORK/plain.yml"
 printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: nosuch.key\n' >"$WORK/web/nokey.yml"
-bad 1 "cannot read $WORK/web/nosuch.key" "a key file that is not there" \
-	--metrics "127.0.0.1:$PORT" --metrics-web-config "$WORK/web/nokey.yml"
+bad_web "cannot read $WORK/web/nosuch.key" "a key file that is not there" "$WORK/web/nokey.yml"
 printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: other.key\n' >"$WORK/web/mismatch.yml"
-bad 1 "cannot serve metrics over TLS: $WORK/web/server.crt is not a PEM certificate with $WORK/web/other.key its unencrypted key" \
-	"a key that is not the certificate's" \
-	--metrics "127.0.0.1:$PORT" --metrics-web-config "$WORK/web/mismatch.yml"
+bad_web "cannot serve metrics over TLS: $WORK/web/server.crt is not a PEM certificate with $WORK/web/other.key its unencrypted key" \
+	"a key that is not the certificate's" "$WORK/web/mismatch.yml"
