@@ -28,21 +28,15 @@
 # Usage: bench/bulk.sh [BUILD_DIR]
 #   env: ROUNDS=3 WRITES=300 RATE=0 SEARCH= CONTENDERS="..." OUT=bench/out
 #        PS_ARGS="..." (more pktsample options, for every pktsample contender)
-set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-source "$top/bench/lib.sh"
+source "$(dirname "$0")/lib.sh"
 build=${1:-$top/build}
 ROUNDS=${ROUNDS:-3}
 WRITES=${WRITES:-300}
 RATE=${RATE:-0}
 CONTENDERS=${CONTENDERS:-tcpdump tcpdump-B16384 pktsample pktsample-B16384 pktsample-ring}
-TESTENV=$top/testenv/testenv.sh
-out=${OUT:-$top/bench/out}
-csv=$out/bulk.csv
-mkdir -p "$out"
+bench_csv bulk.csv
 
-ENV=$("$TESTENV" setup --name "psk$$")
-CAPIF=${ENV}0
+bench_pair psk
 SHM=$(mktemp -d /dev/shm/pktsample-bulk.XXXXXX)
 cleanup() {
 	pkill -f "pktsample-bulk-sink-$$" 2>/dev/null || true
@@ -50,8 +44,6 @@ cleanup() {
 	rm -rf "$SHM"
 }
 trap cleanup EXIT
-
-in_cap() { "$TESTENV" exec "$ENV" cap -- "$@"; }
 
 # The sink: accepts connections and reads them to the end.
 "$TESTENV" exec "$ENV" peer -- python3 -c "# pktsample-bulk-sink-$$

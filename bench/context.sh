@@ -16,20 +16,13 @@
 #   bench/context.sh [BUILD_DIR]
 #   env: FRAMES=500000 ROUNDS=3 HOOKS="tc-egress tc-ingress"
 #        TRANSPORTS="perf ringbuf"
-set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 build=${1:-$top/build}
-source "$top/bench/lib.sh"
-T=$top/testenv/testenv.sh
 FRAMES=${FRAMES:-500000}
 ROUNDS=${ROUNDS:-3}
 HOOKS=${HOOKS:-tc-egress tc-ingress}
 TRANSPORTS=${TRANSPORTS:-perf ringbuf}
-ENV=$("$T" setup)
-SHM=$(mktemp -d /dev/shm/pktsample-bench.XXXXXX)
-stats=$(sysctl -n kernel.bpf_stats_enabled)
-trap '"$T" teardown "$ENV"; rm -rf "$SHM"; sysctl -q -w kernel.bpf_stats_enabled="$stats"' EXIT
-sysctl -q -w kernel.bpf_stats_enabled=1
+bench_env stats
 
 # run ROUND HOOK LABEL CONTEXT [CMD...]: the flood, CMD capturing it in the
 # capture's namespace (none: nothing); a row.
@@ -40,11 +33,11 @@ run() {
 	# egress: the capture's namespace sends; ingress: the peer's.
 	[ "$hook" = tc-egress ] && from=(cap -- "$build/psgen" -i "${ENV}0")
 	if [ $# -gt 0 ]; then
-		"$T" exec "$ENV" cap -- "$build/bench_runstat" "$SHM/stat" "$@" 2>"$SHM/err" &
+		"$TESTENV" exec "$ENV" cap -- "$build/bench_runstat" "$SHM/stat" "$@" 2>"$SHM/err" &
 		pid=$!
 		wait_for "$SHM/err" "capturing on|listening on" "$pid"
 	fi
-	pps=$("$T" exec "$ENV" "${from[@]}" -n "$FRAMES" -s 64 2>&1 |
+	pps=$("$TESTENV" exec "$ENV" "${from[@]}" -n "$FRAMES" -s 64 2>&1 |
 		sed -n 's/.*pps=\([0-9]*\).*/\1/p')
 	if [ -n "$pid" ]; then
 		sleep 1.2 # past tcpdump's block timeout

@@ -12,20 +12,13 @@
 # (kernel.bpf_stats_enabled, on for the run and put back after), the
 # packets captured, and the capture's CPU and peak RSS.
 #   bench/drops.sh [BUILD_DIR]          FRAMES=500000 ROUNDS=3 by default
-set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 build=${1:-$top/build}
-source "$top/bench/lib.sh"
-T=$top/testenv/testenv.sh
 FRAMES=${FRAMES:-500000}
 ROUNDS=${ROUNDS:-3}
-ENV=$("$T" setup)
-SHM=$(mktemp -d /dev/shm/pktsample-bench.XXXXXX)
-stats=$(sysctl -n kernel.bpf_stats_enabled)
-trap '"$T" teardown "$ENV"; rm -rf "$SHM"; sysctl -q -w kernel.bpf_stats_enabled="$stats"' EXIT
-sysctl -q -w kernel.bpf_stats_enabled=1
-MAC=$("$T" exec "$ENV" cap -- cat /sys/class/net/"${ENV}0"/address)
-"$T" exec "$ENV" cap -- ip link set lo up
+bench_env stats
+MAC=$("$TESTENV" exec "$ENV" cap -- cat /sys/class/net/"${ENV}0"/address)
+"$TESTENV" exec "$ENV" cap -- ip link set lo up
 
 echo "| round | capture | sender pps | ns per kfree_skb call | captured | capture user s, sys s, peak RSS KiB |"
 echo "|---|---|---|---|---|---|"
@@ -39,12 +32,12 @@ for r in $(seq "$ROUNDS"); do
 		all) args=(-i "${ENV}0" --hook drop -w "$SHM/c.pcapng") ;;
 		esac
 		if [ "$how" != none ]; then
-			"$T" exec "$ENV" cap -- "$build/bench_runstat" "$SHM/stat" "$build/pktsample" \
+			"$TESTENV" exec "$ENV" cap -- "$build/bench_runstat" "$SHM/stat" "$build/pktsample" \
 				"${args[@]}" 2>"$SHM/err" &
 			pid=$!
 			wait_for "$SHM/err" "capturing on" "$pid"
 		fi
-		pps=$("$T" exec "$ENV" peer -- "$build/psgen" -i "${ENV}1" -n "$FRAMES" -s 64 \
+		pps=$("$TESTENV" exec "$ENV" peer -- "$build/psgen" -i "${ENV}1" -n "$FRAMES" -s 64 \
 			--src 192.0.2.2 --dst 192.0.2.1 --dst-mac "$MAC" 2>&1 |
 			sed -n 's/.*pps=\([0-9]*\).*/\1/p')
 		sleep 0.5

@@ -49,23 +49,16 @@
 #   env: ROUNDS=3 N=1000000 SIZES="64 1500" CONTENDERS="..." OUT=bench/out
 #        PS_ARGS="..." (more pktsample options, for every pktsample contender)
 #        SENDERS=1
-set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-source "$top/bench/lib.sh"
+source "$(dirname "$0")/lib.sh"
 build=${1:-$top/build}
 ROUNDS=${ROUNDS:-3}
 N=${N:-1000000}
 SIZES=${SIZES:-64 1500}
 SENDERS=${SENDERS:-1}
 CONTENDERS=${CONTENDERS:-none xdp-pass-drv xdp-pass-skb tcpdump pktsample pktsample-drv pktsample-skb pktsample-ring pktsample-tc pktsample-tc-ring pktsample-s100 pktsample-sflow}
-TESTENV=$top/testenv/testenv.sh
-out=${OUT:-$top/bench/out}
-csv=$out/e2e.csv
-mkdir -p "$out"
+bench_csv e2e.csv
 
-ENV=$("$TESTENV" setup --name "psb$$")
-CAPIF=${ENV}0
-PEERIF=${ENV}1
+bench_pair psb
 SHM=$(mktemp -d /dev/shm/pktsample-bench.XXXXXX)
 cleanup() {
 	pkill -f "pktsample-bench-sink-$$" 2>/dev/null || true
@@ -75,8 +68,6 @@ cleanup() {
 	rm -rf "$SHM"
 }
 trap cleanup EXIT
-
-in_cap() { "$TESTENV" exec "$ENV" cap -- "$@"; }
 
 # pktsample-sflow's collector: a UDP sink on the namespace's loopback.
 in_cap ip link set lo up

@@ -11,18 +11,13 @@
 # (64 MiB over the packets it held when full), and the capture's CPU and
 # peak RSS (bench_runstat).
 #   bench/flight.sh [BUILD_DIR]     FRAMES=400000 ROUNDS=3 SIZES="64 1500"
-set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 build=${1:-$top/build}
-source "$top/bench/lib.sh"
-T=$top/testenv/testenv.sh
 FRAMES=${FRAMES:-400000}
 ROUNDS=${ROUNDS:-3}
 SIZES=${SIZES:-64 1500}
-ENV=$("$T" setup)
-SHM=$(mktemp -d /dev/shm/pktsample-bench.XXXXXX)
-trap '"$T" teardown "$ENV"; rm -rf "$SHM"' EXIT
-MAC=$("$T" exec "$ENV" cap -- cat /sys/class/net/"${ENV}0"/address)
+bench_env
+MAC=$("$TESTENV" exec "$ENV" cap -- cat /sys/class/net/"${ENV}0"/address)
 FLIGHT_MIB=64
 
 echo "| round | frame bytes | capture | sender pps | captured | in the incident | bytes per packet held | capture user s, sys s, peak RSS KiB |"
@@ -34,11 +29,11 @@ for r in $(seq "$ROUNDS"); do
 			args=(-i "${ENV}0" --hook tc-ingress -w "$SHM/c.pcapng")
 			[ "$how" = file ] ||
 				args+=(--flight 10m --flight-size "${FLIGHT_MIB}m" --after 0)
-			"$T" exec "$ENV" cap -- "$build/bench_runstat" "$SHM/stat" "$build/pktsample" \
+			"$TESTENV" exec "$ENV" cap -- "$build/bench_runstat" "$SHM/stat" "$build/pktsample" \
 				"${args[@]}" 2>"$SHM/err" &
 			runner=$!
 			wait_for "$SHM/err" "capturing on" "$runner"
-			pps=$("$T" exec "$ENV" peer -- "$build/psgen" -i "${ENV}1" -n "$FRAMES" -s "$size" \
+			pps=$("$TESTENV" exec "$ENV" peer -- "$build/psgen" -i "${ENV}1" -n "$FRAMES" -s "$size" \
 				--src 192.0.2.2 --dst 192.0.2.1 --dst-mac "$MAC" 2>&1 |
 				sed -n 's/.*pps=\([0-9]*\).*/\1/p')
 			sleep 0.5

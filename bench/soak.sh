@@ -9,22 +9,16 @@
 # Usage: bench/soak.sh [BUILD_DIR]
 #   env: DURATION=600 (s)  RATE=200000 (pps)  SIZE=64 (frame bytes)
 #        INTERVAL=10 (s)   ARGS="-C 50 -W 4"  OUT=bench/out
-set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 build=${1:-$top/build}
 DURATION=${DURATION:-600}
 RATE=${RATE:-200000}
 SIZE=${SIZE:-64}
 INTERVAL=${INTERVAL:-10}
 ARGS=${ARGS:--C 50 -W 4}
-TESTENV=$top/testenv/testenv.sh
-out=${OUT:-$top/bench/out}
-csv=$out/soak_rss.csv
-mkdir -p "$out"
+bench_csv soak_rss.csv
 
-ENV=$("$TESTENV" setup --name "pss$$")
-CAPIF=${ENV}0
-PEERIF=${ENV}1
+bench_pair pss
 DIR=$(mktemp -d /var/tmp/pktsample-soak.XXXXXX)
 pids=()
 cleanup() {
@@ -33,9 +27,6 @@ cleanup() {
 	rm -rf "$DIR"
 }
 trap cleanup EXIT
-
-in_cap() { "$TESTENV" exec "$ENV" cap -- "$@"; }
-in_peer() { "$TESTENV" exec "$ENV" peer -- "$@"; }
 
 # shellcheck disable=SC2086 # ARGS is words on purpose
 in_cap "$build/pktsample" -i "$CAPIF" $ARGS -v -w "$DIR/soak.pcapng" 2>"$DIR/ps.err" &
