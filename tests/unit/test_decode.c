@@ -140,6 +140,29 @@ static void ip6_end(struct frame *f, size_t at)
 	put16_at(f, at + 4, (unsigned int)(f->n - at - 40));
 }
 
+/* A new frame: Ethernet, then an IPv4 header from A to B (proto, the
+ * fragment field, options) at *at, which ip4_end() closes. */
+static struct frame *v4_frame(unsigned int proto, unsigned int frag, const uint8_t *opts,
+			      size_t optlen, size_t *at)
+{
+	struct frame *f = new_frame();
+
+	eth(f, 0x0800);
+	*at = ip4(f, proto, IP_A, IP_B, frag, opts, optlen);
+	return f;
+}
+
+/* A new frame: Ethernet, then an IPv6 header at *at, which ip6_end()
+ * closes. */
+static struct frame *v6_frame(unsigned int nh, const uint8_t *src, const uint8_t *dst, size_t *at)
+{
+	struct frame *f = new_frame();
+
+	eth(f, 0x86dd);
+	*at = ip6(f, nh, src, dst);
+	return f;
+}
+
 static void tcp(struct frame *f, unsigned int sport, unsigned int dport, uint32_t seq, uint32_t ack,
 		unsigned int flags, unsigned int win, const uint8_t *opts, size_t optlen,
 		size_t payload)
@@ -267,6 +290,28 @@ static void outer_end(struct frame *f, size_t at, size_t udp_at)
 	ip4_end(f, at);
 }
 
+/* An outer IPv4 header carrying a GRE header of these flags (and
+ * version) and protocol, and what the caller adds; ip4_end() closes it. */
+static struct frame *gre4(unsigned int flags, unsigned int proto, size_t *at)
+{
+	struct frame *f = v4_frame(47, 0, NULL, 0, at);
+
+	u16(f, flags);
+	u16(f, proto);
+	return f;
+}
+
+/* A frame carrying the n bytes at p in UDP to dport. */
+static struct frame *udp_msg(unsigned int dport, const void *p, size_t n)
+{
+	struct frame *f = new_frame();
+	size_t u, at = outer_udp(f, dport, &u);
+
+	bytes(f, p, n);
+	outer_end(f, at, u);
+	return f;
+}
+
 /* A TCP segment from sport to dport carrying text (no options). */
 static struct frame *v4_tcp_text(unsigned int sport, unsigned int dport, const char *text)
 {
@@ -283,7 +328,6 @@ static struct frame *v4_tcp_text(unsigned int sport, unsigned int dport, const c
 static void text_protocols(void)
 {
 	struct frame *f;
-	size_t at, u;
 
 	v4_tcp_text(40000, 80, "GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n");
 	v4_tcp_text(8080, 40000, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
@@ -298,14 +342,8 @@ static void text_protocols(void)
 	v4_tcp_text(443, 40000, "GET / HTTP/1.1\r\n"); /* no printer on 443 */
 	f = v4_tcp_text(40000, 80, "GET /a-long-path-cut-by-the-snap-length HTTP/1.1\r\n");
 	f->caplen = 14 + 20 + 20 + 10;
-	f = new_frame();
-	at = outer_udp(f, 5060, &u);
-	bytes(f, "INVITE sip:bob@example.com SIP/2.0\r\nVia: x\r\n", 44);
-	outer_end(f, at, u);
-	f = new_frame();
-	at = outer_udp(f, 5060, &u);
-	bytes(f, "SIP/2.0 180 Ringing\r\n", 21);
-	outer_end(f, at, u);
+	udp_msg(5060, "INVITE sip:bob@example.com SIP/2.0\r\nVia: x\r\n", 44);
+	udp_msg(5060, "SIP/2.0 180 Ringing\r\n", 21);
 }
 
 /* One DNS message in UDP to dport (53, 5353) or, tcp, in a TCP segment
@@ -313,19 +351,13 @@ static void text_protocols(void)
 static struct frame *dns_msg(unsigned int dport, bool tcp, const uint8_t *msg, size_t n)
 {
 	struct frame *f;
-	size_t at, u;
 
-	if (tcp) {
-		v4_tcp(IP_A, IP_B, 40000, dport, 1, 1, 0x18, NULL, 0, n + 2);
-		f = &frames[n_frames - 1];
-		put16_at(f, 14 + 20 + 20, (unsigned int)n);
-		memcpy(f->b + 14 + 20 + 20 + 2, msg, n);
-		return f;
-	}
-	f = new_frame();
-	at = outer_udp(f, dport, &u);
-	bytes(f, msg, n);
-	outer_end(f, at, u);
+	if (!tcp)
+		return udp_msg(dport, msg, n);
+	v4_tcp(IP_A, IP_B, 40000, dport, 1, 1, 0x18, NULL, 0, n + 2);
+	f = &frames[n_frames - 1];
+	put16_at(f, 14 + 20 + 20, (unsigned int)n);
+	memcpy(f->b + 14 + 20 + 20 + 2, msg, n);
 	return f;
 }
 
@@ -682,9 +714,7 @@ static void infrastructure(void)
 		v4_raw(132, 64, bad, sizeof(bad));
 		v4_raw(132, 64, over, sizeof(over));
 		v4_raw(132, 64, init, 8);
-		f = new_frame();
-		eth(f, 0x86dd);
-		at = ip6(f, 132, IP6_A, IP6_B);
+		f = v6_frame(132, IP6_A, IP6_B, &at);
 		bytes(f, init, sizeof(init));
 		ip6_end(f, at);
 	}
@@ -709,23 +739,12 @@ static void infrastructure(void)
 		v4_raw(89, 1, hello, sizeof(hello));
 		v4_raw(89, 1, md5, sizeof(md5));
 		v4_raw(89, 1, ospf9, sizeof(ospf9));
-		f = new_frame();
-		eth(f, 0x86dd);
-		at = ip6(f, 89, IP6_LL, IP6_MLD);
+		f = v6_frame(89, IP6_LL, IP6_MLD, &at);
 		bytes(f, (uint8_t[]){ 3, 1, 0, 16, 10, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0 }, 16);
 		ip6_end(f, at);
-		f = new_frame();
-		at = outer_udp(f, 520, &u);
-		bytes(f, rip2, sizeof(rip2));
-		outer_end(f, at, u);
-		f = new_frame();
-		at = outer_udp(f, 520, &u);
-		bytes(f, rip0, sizeof(rip0));
-		outer_end(f, at, u);
-		f = new_frame();
-		at = outer_udp(f, 1812, &u);
-		bytes(f, radius, sizeof(radius));
-		outer_end(f, at, u);
+		udp_msg(520, rip2, sizeof(rip2));
+		udp_msg(520, rip0, sizeof(rip0));
+		udp_msg(1812, radius, sizeof(radius));
 		v4_tcp_text(40000, 179, "\xff\xff\xff\xff");
 		v4_tcp_text(22, 40000, "SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n");
 		v4_tcp_text(40000, 22, "SSH-2.0-no line end");
@@ -756,14 +775,8 @@ static void infrastructure(void)
 		outer_end(f, at, u);
 	}
 	/* Syslog: local0.info; a priority without its '>'. */
-	f = new_frame();
-	at = outer_udp(f, 514, &u);
-	bytes(f, "<134>Nov 26 12:00:00 host app: hello", 36);
-	outer_end(f, at, u);
-	f = new_frame();
-	at = outer_udp(f, 514, &u);
-	bytes(f, "<1345 no end", 12);
-	outer_end(f, at, u);
+	udp_msg(514, "<134>Nov 26 12:00:00 host app: hello", 36);
+	udp_msg(514, "<1345 no end", 12);
 }
 
 /* An 802.3 frame (a length, not a type) to dst carrying an LLC frame. */
@@ -912,25 +925,15 @@ static void tunnels(void)
 	/* GRE: IPv4 in plain GRE; NVGRE (a key, Ethernet); a checksum, a
 	 * sequence number and IPv6; an unknown protocol; PPTP's GRE with PPP
 	 * and without payload; version 2. */
-	f = new_frame();
-	eth(f, 0x0800);
-	at = ip4(f, 47, IP_A, IP_B, 0, NULL, 0);
-	u16(f, 0);
-	u16(f, 0x0800);
+	f = gre4(0, 0x0800, &at);
 	inner_ping(f);
 	ip4_end(f, at);
-	f = new_frame();
-	eth(f, 0x0800);
-	at = ip4(f, 47, IP_A, IP_B, 0, NULL, 0);
-	u16(f, 0x2000);
-	u16(f, 0x6558);
+	f = gre4(0x2000, 0x6558, &at);
 	u32(f, 0x00123400);
 	eth(f, 0x0800);
 	inner_ping(f);
 	ip4_end(f, at);
-	f = new_frame();
-	eth(f, 0x86dd);
-	at = ip6(f, 47, IP6_A, IP6_B);
+	f = v6_frame(47, IP6_A, IP6_B, &at);
 	u16(f, 0x9000);
 	u16(f, 0x86dd);
 	u32(f, 0xabcd0000);
@@ -941,37 +944,21 @@ static void tunnels(void)
 		ip6_end(f, in);
 	}
 	ip6_end(f, at);
-	f = new_frame();
-	eth(f, 0x0800);
-	at = ip4(f, 47, IP_A, IP_B, 0, NULL, 0);
-	u16(f, 0);
-	u16(f, 0x1234);
+	f = gre4(0, 0x1234, &at);
 	fill(f, 12, 0);
 	ip4_end(f, at);
-	f = new_frame();
-	eth(f, 0x0800);
-	at = ip4(f, 47, IP_A, IP_B, 0, NULL, 0);
-	u16(f, 0x3081);
-	u16(f, 0x880b);
+	f = gre4(0x3081, 0x880b, &at);
 	u32(f, 0x00280005);
 	u32(f, 9);
 	u32(f, 8);
 	bytes(f, (uint8_t[]){ 0xff, 0x03, 0x00, 0x21 }, 4);
 	inner_ping(f);
 	ip4_end(f, at);
-	f = new_frame();
-	eth(f, 0x0800);
-	at = ip4(f, 47, IP_A, IP_B, 0, NULL, 0);
-	u16(f, 0x2081);
-	u16(f, 0x880b);
+	f = gre4(0x2081, 0x880b, &at);
 	u32(f, 0x00280005);
 	u32(f, 9);
 	ip4_end(f, at);
-	f = new_frame();
-	eth(f, 0x0800);
-	at = ip4(f, 47, IP_A, IP_B, 0, NULL, 0);
-	u16(f, 0x0002);
-	u16(f, 0x0800);
+	f = gre4(0x0002, 0x0800, &at);
 	fill(f, 8, 0);
 	ip4_end(f, at);
 	/* PPPoE discovery: PADI with tags (text and binary), PADS with a
@@ -1053,36 +1040,24 @@ static void build_fixtures(void)
 	v4_tcp(IP_A, IP_B, 7002, 7003, 9, 0, 0x38, NULL, 0, 10);
 	/* UDP, and one whose length field claims more than the packet. */
 	v4_udp(5000, 6000, 32);
-	f = new_frame();
-	eth(f, 0x0800);
-	at = ip4(f, 17, IP_A, IP_B, 0, NULL, 0);
+	f = v4_frame(17, 0, NULL, 0, &at);
 	udp(f, 5001, 6001, 16, 100);
 	ip4_end(f, at);
 	/* IPv4 options; fragments (first with MF, then a later one). */
-	f = new_frame();
-	eth(f, 0x0800);
-	at = ip4(f, 17, IP_A, IP_B, 0, ip_opts, sizeof(ip_opts));
+	f = v4_frame(17, 0, ip_opts, sizeof(ip_opts), &at);
 	udp(f, 5002, 6002, 8, 0);
 	ip4_end(f, at);
-	f = new_frame();
-	eth(f, 0x0800);
-	at = ip4(f, 17, IP_A, IP_B, 0x2000, NULL, 0);
+	f = v4_frame(17, 0x2000, NULL, 0, &at);
 	udp(f, 5003, 6003, 64, 1000);
 	ip4_end(f, at);
-	f = new_frame();
-	eth(f, 0x0800);
-	at = ip4(f, 17, IP_A, IP_B, 0x0009, NULL, 0);
+	f = v4_frame(17, 0x0009, NULL, 0, &at);
 	fill(f, 40, 0x33);
 	ip4_end(f, at);
 	/* Another IP protocol, IPv6 in IPv4. */
-	f = new_frame();
-	eth(f, 0x0800);
-	at = ip4(f, 253, IP_A, IP_B, 0, NULL, 0);
+	f = v4_frame(253, 0, NULL, 0, &at);
 	fill(f, 12, 0);
 	ip4_end(f, at);
-	f = new_frame();
-	eth(f, 0x0800);
-	at = ip4(f, 41, IP_A, IP_B, 0, NULL, 0);
+	f = v4_frame(41, 0, NULL, 0, &at);
 	in = ip6(f, 17, IP6_A, IP6_B);
 	udp(f, 1111, 2222, 4, 0);
 	ip6_end(f, in);
@@ -1174,14 +1149,10 @@ static void build_fixtures(void)
 	udp(f, 4000, 4001, 6, 0);
 	ip4_end(f, at);
 	/* IPv6: TCP, UDP from a v4-mapped address, ICMPv6 of every kind. */
-	f = new_frame();
-	eth(f, 0x86dd);
-	at = ip6(f, 6, IP6_A, IP6_B);
+	f = v6_frame(6, IP6_A, IP6_B, &at);
 	tcp(f, 33000, 22222, 77, 0, 0x02, 64800, syn_opts, sizeof(syn_opts), 0);
 	ip6_end(f, at);
-	f = new_frame();
-	eth(f, 0x86dd);
-	at = ip6(f, 17, IP6_V4MAPPED, IP6_B);
+	f = v6_frame(17, IP6_V4MAPPED, IP6_B, &at);
 	udp(f, 3000, 3001, 10, 0);
 	ip6_end(f, at);
 	{
@@ -1200,9 +1171,7 @@ static void build_fixtures(void)
 		v6_icmp6(IP6_A, IP6_B, 200, 0, 0, target, 8);
 	}
 	/* ICMPv6 port unreachable, quoting a UDP packet. */
-	f = new_frame();
-	eth(f, 0x86dd);
-	at = ip6(f, 58, IP6_B, IP6_A);
+	f = v6_frame(58, IP6_B, IP6_A, &at);
 	u8(f, 1);
 	u8(f, 4);
 	u16(f, 0);
@@ -1212,9 +1181,7 @@ static void build_fixtures(void)
 	ip6_end(f, in);
 	ip6_end(f, at);
 	/* MLDv2 report behind a hop-by-hop header (router alert, padding). */
-	f = new_frame();
-	eth(f, 0x86dd);
-	at = ip6(f, 0, IP6_LL, IP6_MLD);
+	f = v6_frame(0, IP6_LL, IP6_MLD, &at);
 	bytes(f, (uint8_t[]){ 58, 0, 5, 2, 0, 0, 1, 0 }, 8);
 	u8(f, 143);
 	u8(f, 0);
@@ -1225,28 +1192,20 @@ static void build_fixtures(void)
 	bytes(f, IP6_MLD, 16);
 	ip6_end(f, at);
 	/* Destination options, routing (type 0), fragments: first and later. */
-	f = new_frame();
-	eth(f, 0x86dd);
-	at = ip6(f, 60, IP6_A, IP6_B);
+	f = v6_frame(60, IP6_A, IP6_B, &at);
 	bytes(f, (uint8_t[]){ 17, 0, 1, 4, 0, 0, 0, 0 }, 8);
 	udp(f, 5353 + 1, 7777, 12, 0);
 	ip6_end(f, at);
-	f = new_frame();
-	eth(f, 0x86dd);
-	at = ip6(f, 43, IP6_A, IP6_B);
+	f = v6_frame(43, IP6_A, IP6_B, &at);
 	bytes(f, (uint8_t[]){ 6, 2, 0, 1, 0, 0, 0, 0 }, 8);
 	bytes(f, IP6_LL, 16);
 	tcp(f, 1234, 4321, 5, 0, 0x02, 1000, NULL, 0, 0);
 	ip6_end(f, at);
-	f = new_frame();
-	eth(f, 0x86dd);
-	at = ip6(f, 44, IP6_A, IP6_B);
+	f = v6_frame(44, IP6_A, IP6_B, &at);
 	bytes(f, (uint8_t[]){ 17, 0, 0, 1, 0, 0, 0, 42 }, 8);
 	udp(f, 6000, 6001, 40, 0);
 	ip6_end(f, at);
-	f = new_frame();
-	eth(f, 0x86dd);
-	at = ip6(f, 44, IP6_A, IP6_B);
+	f = v6_frame(44, IP6_A, IP6_B, &at);
 	bytes(f, (uint8_t[]){ 17, 0, 0, 48, 0, 0, 0, 42 }, 8);
 	fill(f, 24, 0x44);
 	ip6_end(f, at);
@@ -1292,9 +1251,7 @@ static void build_fixtures(void)
 		eth(f, 0x0806);
 		fill(f, 28, 1);
 		f->caplen = 14 + 10;
-		f = new_frame();
-		eth(f, 0x86dd);
-		at = ip6(f, 17, IP6_A, IP6_B);
+		f = v6_frame(17, IP6_A, IP6_B, &at);
 		udp(f, 1, 2, 20, 0);
 		ip6_end(f, at);
 		f->caplen = 14 + 30;
