@@ -3,9 +3,12 @@
  * The capture's interfaces: the capture subscribes to its interface set
  * (user/app/ifset.h), which replays the interfaces there are at the start
  * and tells, while it runs, which come, go, go down and come up. Here each
- * piece of that news becomes what the capture does: resolve, attach and
- * give outputs to one that comes (at the start, resolve only: the rest
- * follows for all at once), let one go. See capture_int.h.
+ * piece of that news becomes what the capture does: one that comes is
+ * resolved (its device, link type, hooks), then handed to the rest of the
+ * capture through the callbacks capture.c gave (struct ps_cap_iface_ops:
+ * at the start, what the programs need before they load; later, its
+ * kernel slot, targets, hooks and outputs); one that goes is let go the
+ * same way. See capture_int.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,72 +23,35 @@
 #include "log.h"
 #include "report.h"
 
-/* cap->ifaces.ifs holds at least n entries (a slot the set may give): 0 or
+/* f->ifs holds at least n entries (a slot the set may give): 0 or
  * -ENOMEM (logged). */
-static int ensure_ifs(struct ps_capture *cap, int n)
+static int ensure_ifs(struct ps_cap_ifaces *f, int n)
 {
 	struct ps_cap_iface *ifs;
 
-	if (n <= cap->ifaces.ifs_room)
+	if (n <= f->ifs_room)
 		return 0;
-	ifs = realloc(cap->ifaces.ifs, (size_t)n * sizeof(*ifs));
+	ifs = realloc(f->ifs, (size_t)n * sizeof(*ifs));
 	if (!ifs) {
 		pr_err("cannot keep %d interfaces: %s\n", n, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	/* Free entries: teardown closes what each holds. */
-	memset(ifs + cap->ifaces.ifs_room, 0, (size_t)(n - cap->ifaces.ifs_room) * sizeof(*ifs));
-	for (int i = cap->ifaces.ifs_room; i < n; i++)
-		ifs[i].xdp_target.fd = -1;
-	cap->ifaces.ifs = ifs;
-	cap->ifaces.ifs_room = n;
+	memset(ifs + f->ifs_room, 0, (size_t)(n - f->ifs_room) * sizeof(*ifs));
+	f->ifs = ifs;
+	f->ifs_room = n;
 	return 0;
 }
 
 /* Slot i's entry, fresh, for ev's interface. */
-static struct ps_cap_iface *take_slot(struct ps_capture *cap, int i, const struct ps_link_event *ev)
+static struct ps_cap_iface *take_slot(struct ps_cap_ifaces *f, int i,
+				      const struct ps_link_event *ev)
 {
-	struct ps_cap_iface *f = &cap->ifaces.ifs[i];
+	struct ps_cap_iface *ifc = &f->ifs[i];
 
-	memset(f, 0, sizeof(*f));
-	snprintf(f->name, sizeof(f->name), "%s", ev->name);
-	f->ifindex = ev->ifindex;
-	f->xdp_target.fd = -1;
-	return f;
-}
-
-/*
- * xdp-entry and xdp-exit on interface i: the XDP program there, which the
- * kernel must let us trace (the probe in ps_device_probe said). Refused in
- * one line, before anything is loaded, where there is none or it cannot be.
- */
-static int find_xdp_target(struct ps_capture *cap, int i)
-{
-	const struct ps_device *d = &cap->ifaces.ifs[i].dev;
-	int err;
-
-	if (!d->xdp_prog_id) {
-		pr_err("cannot capture at xdp-entry or xdp-exit on %s: no XDP program is attached "
-		       "there to trace (--hook xdp captures at XDP itself)\n",
-		       d->name);
-		return -EOPNOTSUPP;
-	}
-	if (d->xdp_traceable != 1) {
-		pr_err("cannot trace XDP program %u (%s) on %s: %s; --hook tc-ingress sees what "
-		       "it passes\n",
-		       d->xdp_prog_id, d->xdp_prog_name, d->name,
-		       d->xdp_traceable ? "the kernel did not say whether it may" :
-					  d->xdp_trace_why);
-		return -EOPNOTSUPP;
-	}
-	err = ps_xdp_target_find(d->ifindex, &cap->ifaces.ifs[i].xdp_target);
-	if (!err && cap->ifaces.ifs[i].xdp_target.id != d->xdp_prog_id)
-		err = -EAGAIN;
-	if (err)
-		pr_err("cannot trace XDP program %u (%s) on %s: %s\n", d->xdp_prog_id,
-		       d->xdp_prog_name, d->name,
-		       err == -EAGAIN ? "it was replaced meanwhile" : strerror(-err));
-	return err ? -EOPNOTSUPP : 0;
+	memset(ifc, 0, sizeof(*ifc));
+	snprintf(ifc->name, sizeof(ifc->name), "%s", ev->name);
+	ifc->ifindex = ev->ifindex;
+	return ifc;
 }
 
 /*
@@ -93,52 +59,47 @@ static int find_xdp_target(struct ps_capture *cap, int i)
  * device pktsample cannot write is refused), its hooks (without --hook or
  * -Q: tc-ingress and tc-egress, tc-egress alone on lo) and XDP mode.
  */
-static int resolve_one(struct ps_capture *cap, int i, bool later)
+static int resolve_one(struct ps_cap_ifaces *f, int i, bool later)
 {
-	const struct ps_capture_cfg *o = &cap->cfg;
-	const struct ps_hook_opts ho = { o->hooks_given, o->hooks, o->xdp_mode };
-	const struct ps_hooks_loaded loaded = {
-		cap->kern.hooks, { cap->kern.xdp_loaded[0], cap->kern.xdp_loaded[1] }
-	};
-	struct ps_cap_iface *f = &cap->ifaces.ifs[i];
-	struct ps_device *d = &f->dev;
+	struct ps_cap_iface *ifc = &f->ifs[i];
+	struct ps_device *d = &ifc->dev;
 	struct ps_hook_plan plan;
 	char msg[512], hooks[64];
 
-	if (ps_device_probe(d, f->ifindex, cap->ifaces.nl)) {
-		pr_err("unknown interface '%s'\n", f->name);
+	if (ps_device_probe(d, ifc->ifindex, f->nl)) {
+		pr_err("unknown interface '%s'\n", ifc->name);
 		return -ENODEV;
 	}
-	ps_hook_plan(d, &ho, later ? &loaded : NULL, &plan);
-	f->linktype = plan.linktype;
-	if (f->linktype < 0) {
+	ps_hook_plan(d, &f->ho, later ? &f->loaded : NULL, &plan);
+	ifc->linktype = plan.linktype;
+	if (ifc->linktype < 0) {
 		pr_err("cannot capture on %s: its link type (ARPHRD %d) is not one pktsample can "
 		       "write (Ethernet, or raw IP for devices without a link-layer header)\n",
 		       d->name, d->arphrd);
 		return -EPROTONOSUPPORT;
 	}
-	f->xdp_mode = plan.xdp_mode;
+	ifc->xdp_mode = plan.xdp_mode;
 	pr_info("%s\n", plan.line);
 	/* Packets that start at the IP header meet the expression compiled
 	 * for raw IP: a device without a link-layer header, and drops from
 	 * before a packet had one (drop-ip). */
-	if (cap->filter &&
-	    (f->linktype == PS_LINKTYPE_RAW ||
+	if (f->filter &&
+	    (ifc->linktype == PS_LINKTYPE_RAW ||
 	     ((plan.hooks | plan.missing) & PS_HOOK_BIT(PS_HOOK_DROP_IP))) &&
-	    (later ? !cap->filter->raw.cbpf : ps_filter_build_raw(cap->filter, msg, sizeof(msg)))) {
+	    (later ? !f->filter->raw.cbpf : ps_filter_build_raw(f->filter, msg, sizeof(msg)))) {
 		static const char bad[] = "bad filter expression: ";
 
 		if (later)
 			snprintf(msg, sizeof(msg), "it does not apply to raw IP");
 		pr_err("cannot capture on %s with this filter: %s, and there %s\n", d->name,
-		       f->linktype == PS_LINKTYPE_RAW ?
+		       ifc->linktype == PS_LINKTYPE_RAW ?
 			       "it has no link-layer header" :
 			       "drops from before a packet had a link-layer header start at IP",
 		       strncmp(msg, bad, sizeof(bad) - 1) ? msg : msg + sizeof(bad) - 1);
 		return -EINVAL;
 	}
-	f->hooks = plan.hooks;
-	f->later = later;
+	ifc->hooks = plan.hooks;
+	ifc->later = later;
 	if (later) {
 		/* The programs are loaded: what they do not cover is not
 		 * done, and said. */
@@ -147,15 +108,11 @@ static int resolve_one(struct ps_capture *cap, int i, bool later)
 			pr_warn("%s: not at %s, which the capture did not load at its start\n",
 				d->name, hooks);
 		}
-		return f->hooks ? 0 : -EOPNOTSUPP;
+		return ifc->hooks ? 0 : -EOPNOTSUPP;
 	}
-	if (f->hooks & PS_HOOKS_XDP_TRACE) {
-		int err = find_xdp_target(cap, i);
-
-		if (err)
-			return err;
-	}
-	return 0;
+	/* What the programs need of it before they load (the XDP program
+	 * xdp-entry and xdp-exit trace). */
+	return f->ops.resolved(f->ops.arg, i);
 }
 
 /*
@@ -164,47 +121,37 @@ static int resolve_one(struct ps_capture *cap, int i, bool later)
  * outputs still answer for it, and the summary counts it). The entry is
  * free for one to come.
  */
-static void release_iface(struct ps_capture *cap, int i, bool vanished)
+static void release_iface(struct ps_cap_ifaces *f, int i, bool vanished)
 {
-	struct ps_cap_iface *f = &cap->ifaces.ifs[i];
-	struct ps_counters final[PS_HOOK_MAX] = { 0 };
-
-	cap_kern_iface_gone(cap, i, vanished, final);
-	cap_out_iface_gone(cap, f->ifindex, final);
-	f->ifindex = 0; /* free */
+	f->ops.went(f->ops.arg, i, vanished);
+	f->ifs[i].ifindex = 0; /* free */
 }
 
 /*
  * An interface that came while capturing (or was renamed into a pattern,
- * or came up for -i any): resolved as at the start, a kernel slot, targets
- * (and IDBs, sFlow samplers) before its hooks are attached, so its first
- * packets find them. Anything that goes wrong is said where it failed,
- * and the capture goes on with the others.
+ * or came up for -i any): resolved as at the start, then given to the
+ * rest of the capture (a kernel slot, targets, its hooks, outputs).
+ * Anything that goes wrong is said where it failed, and the capture goes
+ * on with the others.
  */
-static int iface_new(struct ps_capture *cap, int i)
+static int iface_new(struct ps_cap_ifaces *f, int i)
 {
-	struct ps_cap_iface *f = &cap->ifaces.ifs[i];
+	struct ps_cap_iface *ifc = &f->ifs[i];
 	struct ps_netdev_nl nl;
 	int err;
 
 	ps_netdev_nl_open(&nl);
-	cap->ifaces.nl = &nl;
-	err = resolve_one(cap, i, true);
-	cap->ifaces.nl = NULL;
+	f->nl = &nl;
+	err = resolve_one(f, i, true);
+	f->nl = NULL;
 	ps_netdev_nl_close(&nl);
 	if (!err)
-		err = cap_add_kernel_iface(cap, i, true);
-	if (!err)
-		err = cap_take_targets(cap, i);
-	if (!err)
-		err = cap_attach_iface(cap, i);
-	if (!err)
-		err = cap_open_targets(cap, i);
+		err = f->ops.came(f->ops.arg, i);
 	if (err) {
-		release_iface(cap, i, false);
+		release_iface(f, i, false);
 		return err;
 	}
-	ps_report_iface(f->name, f->hooks, cap->cfg.snaplen);
+	ps_report_iface(ifc->name, ifc->hooks, f->snaplen);
 	return 0;
 }
 
@@ -212,46 +159,46 @@ static int iface_new(struct ps_capture *cap, int i)
  * is resolved only: programs, targets and attachments follow for all. */
 static int on_add(void *arg, int i, const struct ps_link_event *ev)
 {
-	struct ps_capture *cap = arg;
-	int err = ensure_ifs(cap, i + 1);
+	struct ps_cap_ifaces *f = arg;
+	int err = ensure_ifs(f, i + 1);
 
 	if (err)
 		return err;
-	take_slot(cap, i, ev);
-	if (cap->ifaces.started)
-		return iface_new(cap, i);
-	err = resolve_one(cap, i, false);
+	take_slot(f, i, ev);
+	if (f->started)
+		return iface_new(f, i);
+	err = resolve_one(f, i, false);
 	if (err)
-		cap->ifaces.ifs[i].ifindex = 0;
+		f->ifs[i].ifindex = 0;
 	return err;
 }
 
 static void on_remove(void *arg, int i, enum ps_ifset_why why)
 {
-	struct ps_capture *cap = arg;
-	const char *name = cap->ifaces.ifs[i].name;
+	struct ps_cap_ifaces *f = arg;
+	const char *name = f->ifs[i].name;
 
 	/* Following, interfaces come and go all day: a warning, not an error. */
-	if (why == PS_IFSET_VANISHED && cap->ifaces.set.follow)
+	if (why == PS_IFSET_VANISHED && f->set.follow)
 		pr_warn("interface %s disappeared\n", name);
 	else if (why == PS_IFSET_VANISHED)
 		pr_err("interface %s disappeared\n", name);
 	else
 		pr_warn("no longer capturing on %s: the configuration leaves it out\n", name);
-	release_iface(cap, i, why == PS_IFSET_VANISHED);
+	release_iface(f, i, why == PS_IFSET_VANISHED);
 }
 
 static void on_updown(void *arg, int i, bool up)
 {
-	struct ps_capture *cap = arg;
-	const char *name = cap->ifaces.ifs[i].name;
+	struct ps_cap_ifaces *f = arg;
+	const char *name = f->ifs[i].name;
 
 	/* Following, interfaces come up and go down all day: -v says. */
-	if (up && cap->ifaces.set.follow)
+	if (up && f->set.follow)
 		pr_info("interface %s is up\n", name);
 	else if (up)
 		pr_warn("interface %s is up again\n", name);
-	else if (cap->ifaces.set.follow)
+	else if (f->set.follow)
 		pr_info("interface %s went down; capturing on\n", name);
 	else
 		pr_warn("interface %s went down; capturing on\n", name);
@@ -259,10 +206,10 @@ static void on_updown(void *arg, int i, bool up)
 
 static void on_no_room(void *arg, const struct ps_link_event *ev)
 {
-	const struct ps_capture *cap = arg;
+	const struct ps_cap_ifaces *f = arg;
 
 	pr_warn("not capturing on %s: the capture has room for %d interfaces (--max-ifaces)\n",
-		ev->name, cap->ifaces.set.room);
+		ev->name, f->set.room);
 }
 
 static const struct ps_ifset_ops capture_ops = { on_add, on_remove, on_updown, on_no_room };
@@ -270,9 +217,9 @@ static const struct ps_ifset_ops capture_ops = { on_add, on_remove, on_updown, o
 /* -i any's or a pattern's line: which it found, as a list while it is
  * short; said once they are attached, after each interface's own line, as
  * tcpdump's "listening on" means ready. */
-static void follow_line(struct ps_capture *cap)
+static void follow_line(struct ps_cap_ifaces *f)
 {
-	const struct ps_ifset *s = &cap->ifaces.set;
+	const struct ps_ifset *s = &f->set;
 	int found = s->n - s->n_named;
 	char list[8 * (IF_NAMESIZE + 2)] = "";
 
@@ -283,9 +230,9 @@ static void follow_line(struct ps_capture *cap)
 		snprintf(list, sizeof(list), "%d interfaces", found);
 	for (int i = s->n_named; i < s->n && found <= 8; i++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-			 i > s->n_named ? ", " : "", cap->ifaces.ifs[i].name);
-	snprintf(cap->ifaces.follow_line, sizeof(cap->ifaces.follow_line),
-		 "-i %s: capturing on %s\n", s->follow, list);
+			 i > s->n_named ? ", " : "", f->ifs[i].name);
+	snprintf(f->follow_line, sizeof(f->follow_line), "-i %s: capturing on %s\n", s->follow,
+		 list);
 }
 
 /* Every interface there is, the set's to replay; how many, or -errno
@@ -304,28 +251,28 @@ static int list_now(struct ps_link_event **now)
  * many): as --max-ifaces says; without it, these, and following (or with
  * a configuration a reload may change) PS_FOLLOW_IFACES or twice these.
  */
-static int room_for(const struct ps_capture *cap)
+static int room_for(const struct ps_cap_ifaces *f, int max, bool reloadable)
 {
-	int n = cap->ifaces.set.n, room = cap->cfg.max_ifaces;
+	int n = f->set.n, room = max;
 
-	if (!room && (cap->ifaces.set.follow || cap->cfg.reloadable))
+	if (!room && (f->set.follow || reloadable))
 		room = 2 * n > PS_FOLLOW_IFACES ? 2 * n : PS_FOLLOW_IFACES;
 	return room < n ? n : room < 1 ? 1 : room;
 }
 
 /* The set's start: every interface there is, named ones first. */
-static int start_set(struct ps_capture *cap, const struct ps_link_event *now, int n)
+static int start_set(struct ps_cap_ifaces *f, const struct ps_link_event *now, int n)
 {
 	struct ps_ifset_ops ops = capture_ops;
 	struct ps_netdev_nl nl;
 	char msg[128] = "";
 	int err;
 
-	ops.arg = cap;
+	ops.arg = f;
 	ps_netdev_nl_open(&nl);
-	cap->ifaces.nl = &nl;
-	err = ps_ifset_start(&cap->ifaces.set, &ops, now, n, msg, sizeof(msg));
-	cap->ifaces.nl = NULL;
+	f->nl = &nl;
+	err = ps_ifset_start(&f->set, &ops, now, n, msg, sizeof(msg));
+	f->nl = NULL;
 	ps_netdev_nl_close(&nl);
 	if (msg[0])
 		pr_err("%s\n", msg);
@@ -334,40 +281,52 @@ static int start_set(struct ps_capture *cap, const struct ps_link_event *now, in
 	return err;
 }
 
-int ps_capture_resolve(struct ps_capture *cap)
+void cap_ifaces_init(struct ps_cap_ifaces *f, const struct ps_capture_cfg *cfg,
+		     struct ps_filter *filter, const struct ps_cap_iface_ops *ops)
+{
+	f->ho = (struct ps_hook_opts){ cfg->hooks_given, cfg->hooks, cfg->xdp_mode };
+	f->snaplen = cfg->snaplen;
+	f->filter = filter;
+	f->ops = *ops;
+}
+
+int cap_ifaces_resolve(struct ps_cap_ifaces *f, const char *const *want, int n_want)
 {
 	struct ps_link_event *now = NULL;
 	char msg[128];
 	int n, err;
 
-	err = ps_ifset_init(&cap->ifaces.set, cap->cfg.ifaces, cap->cfg.n_ifaces, msg, sizeof(msg));
+	err = ps_ifset_init(&f->set, want, n_want, msg, sizeof(msg));
 	if (err) {
 		pr_err("%s\n", msg);
 		return err;
 	}
 	/* Following: the filter's raw IP part, where the expression has
 	 * one, for those to come without a link-layer header. */
-	if (cap->ifaces.set.follow && cap->filter)
-		ps_filter_build_raw(cap->filter, msg, sizeof(msg));
+	if (f->set.follow && f->filter)
+		ps_filter_build_raw(f->filter, msg, sizeof(msg));
 	n = list_now(&now);
-	err = n < 0 ? n : start_set(cap, now, n);
+	err = n < 0 ? n : start_set(f, now, n);
 	free(now);
 	if (err)
 		return err;
-	if (cap->ifaces.set.follow)
-		follow_line(cap);
-	cap_plan_hooks(cap);
-	if (ps_ifset_set_room(&cap->ifaces.set, room_for(cap))) {
-		pr_err("cannot keep %d interfaces: %s\n", room_for(cap), strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	err = ensure_ifs(cap, cap->ifaces.set.room);
-	if (err)
-		return err;
-	return ps_context_resolve(&cap->ctx, &cap->cfg.context);
+	if (f->set.follow)
+		follow_line(f);
+	return 0;
 }
 
-void cap_rescan(struct ps_capture *cap)
+int cap_ifaces_make_room(struct ps_cap_ifaces *f, int max, bool reloadable)
+{
+	int room = room_for(f, max, reloadable);
+
+	if (ps_ifset_set_room(&f->set, room)) {
+		pr_err("cannot keep %d interfaces: %s\n", room, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	return ensure_ifs(f, f->set.room);
+}
+
+void cap_rescan(struct ps_cap_ifaces *f)
 {
 	struct ps_link_event *now = NULL;
 	int n = ps_link_list(&now);
@@ -375,18 +334,18 @@ void cap_rescan(struct ps_capture *cap)
 	if (n < 0)
 		pr_warn("cannot list the interfaces: %s\n", strerror(-n));
 	else
-		ps_ifset_replay(&cap->ifaces.set, now, n);
+		ps_ifset_replay(&f->set, now, n);
 	free(now);
 }
 
-void cap_read_link_events(struct ps_capture *cap)
+void cap_read_link_events(struct ps_cap_ifaces *f, int link_fd)
 {
 	struct ps_link_event ev[32];
 	int n;
 
-	while ((n = ps_linkwatch_read(cap->run.link_fd, ev, 32)) != 0) {
+	while ((n = ps_linkwatch_read(link_fd, ev, 32)) != 0) {
 		if (n == -ENOBUFS) {
-			cap_rescan(cap); /* news were lost: as if each told us */
+			cap_rescan(f); /* news were lost: as if each told us */
 			continue;
 		}
 		if (n < 0) {
@@ -397,51 +356,52 @@ void cap_read_link_events(struct ps_capture *cap)
 			/* A deletion first takes a member down: say only that
 			 * it went. */
 			if (!ev[i].up && !ev[i].gone &&
-			    ps_ifset_slot_of(&cap->ifaces.set, ev[i].ifindex) >= 0 &&
+			    ps_ifset_slot_of(&f->set, ev[i].ifindex) >= 0 &&
 			    ps_link_state(ev[i].ifindex) == -ENODEV)
 				ev[i].gone = true;
-			ps_ifset_event(&cap->ifaces.set, &ev[i]);
+			ps_ifset_event(&f->set, &ev[i]);
 		}
 		if (n < 32)
 			return;
 	}
 }
 
-void cap_ifaces_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg)
+void cap_ifaces_reload(struct ps_cap_ifaces *f, const struct ps_capture_cfg *cfg,
+		       struct ps_filter *filter)
 {
-	cap->cfg.ifaces = cfg->ifaces;
-	cap->cfg.n_ifaces = cfg->n_ifaces;
+	f->ho = (struct ps_hook_opts){ cfg->hooks_given, cfg->hooks, cfg->xdp_mode };
+	f->filter = filter;
 	/* Those left out go; those now in come (as if each had just told
 	 * us), and those refused before are asked about again. */
-	ps_ifset_want(&cap->ifaces.set, cfg->ifaces, cfg->n_ifaces);
-	cap_rescan(cap);
+	ps_ifset_want(&f->set, cfg->ifaces, cfg->n_ifaces);
+	cap_rescan(f);
 	for (int i = 0; i < cfg->n_ifaces; i++)
 		if (!ps_ifset_follows(cfg->ifaces[i]) &&
-		    ps_ifset_slot_named(&cap->ifaces.set, cfg->ifaces[i]) < 0)
+		    ps_ifset_slot_named(&f->set, cfg->ifaces[i]) < 0)
 			pr_warn("unknown interface '%s'; capturing on the others\n",
 				cfg->ifaces[i]);
 }
 
-bool cap_all_gone(const struct ps_capture *cap)
+bool cap_all_gone(const struct ps_cap_ifaces *f)
 {
-	return !cap->ifaces.set.follow && !ps_ifset_count(&cap->ifaces.set);
+	return !f->set.follow && !ps_ifset_count(&f->set);
 }
 
-void cap_ifaces_start(struct ps_capture *cap)
+void cap_ifaces_start(struct ps_cap_ifaces *f, const struct ps_hooks_loaded *loaded)
 {
-	struct ps_cap_ifaces *f = &cap->ifaces;
-
 	for (int i = 0; i < f->set.n; i++)
-		ps_report_iface(f->ifs[i].name, f->ifs[i].hooks, cap->cfg.snaplen);
+		ps_report_iface(f->ifs[i].name, f->ifs[i].hooks, f->snaplen);
 	if (f->follow_line[0])
 		pr_warn("%s", f->follow_line);
 	if (!f->set.n)
 		pr_warn("capturing on no interface yet: waiting for -i %s\n", f->set.follow);
-	/* From here on, one that comes is attached at once; those that came
-	 * between the listing and the link watch now. */
+	/* From here on, one that comes is resolved for what was loaded and
+	 * attached at once; those that came between the listing and the
+	 * link watch now. */
+	f->loaded = *loaded;
 	f->started = true;
 	if (f->set.follow)
-		cap_rescan(cap);
+		cap_rescan(f);
 }
 
 void cap_ifaces_free(struct ps_cap_ifaces *f)

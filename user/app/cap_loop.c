@@ -22,20 +22,22 @@ _Static_assert(END != PS_CAPTURE_RELOAD, "the loop's two endings");
 
 static int run_link(void *arg, uint64_t now)
 {
+	struct ps_capture *cap = arg;
+
 	(void)now;
-	cap_read_link_events(arg);
+	cap_read_link_events(&cap->ifaces, cap->run.link_fd);
 	return 0;
 }
 
 /* Room again for one refused for the lack of it: look once more. */
 static int run_retry(void *arg, uint64_t now)
 {
-	struct ps_capture *cap = arg;
+	struct ps_cap_ifaces *f = arg;
 
 	(void)now;
-	if (cap->ifaces.set.retry_due) {
-		ps_ifset_forget_refused(&cap->ifaces.set);
-		cap_rescan(cap);
+	if (f->set.retry_due) {
+		ps_ifset_forget_refused(&f->set);
+		cap_rescan(f);
 	}
 	return 0;
 }
@@ -49,21 +51,21 @@ static int run_ingest(void *arg, uint64_t now)
 
 	(void)now;
 	if (err && ps_ingest_error(cap->out.in, NULL)) {
-		err = cap_output_failed(cap, err);
+		err = cap_output_failed(&cap->out, err, cap->stop->requested);
 		return err ? err : END;
 	}
 	if (err) {
 		pr_err("reading the perf buffers failed: %s\n", strerror(-err));
 		return err;
 	}
-	return ps_ingest_done(cap->out.in) || cap_all_gone(cap) ? END : 0;
+	return ps_ingest_done(cap->out.in) || cap_all_gone(&cap->ifaces) ? END : 0;
 }
 
 /* While the merge holds packets it cannot place yet: PS_INGEST_HOLD_MS, not the idle
  * wait (user/ingest/ingest.h, ps_ingest_wait_ms). */
 static uint64_t ingest_due(void *arg, uint64_t now)
 {
-	struct ps_capture *cap = arg;
+	const struct ps_capture *cap = arg;
 	int ms = ps_ingest_wait_ms(cap->out.in, IDLE_MS);
 
 	return ms < IDLE_MS ? now + (uint64_t)ms * 1000000ull : 0;
@@ -71,25 +73,20 @@ static uint64_t ingest_due(void *arg, uint64_t now)
 
 static int run_sflow(void *arg, uint64_t now)
 {
-	struct ps_capture *cap = arg;
-
-	ps_sflowexp_tick(cap->out.sflow, now);
+	ps_sflowexp_tick(arg, now);
 	return 0;
 }
 
 static uint64_t sflow_due(void *arg, uint64_t now)
 {
-	const struct ps_capture *cap = arg;
-
 	(void)now;
-	return ps_sflowexp_next_ns(cap->out.sflow);
+	return ps_sflowexp_next_ns(arg);
 }
 
 /* -G: rotated if due; -W's last file complete ends the capture. */
 static int run_file(void *arg, uint64_t now)
 {
-	struct ps_capture *cap = arg;
-	int err = ps_capfile_tick(cap->out.file, now);
+	int err = ps_capfile_tick(arg, now);
 
 	return err == 1 ? END : err;
 }
@@ -101,9 +98,9 @@ static int run_file(void *arg, uint64_t now)
 /* The packets' own clock at monotonic mono_ns (user/ingest/clock.h: the
  * offset to the wall clock taken once, at the start), so that a step of
  * the wall clock neither cuts an incident short nor lets the window go. */
-static uint64_t packet_time(const struct ps_capture *cap, uint64_t mono_ns)
+static uint64_t packet_time(const struct ps_cap_out *o, uint64_t mono_ns)
 {
-	return ps_clock_to_realtime(&cap->out.in->clock, mono_ns);
+	return ps_clock_to_realtime(&o->in->clock, mono_ns);
 }
 
 /* --flight: SIGUSR2's incident, old packets let go, an incident over
@@ -115,11 +112,11 @@ static int run_flight(void *arg, uint64_t now)
 
 	if (cap->stop->trigger) {
 		cap->stop->trigger = 0;
-		ps_flight_trigger_now(cap->out.flight, packet_time(cap, now));
+		ps_flight_trigger_now(cap->out.flight, packet_time(&cap->out, now));
 	}
-	err = ps_flight_tick(cap->out.flight, packet_time(cap, now), FLIGHT_HOLD_NS);
+	err = ps_flight_tick(cap->out.flight, packet_time(&cap->out, now), FLIGHT_HOLD_NS);
 	if (err < 0) {
-		err = cap_write_failed(cap, err);
+		err = cap_write_failed(&cap->out, err, cap->stop->requested);
 		return err ? err : END;
 	}
 	return err ? END : 0;
@@ -129,7 +126,8 @@ static int run_flight(void *arg, uint64_t now)
 static uint64_t flight_due(void *arg, uint64_t now)
 {
 	const struct ps_capture *cap = arg;
-	uint64_t due = ps_flight_due_ns(cap->out.flight, FLIGHT_HOLD_NS), t = packet_time(cap, now);
+	const struct ps_cap_out *o = &cap->out;
+	uint64_t due = ps_flight_due_ns(o->flight, FLIGHT_HOLD_NS), t = packet_time(o, now);
 
 	if (!due)
 		return 0;
@@ -138,7 +136,9 @@ static uint64_t flight_due(void *arg, uint64_t now)
 
 static int run_stats(void *arg, uint64_t now)
 {
-	cap_stats_line(arg, now);
+	struct ps_capture *cap = arg;
+
+	cap_stats_line(&cap->stats, &cap->out, &cap->kern, &cap->smp, now);
 	return 0;
 }
 
@@ -155,7 +155,7 @@ static int run_metrics(void *arg, uint64_t now)
 {
 	struct ps_capture *cap = arg;
 
-	cap_publish_metrics(cap, now);
+	cap_publish_metrics(&cap->stats, &cap->out, &cap->kern, now);
 	ps_metrics_enforce_deadlines(cap->stats.metrics);
 	return 0;
 }
@@ -163,18 +163,17 @@ static int run_metrics(void *arg, uint64_t now)
 /* Once a second, while it serves (a reload may start or stop it). */
 static uint64_t metrics_due(void *arg, uint64_t now)
 {
-	const struct ps_capture *cap = arg;
+	const struct ps_cap_stats *st = &((const struct ps_capture *)arg)->stats;
 
 	(void)now;
-	return cap->stats.metrics->fd >= 0 ? cap->stats.metrics_at_ns + 1000000000ull : 0;
+	return st->metrics->fd >= 0 ? st->metrics_at_ns + 1000000000ull : 0;
 }
 
 /* --top: its keys and its interval. q ends the capture as -c would; a
  * terminal gone or a table unwritable, as the printed lines' would. */
 static int run_top(void *arg, uint64_t now)
 {
-	struct ps_capture *cap = arg;
-	int err = ps_topview_run(cap->out.top, now);
+	int err = ps_topview_run(arg, now);
 
 	if (err == 1)
 		return END;
@@ -187,10 +186,8 @@ static int run_top(void *arg, uint64_t now)
 
 static uint64_t top_due(void *arg, uint64_t now)
 {
-	const struct ps_capture *cap = arg;
-
 	(void)now;
-	return ps_topview_due(cap->out.top);
+	return ps_topview_due(arg);
 }
 
 static int run_deadline(void *arg, uint64_t now)
@@ -201,39 +198,41 @@ static int run_deadline(void *arg, uint64_t now)
 
 static uint64_t deadline_due(void *arg, uint64_t now)
 {
-	const struct ps_capture *cap = arg;
+	const struct ps_cap_run *r = arg;
 
 	(void)now;
-	return cap->run.deadline_ns;
+	return r->deadline_ns;
 }
 
 static int run_reload(void *arg, uint64_t now)
 {
-	struct ps_capture *cap = arg;
+	struct ps_stop *stop = arg;
 
 	(void)now;
-	if (!cap->stop->reload)
+	if (!stop->reload)
 		return 0;
-	cap->stop->reload = 0;
+	stop->reload = 0;
 	return PS_CAPTURE_RELOAD;
 }
 
-/* What the loop runs, in this order each round. */
+/* What the loop runs, in this order each round; each source is handed
+ * the part it runs, or the capture where it runs several. */
 static int add_sources(struct ps_capture *cap)
 {
+	struct ps_cap_out *o = &cap->out;
 	const struct ps_run_src src[] = {
 		{ cap->run.link_fd, false, run_link, NULL, cap },
-		{ -1, true, run_retry, NULL, cap },
-		{ ps_ingest_epoll_fd(cap->out.in), true, run_ingest, ingest_due, cap },
-		{ -1, true, cap->out.sflow ? run_sflow : NULL, sflow_due, cap },
-		{ -1, true, cap->out.file ? run_file : NULL, NULL, cap },
-		{ -1, true, cap->out.flight ? run_flight : NULL, flight_due, cap },
-		{ cap->out.top ? ps_topview_fd(cap->out.top) : -1, false,
-		  cap->out.top ? run_top : NULL, top_due, cap },
+		{ -1, true, run_retry, NULL, &cap->ifaces },
+		{ ps_ingest_epoll_fd(o->in), true, run_ingest, ingest_due, cap },
+		{ -1, true, o->sflow ? run_sflow : NULL, sflow_due, o->sflow },
+		{ -1, true, o->file ? run_file : NULL, NULL, o->file },
+		{ -1, true, o->flight ? run_flight : NULL, flight_due, cap },
+		{ o->top ? ps_topview_fd(o->top) : -1, false, o->top ? run_top : NULL, top_due,
+		  o->top },
 		{ -1, false, run_stats, stats_due, cap },
 		{ -1, false, run_metrics, metrics_due, cap },
-		{ -1, false, run_deadline, deadline_due, cap },
-		{ -1, true, run_reload, NULL, cap },
+		{ -1, false, run_deadline, deadline_due, &cap->run },
+		{ -1, true, run_reload, NULL, cap->stop },
 	};
 	int err = 0;
 

@@ -18,24 +18,22 @@
 
 /* A free target entry (a gone interface's, whose outputs are told), or a
  * new one at the end; -1 if there is no room. */
-static int take_target(struct ps_capture *cap)
+static int take_target(struct ps_cap_out *o)
 {
-	int room = cap->ifaces.set.room * PS_HOOK_MAX;
-
-	if (cap->out.n_targets < room)
-		return cap->out.n_targets;
-	for (int t = 0; t < cap->out.n_targets; t++) {
-		struct ps_target *tg = &cap->out.targets[t];
+	if (o->n_targets < o->targets_room)
+		return o->n_targets;
+	for (int t = 0; t < o->n_targets; t++) {
+		struct ps_target *tg = &o->targets[t];
 
 		if (!tg->gone)
 			continue;
-		if (cap->out.file)
-			ps_capfile_end_target(cap->out.file, t);
-		if (cap->out.sflow)
-			ps_sflowexp_end_target(cap->out.sflow, t);
-		ps_counters_add(&cap->out.retired, &tg->final);
-		if (!cap->out.file)
-			cap->out.retired_written += tg->written;
+		if (o->file)
+			ps_capfile_end_target(o->file, t);
+		if (o->sflow)
+			ps_sflowexp_end_target(o->sflow, t);
+		ps_counters_add(&o->retired, &tg->final);
+		if (!o->file)
+			o->retired_written += tg->written;
 		/* The ingest's readers match on ifindex: none while it changes. */
 		__atomic_store_n(&tg->ifindex, 0, __ATOMIC_RELEASE);
 		return t;
@@ -43,64 +41,62 @@ static int take_target(struct ps_capture *cap)
 	return -1;
 }
 
-/* Interface i's targets, taken (first, so that the ingest knows its
+/* Interface ifc's targets, taken (first, so that the ingest knows its
  * packets from the moment it is attached); 0 or -E2BIG. */
-int cap_take_targets(struct ps_capture *cap, int i)
+int cap_take_targets(struct ps_cap_out *o, const struct ps_cap_iface *ifc)
 {
-	const struct ps_cap_iface *f = &cap->ifaces.ifs[i];
-
 	for (unsigned int h = 0; h < PS_HOOK_MAX; h++) {
 		struct ps_target *tg;
 		int t;
 
-		if (!(f->hooks & PS_HOOK_BIT(h)))
+		if (!(ifc->hooks & PS_HOOK_BIT(h)))
 			continue;
-		t = take_target(cap);
+		t = take_target(o);
 		if (t < 0)
 			return -E2BIG;
-		tg = &cap->out.targets[t];
-		snprintf(tg->ifname, sizeof(tg->ifname), "%s", f->name);
+		tg = &o->targets[t];
+		snprintf(tg->ifname, sizeof(tg->ifname), "%s", ifc->name);
 		tg->hook = h;
-		tg->linktype = h == PS_HOOK_DROP_IP ? PS_LINKTYPE_RAW : f->linktype;
+		tg->linktype = h == PS_HOOK_DROP_IP ? PS_LINKTYPE_RAW : ifc->linktype;
 		tg->written = 0;
 		tg->gone = false;
 		tg->final = (struct ps_counters){ 0 };
-		__atomic_store_n(&tg->ifindex, f->ifindex, __ATOMIC_RELEASE);
-		if (t == cap->out.n_targets)
-			cap->out.n_targets++;
+		__atomic_store_n(&tg->ifindex, ifc->ifindex, __ATOMIC_RELEASE);
+		if (t == o->n_targets)
+			o->n_targets++;
 	}
-	if (cap->out.in) /* none yet at the start */
-		ps_ingest_set_n_targets(cap->out.in, cap->out.n_targets);
+	if (o->in) /* none yet at the start */
+		ps_ingest_set_n_targets(o->in, o->n_targets);
 	return 0;
 }
 
 /* One target per (interface, hook), with room for max_ifaces. */
-int cap_plan_targets(struct ps_capture *cap)
+int cap_plan_targets(struct ps_cap_out *o, const struct ps_cap_ifaces *f)
 {
-	size_t room = (size_t)cap->ifaces.set.room * PS_HOOK_MAX;
+	size_t room = (size_t)f->set.room * PS_HOOK_MAX;
 
-	cap->out.targets = calloc(room, sizeof(*cap->out.targets));
-	cap->out.file_ifaces = calloc(room, sizeof(*cap->out.file_ifaces));
-	if (!cap->out.targets || !cap->out.file_ifaces) {
-		pr_err("cannot plan the capture of %d interfaces: %s\n", cap->ifaces.set.room,
+	o->targets = calloc(room, sizeof(*o->targets));
+	o->file_ifaces = calloc(room, sizeof(*o->file_ifaces));
+	if (!o->targets || !o->file_ifaces) {
+		pr_err("cannot plan the capture of %d interfaces: %s\n", f->set.room,
 		       strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	for (int i = 0; i < cap->ifaces.set.n; i++)
-		cap_take_targets(cap, i); /* room for them all: it cannot fail */
+	o->targets_room = (int)room;
+	for (int i = 0; i < f->set.n; i++)
+		cap_take_targets(o, &f->ifs[i]); /* room for them all: it cannot fail */
 	return 0;
 }
 
-static const char *attached_via(const struct ps_capture *cap, const struct ps_target *tg)
+static const char *attached_via(const struct ps_attachments *att, const struct ps_target *tg)
 {
 	/* A traced program is attached once, under the first interface it
 	 * runs on: any attachment of the hook says how. */
-	for (int i = 0; i < cap->kern.att.n; i++)
-		if ((cap->kern.att.list[i].hook == tg->hook &&
-		     (cap->kern.att.list[i].ifindex == tg->ifindex ||
-		      ps_hook_is_xdp_trace(tg->hook))) ||
-		    (ps_hook_is_drop(tg->hook) && cap->kern.att.list[i].kind == PS_ATT_RAW_TP))
-			return ps_attach_kind_name(&cap->kern.att.list[i]);
+	for (int i = 0; i < att->n; i++)
+		if ((att->list[i].hook == tg->hook &&
+		     (att->list[i].ifindex == tg->ifindex || ps_hook_is_xdp_trace(tg->hook))) ||
+		    (ps_hook_is_drop(tg->hook) && att->list[i].kind == PS_ATT_RAW_TP))
+			return ps_attach_kind_name(&att->list[i]);
 	return "?";
 }
 
@@ -108,193 +104,196 @@ static const char *attached_via(const struct ps_capture *cap, const struct ps_ta
  * An IDB's if_description: the hook, as -r reads it back (user/capfile/capread.c),
  * and around another XDP program that program, by name and id.
  */
-static void describe_target(const struct ps_capture *cap, const struct ps_target *tg, char *buf,
-			    size_t len)
+static void describe_target(const struct ps_cap_ifaces *f, const struct ps_cap_kern *k,
+			    const struct ps_target *tg, char *buf, size_t len)
 {
-	int i = ps_ifset_slot_of(&cap->ifaces.set, tg->ifindex);
+	int i = ps_ifset_slot_of(&f->set, tg->ifindex);
 
-	if (i >= 0 && ps_hook_is_xdp_trace(tg->hook))
+	if (i >= 0 && i < k->slots_room && ps_hook_is_xdp_trace(tg->hook))
 		snprintf(buf, len, "%s of %s (id %u)", ps_hook_description(tg->hook),
-			 cap->ifaces.ifs[i].xdp_target.name, cap->ifaces.ifs[i].xdp_target.id);
+			 k->slots[i].xdp_target.name, k->slots[i].xdp_target.id);
 	else
 		snprintf(buf, len, "%s", ps_hook_description(tg->hook));
 }
 
 /* What target t's IDB says: the hook and how it was attached, the
  * sampling. */
-void cap_describe_target_idb(struct ps_capture *cap, int t)
+static void describe_target_idb(struct ps_cap_out *o, const struct ps_cap_ifaces *f,
+				const struct ps_cap_kern *k, int t)
 {
-	struct ps_capfile_iface *fi = &cap->out.file_ifaces[t];
+	struct ps_capfile_iface *fi = &o->file_ifaces[t];
 
-	ps_report_idb_comment(fi->comment, sizeof(fi->comment), cap->out.targets[t].hook,
-			      attached_via(cap, &cap->out.targets[t]), cap->out.sampling);
-	describe_target(cap, &cap->out.targets[t], fi->description, sizeof(fi->description));
+	ps_report_idb_comment(fi->comment, sizeof(fi->comment), o->targets[t].hook,
+			      attached_via(&k->att, &o->targets[t]), o->sampling);
+	describe_target(f, k, &o->targets[t], fi->description, sizeof(fi->description));
 }
 
-void cap_describe_targets(struct ps_capture *cap)
+void cap_describe_targets(struct ps_cap_out *o, const struct ps_cap_ifaces *f,
+			  const struct ps_cap_kern *k)
 {
-	for (int t = 0; t < cap->out.n_targets; t++)
-		cap_describe_target_idb(cap, t);
+	for (int t = 0; t < o->n_targets; t++)
+		describe_target_idb(o, f, k, t);
 }
 
 /* --flight's second and later incidents: a file each, where -w is a
  * file (an extcap's FIFO takes them one after another). */
 static int flight_next_file(void *arg)
 {
-	struct ps_capture *cap = arg;
-
-	return ps_capfile_next_incident(cap->out.file);
+	return ps_capfile_next_incident(arg);
 }
 
 static const char *flight_path(void *arg)
 {
-	const struct ps_capture *cap = arg;
-
-	return ps_capfile_path(cap->out.file);
+	return ps_capfile_path(arg);
 }
 
 /* The flight recorder, in front of the file's sink. */
-static int open_flight(struct ps_capture *cap)
+static int open_flight(struct ps_cap_out *o, const struct ps_flight_cfg *cfg)
 {
 	const struct ps_flight_out out = {
-		.file = ps_capfile_sink(cap->out.file),
+		.file = ps_capfile_sink(o->file),
 		.next_file = flight_next_file,
 		.path = flight_path,
-		.arg = cap,
+		.arg = o->file,
 	};
 	char err[320];
 	int ret;
 
-	cap->out.flight = calloc(1, sizeof(*cap->out.flight));
-	if (!cap->out.flight) {
+	o->flight = calloc(1, sizeof(*o->flight));
+	if (!o->flight) {
 		pr_err("cannot set up the flight recorder: %s\n", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	ret = ps_flight_init(cap->out.flight, &cap->cfg.flight, &out, cap->out.targets, err,
-			     sizeof(err));
+	ret = ps_flight_init(o->flight, cfg, &out, o->targets, err, sizeof(err));
 	if (ret) {
-		free(cap->out.flight);
-		cap->out.flight = NULL;
+		free(o->flight);
+		o->flight = NULL;
 		pr_err("%s\n", err);
 		return ret;
 	}
-	return ps_ingest_add_sink(cap->out.in, ps_flight_sink(cap->out.flight));
+	return ps_ingest_add_sink(o->in, ps_flight_sink(o->flight));
 }
 
 /* --top: rows scaled by the sampling's factor where it has one; on a
  * terminal full screen, else plain tables. --metrics: the same counts by
  * process and container, shown nowhere but there. */
-static int open_top(struct ps_capture *cap)
+static int open_top(struct ps_cap_out *o, const struct ps_capture_cfg *cfg,
+		    const struct ps_sampling *smp, unsigned int hooks)
 {
-	struct ps_top_cfg tc = cap->cfg.top;
-	uint64_t n = ps_sampling_estimate(&cap->smp, 1);
+	struct ps_top_cfg tc = cfg->top;
+	uint64_t n = ps_sampling_estimate(smp, 1);
 	int err;
 
 	/* Keys need a terminal as much as the screen does. */
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
 		tc.batch = true;
-	tc.metrics = cap->cfg.metrics;
+	tc.metrics = cfg->metrics;
 	tc.scale_note[0] = '\0';
-	if (ps_sampling_active(&cap->smp) && n > 1)
+	if (ps_sampling_active(smp) && n > 1)
 		snprintf(tc.scale_note, sizeof(tc.scale_note), "sampled 1 in %llu: counts x%llu",
 			 (unsigned long long)n, (unsigned long long)n);
-	else if (ps_sampling_active(&cap->smp))
+	else if (ps_sampling_active(smp))
 		snprintf(tc.scale_note, sizeof(tc.scale_note),
 			 "sampled: counts of the samples alone");
 	tc.weight = n > 1 && n <= UINT32_MAX ? (uint32_t)n : 1;
-	tc.drop_hook = (cap->kern.hooks & PS_HOOKS_DROP) != 0;
-	cap->out.top = calloc(1, sizeof(*cap->out.top));
-	if (!cap->out.top) {
+	tc.drop_hook = (hooks & PS_HOOKS_DROP) != 0;
+	o->top = calloc(1, sizeof(*o->top));
+	if (!o->top) {
 		pr_err("cannot set up --top: %s\n", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	err = ps_topview_open(cap->out.top, &tc, stdout);
-	return err ? err : ps_ingest_add_sink(cap->out.in, ps_topview_sink(cap->out.top));
+	err = ps_topview_open(o->top, &tc, stdout);
+	return err ? err : ps_ingest_add_sink(o->in, ps_topview_sink(o->top));
 }
 
-int cap_open_ingest(struct ps_capture *cap)
+/* The sinks, in this order: the file (behind the flight recorder, with
+ * --flight), the printed lines, sFlow, --top. */
+static int open_sinks(struct ps_cap_out *o, const struct ps_capture_cfg *cfg,
+		      const struct ps_sampling *smp, unsigned int hooks,
+		      const struct ps_counter_src *counters)
 {
-	const struct ps_capture_cfg *o = &cap->cfg;
-	/* The kernel's exact counters: sFlow's sample_pool and drops. */
-	const struct ps_counter_src counters = cap_counter_src(cap);
-	int err;
+	int err = 0;
 
-	cap->out.in = calloc(1, sizeof(*cap->out.in));
-	if (!cap->out.in) {
-		pr_err("cannot set up the ingest: %s\n", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	err = ps_ingest_init(cap->out.in, cap->out.targets, cap->out.n_targets,
-			     cap->kern.loader.ncpus, o->snaplen, o->count);
-	if (err)
-		return err;
-	/* The sinks, in this order: the file (behind the flight recorder,
-	 * with --flight), the printed lines, sFlow, --top. */
-	if (cap->out.file && o->flight.window_ns)
-		err = open_flight(cap);
-	else if (cap->out.file)
-		err = ps_ingest_add_sink(cap->out.in, ps_capfile_sink(cap->out.file));
-	if (!err && o->print) {
-		cap->out.printer = malloc(sizeof(*cap->out.printer));
-		if (!cap->out.printer) {
+	if (o->file && cfg->flight.window_ns)
+		err = open_flight(o, &cfg->flight);
+	else if (o->file)
+		err = ps_ingest_add_sink(o->in, ps_capfile_sink(o->file));
+	if (!err && cfg->print) {
+		o->printer = malloc(sizeof(*o->printer));
+		if (!o->printer) {
 			pr_err("cannot set up the printer: %s\n", strerror(ENOMEM));
 			return -ENOMEM;
 		}
-		if (o->line_buffered)
+		if (cfg->line_buffered)
 			setvbuf(stdout, NULL, _IOLBF, 0);
-		ps_printer_init(cap->out.printer, &o->print_opts, stdout);
-		err = ps_ingest_add_sink(cap->out.in,
-					 ps_printer_sink(cap->out.printer, cap->out.tag));
+		ps_printer_init(o->printer, &cfg->print_opts, stdout);
+		err = ps_ingest_add_sink(o->in, ps_printer_sink(o->printer, o->tag));
 	}
-	if (!err && o->sflow.n_collectors) {
-		cap->out.sflow = calloc(1, sizeof(*cap->out.sflow));
-		if (!cap->out.sflow) {
+	if (!err && cfg->sflow.n_collectors) {
+		o->sflow = calloc(1, sizeof(*o->sflow));
+		if (!o->sflow) {
 			pr_err("cannot set up sFlow: %s\n", strerror(ENOMEM));
 			return -ENOMEM;
 		}
-		err = ps_sflowexp_open(cap->out.sflow, &o->sflow, cap->out.targets,
-				       cap->out.n_targets, &counters);
+		err = ps_sflowexp_open(o->sflow, &cfg->sflow, o->targets, o->n_targets, counters);
 		if (!err)
-			err = ps_ingest_add_sink(cap->out.in, ps_sflowexp_sink(cap->out.sflow));
+			err = ps_ingest_add_sink(o->in, ps_sflowexp_sink(o->sflow));
 	}
-	if (!err && (o->top.enabled || o->metrics))
-		err = open_top(cap);
+	if (!err && (cfg->top.enabled || cfg->metrics))
+		err = open_top(o, cfg, smp, hooks);
+	return err;
+}
+
+int cap_open_ingest(struct ps_cap_out *o, const struct ps_cap_kern *k,
+		    const struct ps_capture_cfg *cfg, const struct ps_sampling *smp,
+		    const struct ps_counter_src *counters)
+{
+	int err;
+
+	o->in = calloc(1, sizeof(*o->in));
+	if (!o->in) {
+		pr_err("cannot set up the ingest: %s\n", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	err = ps_ingest_init(o->in, o->targets, o->n_targets, k->loader.ncpus, cfg->snaplen,
+			     cfg->count);
+	if (!err)
+		err = open_sinks(o, cfg, smp, k->hooks, counters);
 	if (err)
 		return err;
 	/* After the load (the maps are the object's), before any attach. */
-	if (cap->kern.transport == PS_TRANSPORT_RINGBUF)
-		err = ps_ingest_open_ring(cap->out.in, ps_loader_rings_fd(&cap->kern.loader),
-					  ps_loader_emit_state_fd(&cap->kern.loader),
-					  cap->kern.bufs.ring_kib * 1024,
-					  (int)cap->kern.bufs.ring_cpus);
+	if (k->transport == PS_TRANSPORT_RINGBUF)
+		err = ps_ingest_open_ring(o->in, ps_loader_rings_fd(&k->loader),
+					  ps_loader_emit_state_fd(&k->loader),
+					  k->bufs.ring_kib * 1024, (int)k->bufs.ring_cpus);
 	else
-		err = ps_ingest_open(cap->out.in, ps_loader_events_fd(&cap->kern.loader),
-				     ps_loader_emit_state_fd(&cap->kern.loader),
-				     cap->kern.bufs.per_cpu_kib, !o->buffer_kib);
+		err = ps_ingest_open(o->in, ps_loader_events_fd(&k->loader),
+				     ps_loader_emit_state_fd(&k->loader), k->bufs.per_cpu_kib,
+				     !cfg->buffer_kib);
 	if (err)
 		return err;
-	return ps_ingest_threads(cap->out.in,
-				 o->threads ?
-					 (int)o->threads :
-					 ps_ingest_default_threads(cap->out.in->n_src,
+	return ps_ingest_threads(o->in,
+				 cfg->threads ?
+					 (int)cfg->threads :
+					 ps_ingest_default_threads(o->in->n_src,
 								   (int)sysconf(
 									   _SC_NPROCESSORS_ONLN)));
 }
 
-/* Interface i attached: its targets' IDBs, and sFlow samplers. */
-int cap_open_targets(struct ps_capture *cap, int i)
+/* Interface ifindex attached: its targets' IDBs, and sFlow samplers. */
+int cap_open_targets(struct ps_cap_out *o, const struct ps_cap_ifaces *f,
+		     const struct ps_cap_kern *k, int ifindex)
 {
 	int err = 0;
 
-	for (int t = 0; t < cap->out.n_targets && !err; t++) {
-		if (cap->out.targets[t].ifindex != cap->ifaces.ifs[i].ifindex ||
-		    cap->out.targets[t].gone)
+	for (int t = 0; t < o->n_targets && !err; t++) {
+		if (o->targets[t].ifindex != ifindex || o->targets[t].gone)
 			continue;
-		cap_describe_target_idb(cap, t);
-		if (cap->out.file)
-			err = ps_capfile_add_target(cap->out.file, t, cap->out.n_targets);
-		if (!err && cap->out.sflow)
-			err = ps_sflowexp_add_target(cap->out.sflow, t, cap->out.n_targets);
+		describe_target_idb(o, f, k, t);
+		if (o->file)
+			err = ps_capfile_add_target(o->file, t, o->n_targets);
+		if (!err && o->sflow)
+			err = ps_sflowexp_add_target(o->sflow, t, o->n_targets);
 	}
 	return err;
 }
@@ -303,19 +302,19 @@ int cap_open_targets(struct ps_capture *cap, int i)
  * As a Wireshark extcap, the FIFO closing is how Wireshark ends a capture
  * (it also sends SIGTERM, and stops reading soon after): not an error.
  */
-static bool reader_left(const struct ps_capture *cap, int err)
+static bool reader_left(const struct ps_cap_out *o, int err, bool stopping)
 {
-	return cap->cfg.reader_may_leave &&
+	return o->reader_may_leave &&
 	       (err == -EPIPE ||
-		(cap->stop->requested && (err == -ETIMEDOUT || err == -EAGAIN || err == -EINTR)));
+		(stopping && (err == -ETIMEDOUT || err == -EAGAIN || err == -EINTR)));
 }
 
 /* The file could not be written: one line, unless the reader left. */
-int cap_write_failed(const struct ps_capture *cap, int err)
+int cap_write_failed(const struct ps_cap_out *o, int err, bool stopping)
 {
-	if (reader_left(cap, err))
+	if (reader_left(o, err, stopping))
 		return 0;
-	pr_err("cannot write %s: %s\n", ps_capfile_path(cap->out.file), pcapng_strerror(err));
+	pr_err("cannot write %s: %s\n", ps_capfile_path(o->file), pcapng_strerror(err));
 	return err;
 }
 
@@ -324,77 +323,82 @@ int cap_write_failed(const struct ps_capture *cap, int err)
  * after a stop, one that takes nothing more, ends the capture as tcpdump's
  * does, without an error; anything else is one line and exit 1.
  */
-static int print_failed(struct ps_capture *cap, int err)
+static int print_failed(int err, bool stopping)
 {
-	if (err == -EPIPE || (cap->stop->requested && (err == -EAGAIN || err == -EINTR)))
+	if (err == -EPIPE || (stopping && (err == -EAGAIN || err == -EINTR)))
 		return 0;
 	pr_err("cannot print to stdout: %s\n", strerror(-err));
 	return err;
 }
 
 /* An output's error ended the capture: which one says what to tell. */
-int cap_output_failed(struct ps_capture *cap, int err)
+int cap_output_failed(const struct ps_cap_out *o, int err, bool stopping)
 {
 	const struct ps_sink *failed;
 
-	ps_ingest_error(cap->out.in, &failed);
-	if ((cap->out.file && failed == &cap->out.file->sink) ||
-	    (cap->out.flight && failed == &cap->out.flight->sink))
-		return cap_write_failed(cap, err);
-	if ((cap->out.printer && failed == &cap->out.printer->sink) ||
-	    (cap->out.top && failed == &cap->out.top->sink))
-		return print_failed(cap, err);
+	ps_ingest_error(o->in, &failed);
+	if ((o->file && failed == &o->file->sink) || (o->flight && failed == &o->flight->sink))
+		return cap_write_failed(o, err, stopping);
+	if ((o->printer && failed == &o->printer->sink) || (o->top && failed == &o->top->sink))
+		return print_failed(err, stopping);
 	pr_err("cannot keep the samples: %s\n", strerror(-err));
 	return err;
 }
 
-void cap_out_iface_gone(struct ps_capture *cap, int ifindex,
+void cap_out_iface_gone(struct ps_cap_out *o, int ifindex,
 			const struct ps_counters final[PS_HOOK_MAX])
 {
-	if (cap->out.file)
-		ps_capfile_mark_gone(cap->out.file, ifindex);
-	for (int t = 0; t < cap->out.n_targets; t++)
-		if (cap->out.targets[t].ifindex == ifindex && !cap->out.targets[t].gone) {
-			cap->out.targets[t].final = final[cap->out.targets[t].hook];
-			cap->out.targets[t].gone = true;
+	if (o->file)
+		ps_capfile_mark_gone(o->file, ifindex);
+	for (int t = 0; t < o->n_targets; t++)
+		if (o->targets[t].ifindex == ifindex && !o->targets[t].gone) {
+			o->targets[t].final = final[o->targets[t].hook];
+			o->targets[t].gone = true;
 		}
 }
 
-int ps_capture_open_output(struct ps_capture *cap)
+void cap_out_init(struct ps_cap_out *o, const struct ps_capture_cfg *cfg)
 {
-	const struct ps_capture_cfg *o = &cap->cfg;
-	struct ps_capfile_cfg fc = o->file;
+	o->reader_may_leave = cfg->reader_may_leave;
+}
+
+int cap_out_open_file(struct ps_cap_out *o, const struct ps_capture_cfg *cfg,
+		      const struct ps_filter *filter, const struct ps_sampling *smp,
+		      volatile sig_atomic_t *abort)
+{
+	struct ps_capfile_cfg fc = cfg->file;
 
 	if (!fc.output)
 		return 0; /* printing only */
-	cap->out.file = calloc(1, sizeof(*cap->out.file));
-	if (!cap->out.file) {
+	o->file = calloc(1, sizeof(*o->file));
+	if (!o->file) {
 		pr_err("cannot set up the writer for %s: %s\n", fc.output, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	fc.snaplen = o->snaplen;
-	fc.filter = cap->filter ? cap->filter->expr : NULL;
-	fc.counts_filter = cap->filter || ps_sampling_active(&cap->smp);
-	fc.tag = cap->out.tag;
-	return ps_capfile_open(cap->out.file, &fc, &cap->stop->abort);
+	fc.snaplen = cfg->snaplen;
+	fc.filter = filter ? filter->expr : NULL;
+	fc.counts_filter = filter || ps_sampling_active(smp);
+	fc.tag = o->tag;
+	return ps_capfile_open(o->file, &fc, abort);
 }
 
-void cap_out_describe_sampling(struct ps_capture *cap)
+void cap_out_describe_sampling(struct ps_cap_out *o, const struct ps_sampling *smp)
 {
-	cap->out.sampling[0] = '\0';
-	if (ps_sampling_active(&cap->smp))
-		ps_sampling_describe(&cap->smp, cap->out.sampling, sizeof(cap->out.sampling));
-	ps_sampling_tag(&cap->smp, cap->out.tag, sizeof(cap->out.tag));
+	o->sampling[0] = '\0';
+	if (ps_sampling_active(smp))
+		ps_sampling_describe(smp, o->sampling, sizeof(o->sampling));
+	ps_sampling_tag(smp, o->tag, sizeof(o->tag));
 }
 
-int cap_out_renew(struct ps_capture *cap)
+int cap_out_renew(struct ps_cap_out *o, const struct ps_cap_ifaces *f, const struct ps_cap_kern *k,
+		  const struct ps_filter *filter, const struct ps_sampling *smp)
 {
-	cap_out_describe_sampling(cap);
-	cap_describe_targets(cap);
-	if (!cap->out.file)
+	cap_out_describe_sampling(o, smp);
+	cap_describe_targets(o, f, k);
+	if (!o->file)
 		return 0;
-	return ps_capfile_renew(cap->out.file, cap->filter ? cap->filter->expr : NULL,
-				cap->filter || ps_sampling_active(&cap->smp));
+	return ps_capfile_renew(o->file, filter ? filter->expr : NULL,
+				filter || ps_sampling_active(smp));
 }
 
 void cap_out_free(struct ps_cap_out *o)

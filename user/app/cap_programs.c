@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The capture's programs: loaded, attached (and a reload's swapped in),
- * the guardian and promiscuous mode; see capture_int.h. */
+ * the guardian and promiscuous mode; and each interface's own, by its
+ * slot (struct ps_cap_iface_progs), which only this part writes. It reads
+ * the interfaces (struct ps_cap_ifaces); see capture_int.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,69 +22,148 @@
 
 /* Which XDP programs the interfaces' modes need: [0] native, [1] skb
  * (auto may need either); following, both, for what may come. */
-static void xdp_programs_needed(const struct ps_capture *cap, bool need[2])
+static void xdp_programs_needed(const struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
+				bool need[2])
 {
-	need[0] = need[1] = cap->ifaces.set.follow && (cap->kern.hooks & PS_HOOK_BIT(PS_HOOK_XDP));
-	for (int i = 0; i < cap->ifaces.set.n; i++) {
-		if (!(cap->ifaces.ifs[i].hooks & PS_HOOK_BIT(PS_HOOK_XDP)))
+	need[0] = need[1] = f->set.follow && (k->hooks & PS_HOOK_BIT(PS_HOOK_XDP));
+	for (int i = 0; i < f->set.n; i++) {
+		if (!(f->ifs[i].hooks & PS_HOOK_BIT(PS_HOOK_XDP)))
 			continue;
-		need[0] |= cap->ifaces.ifs[i].xdp_mode != PS_XDP_SKB;
-		need[1] |= cap->ifaces.ifs[i].xdp_mode != PS_XDP_NATIVE;
+		need[0] |= f->ifs[i].xdp_mode != PS_XDP_SKB;
+		need[1] |= f->ifs[i].xdp_mode != PS_XDP_NATIVE;
 	}
 }
 
-/* The interfaces the hooks count and capture (the kernel's ifaces map). */
-int cap_add_kernel_iface(struct ps_capture *cap, int i, bool later)
+/* A slot's programs, none yet (or let go). */
+static void fresh_slot(struct ps_cap_iface_progs *p)
 {
-	const struct ps_cap_iface *f = &cap->ifaces.ifs[i];
-	int err = ps_loader_add_iface(&cap->kern.loader, (uint32_t)f->ifindex,
-				      f->linktype == PS_LINKTYPE_RAW);
+	memset(p, 0, sizeof(*p));
+	p->xdp_target.fd = -1;
+}
+
+int cap_kern_make_room(struct ps_cap_kern *k, int n)
+{
+	struct ps_cap_iface_progs *slots;
+
+	if (n <= k->slots_room)
+		return 0;
+	slots = realloc(k->slots, (size_t)n * sizeof(*slots));
+	if (!slots) {
+		pr_err("cannot keep %d interfaces: %s\n", n, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	/* Free entries: teardown closes what each holds. */
+	for (int i = k->slots_room; i < n; i++)
+		fresh_slot(&slots[i]);
+	k->slots = slots;
+	k->slots_room = n;
+	return 0;
+}
+
+/*
+ * xdp-entry and xdp-exit on interface d: the XDP program there, which the
+ * kernel must let us trace (the probe in ps_device_probe said), into t.
+ * Refused in one line, before anything is loaded, where there is none or
+ * it cannot be.
+ */
+static int find_xdp_target(const struct ps_device *d, struct ps_xdp_target *t)
+{
+	int err;
+
+	if (!d->xdp_prog_id) {
+		pr_err("cannot capture at xdp-entry or xdp-exit on %s: no XDP program is attached "
+		       "there to trace (--hook xdp captures at XDP itself)\n",
+		       d->name);
+		return -EOPNOTSUPP;
+	}
+	if (d->xdp_traceable != 1) {
+		pr_err("cannot trace XDP program %u (%s) on %s: %s; --hook tc-ingress sees what "
+		       "it passes\n",
+		       d->xdp_prog_id, d->xdp_prog_name, d->name,
+		       d->xdp_traceable ? "the kernel did not say whether it may" :
+					  d->xdp_trace_why);
+		return -EOPNOTSUPP;
+	}
+	err = ps_xdp_target_find(d->ifindex, t);
+	if (!err && t->id != d->xdp_prog_id)
+		err = -EAGAIN;
+	if (err)
+		pr_err("cannot trace XDP program %u (%s) on %s: %s\n", d->xdp_prog_id,
+		       d->xdp_prog_name, d->name,
+		       err == -EAGAIN ? "it was replaced meanwhile" : strerror(-err));
+	return err ? -EOPNOTSUPP : 0;
+}
+
+int cap_kern_iface_resolved(struct ps_cap_kern *k, int i, const struct ps_cap_iface *ifc)
+{
+	int err = cap_kern_make_room(k, i + 1);
+
+	if (err)
+		return err;
+	if (ifc->hooks & PS_HOOKS_XDP_TRACE)
+		return find_xdp_target(&ifc->dev, &k->slots[i].xdp_target);
+	return 0;
+}
+
+/* The interfaces the hooks count and capture (the kernel's ifaces map). */
+int cap_add_kernel_iface(struct ps_cap_kern *k, const struct ps_cap_iface *ifc, bool later)
+{
+	int err = ps_loader_add_iface(&k->loader, (uint32_t)ifc->ifindex,
+				      ifc->linktype == PS_LINKTYPE_RAW);
 
 	if (err == -E2BIG && later)
 		pr_warn("not capturing on %s: the capture has room for %d interfaces "
 			"(--max-ifaces)\n",
-			f->name, cap->ifaces.set.room);
+			ifc->name, k->max_ifaces);
 	else if (err == -E2BIG)
 		pr_err("cannot capture on %s: the capture has room for %d interfaces "
 		       "(--max-ifaces)\n",
-		       f->name, cap->ifaces.set.room);
+		       ifc->name, k->max_ifaces);
 	return err;
 }
 
-int cap_add_kernel_ifaces(struct ps_capture *cap)
+int cap_add_kernel_ifaces(struct ps_cap_kern *k, const struct ps_cap_ifaces *f)
 {
 	int err = 0;
 
-	for (int i = 0; !err && i < cap->ifaces.set.n; i++)
-		err = cap_add_kernel_iface(cap, i, false);
+	for (int i = 0; !err && i < f->set.n; i++)
+		err = cap_add_kernel_iface(k, &f->ifs[i], false);
 	return err;
 }
 
-void cap_plan_hooks(struct ps_capture *cap)
+void cap_plan_hooks(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
+		    const struct ps_capture_cfg *cfg)
 {
 	unsigned int hooks = 0;
 
 	/* Following, the hooks are loaded for interfaces to come too, as
 	 * asked or as the default is (no tracing: that needs a program to
 	 * trace). */
-	if (cap->ifaces.set.follow)
-		hooks = cap->cfg.hooks_given ? cap->cfg.hooks & ~PS_HOOKS_XDP_TRACE : PS_HOOKS_TC;
-	for (int i = 0; i < cap->ifaces.set.n; i++)
-		if (cap->ifaces.ifs[i].ifindex)
-			hooks |= cap->ifaces.ifs[i].hooks;
-	cap->kern.hooks = hooks;
+	if (f->set.follow)
+		hooks = cfg->hooks_given ? cfg->hooks & ~PS_HOOKS_XDP_TRACE : PS_HOOKS_TC;
+	for (int i = 0; i < f->set.n; i++)
+		if (f->ifs[i].ifindex)
+			hooks |= f->ifs[i].hooks;
+	k->hooks = hooks;
 }
 
-void cap_kern_iface_gone(struct ps_capture *cap, int i, bool vanished,
+/* Slot i's programs and traced program let go. */
+static void close_slot(struct ps_cap_iface_progs *p)
+{
+	ps_loader_close(&p->dev_loader);
+	ps_loader_close(&p->trace_loader);
+	ps_xdp_target_close(&p->xdp_target);
+}
+
+void cap_kern_iface_gone(struct ps_cap_kern *k, int i, int ifindex, bool vanished,
 			 struct ps_counters final[PS_HOOK_MAX])
 {
-	struct ps_cap_iface *f = &cap->ifaces.ifs[i];
-
-	ps_detach_iface(&cap->kern.att, f->ifindex, vanished);
-	ps_loader_remove_iface(&cap->kern.loader, (uint32_t)f->ifindex, final);
-	ps_loader_close(&f->dev_loader);
-	ps_loader_close(&f->trace_loader);
-	ps_xdp_target_close(&f->xdp_target);
+	ps_detach_iface(&k->att, ifindex, vanished);
+	ps_loader_remove_iface(&k->loader, (uint32_t)ifindex, final);
+	if (i < k->slots_room) {
+		close_slot(&k->slots[i]);
+		fresh_slot(&k->slots[i]); /* free for one to come */
+	}
 }
 
 /*
@@ -91,18 +172,19 @@ void cap_kern_iface_gone(struct ps_capture *cap, int i, bool vanished,
  * the program bound to it, which puts the tag in the record. Without it
  * the shared program runs there, and the tags are missed (said at attach).
  */
-static void load_dev_program(struct ps_capture *cap, const struct ps_load_opts *main, int i)
+static void load_dev_program(struct ps_cap_kern *k, const struct ps_cap_iface *ifc, int i,
+			     const struct ps_load_opts *main, enum ps_xdp_attach xdp_attach)
 {
 	struct ps_load_opts lo = *main;
-	const struct ps_device *d = &cap->ifaces.ifs[i].dev;
+	const struct ps_device *d = &ifc->dev;
 
-	if (!(cap->ifaces.ifs[i].hooks & PS_HOOK_BIT(PS_HOOK_XDP)) ||
-	    cap->ifaces.ifs[i].xdp_mode == PS_XDP_SKB || d->xdp_rx_vlan != 1 ||
-	    cap->cfg.xdp_attach != PS_XDP_VIA_LINK || !ps_kfeature_has(PS_KF_XDP_VLAN_META))
+	if (!(ifc->hooks & PS_HOOK_BIT(PS_HOOK_XDP)) || ifc->xdp_mode == PS_XDP_SKB ||
+	    d->xdp_rx_vlan != 1 || xdp_attach != PS_XDP_VIA_LINK ||
+	    !ps_kfeature_has(PS_KF_XDP_VLAN_META))
 		return;
 	lo.xdp_dev_ifindex = (uint32_t)d->ifindex;
-	lo.maps_from = &cap->kern.loader;
-	if (ps_loader_load(&cap->ifaces.ifs[i].dev_loader, &lo))
+	lo.maps_from = &k->loader;
+	if (ps_loader_load(&k->slots[i].dev_loader, &lo))
 		pr_warn("xdp: %s: the program that reads the driver's VLAN tags did not load; "
 			"capturing without them\n",
 			d->name);
@@ -114,33 +196,33 @@ static void load_dev_program(struct ps_capture *cap, const struct ps_load_opts *
  * program: one traced on several interfaces records each of them (the
  * programs keep to the captured interfaces by ifindex).
  */
-static int load_trace_programs(struct ps_capture *cap, const struct ps_load_opts *main, int i)
+static int load_trace_programs(struct ps_cap_kern *k, const struct ps_cap_iface *ifc, int i,
+			       const struct ps_load_opts *main)
 {
 	struct ps_load_opts lo = *main;
-	const struct ps_xdp_target *t = &cap->ifaces.ifs[i].xdp_target;
+	const struct ps_xdp_target *t = &k->slots[i].xdp_target;
 
-	if (!(cap->ifaces.ifs[i].hooks & PS_HOOKS_XDP_TRACE))
+	if (!(ifc->hooks & PS_HOOKS_XDP_TRACE))
 		return 0;
 	for (int j = 0; j < i; j++)
-		if (cap->ifaces.ifs[j].trace_loader.skel &&
-		    cap->ifaces.ifs[j].xdp_target.id == t->id)
+		if (k->slots[j].trace_loader.skel && k->slots[j].xdp_target.id == t->id)
 			return 0;
-	lo.hooks = cap->ifaces.ifs[i].hooks;
+	lo.hooks = ifc->hooks;
 	lo.trace_func = t->func;
 	lo.trace_prog_fd = t->fd;
-	lo.maps_from = &cap->kern.loader;
-	return ps_loader_load(&cap->ifaces.ifs[i].trace_loader, &lo);
+	lo.maps_from = &k->loader;
+	return ps_loader_load(&k->slots[i].trace_loader, &lo);
 }
 
 /* -v: each feature this capture would use that the kernel lacks, in a
  * line that says what it costs (user/kernel/kfeatures.h). */
-static void say_missing_features(const struct ps_capture *cap, const struct ps_load_opts *lo)
+static void say_missing_features(enum ps_tc_mode tc_mode, const struct ps_load_opts *lo)
 {
 	const struct ps_kneeds needs = {
 		.hooks = lo->hooks,
 		.context = lo->ctx && lo->ctx->enabled,
 		.pool = lo->sflow_pool,
-		.tcx = cap->cfg.tc_mode != PS_TC_CLSACT,
+		.tcx = tc_mode != PS_TC_CLSACT,
 	};
 	unsigned int missing = ps_kfeatures_missing(ps_kfeatures_used(&needs));
 
@@ -149,25 +231,26 @@ static void say_missing_features(const struct ps_capture *cap, const struct ps_l
 			pr_info("kernel: %s\n", ps_kfeature_missing_line((enum ps_kfeature)k));
 }
 
-int cap_load_programs(struct ps_capture *cap)
+int cap_load_programs(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
+		      const struct ps_capture_cfg *cfg, const struct ps_sampling *smp,
+		      struct ps_filter *filter, const struct ps_ctx_knobs *knobs)
 {
-	const struct ps_capture_cfg *o = &cap->cfg;
 	struct ps_load_opts lo = {
-		.hooks = cap->kern.hooks,
-		.snaplen = o->snaplen,
-		.max_ifaces = (uint32_t)cap->ifaces.set.room,
-		.sampling = &cap->smp,
-		.filter = cap->filter,
-		.transport = cap->kern.transport,
-		.sflow_pool = o->sflow.n_collectors > 0,
-		.ctx = &cap->ctx.knobs,
-		.drop_skip_reason = cap->kern.drops.consumed,
+		.hooks = k->hooks,
+		.snaplen = cfg->snaplen,
+		.max_ifaces = (uint32_t)f->set.room,
+		.sampling = smp,
+		.filter = filter,
+		.transport = k->transport,
+		.sflow_pool = cfg->sflow.n_collectors > 0,
+		.ctx = knobs,
+		.drop_skip_reason = k->drops.consumed,
 	};
 	bool need[2];
 	const char *names[2];
 	int fds[2], err;
 
-	if (cap->kern.hooks & PS_HOOKS_DROP) {
+	if (k->hooks & PS_HOOKS_DROP) {
 		/* The drop hook keeps to the namespace we capture in (ifindexes
 		 * repeat across namespaces); --netns has put this thread there. */
 		struct stat st;
@@ -179,40 +262,40 @@ int cap_load_programs(struct ps_capture *cap)
 		}
 		lo.drop_netns_ino = (uint32_t)st.st_ino;
 	}
-	xdp_programs_needed(cap, need);
-	lo.xdp_native = cap->kern.xdp_loaded[0] = need[0];
-	lo.xdp_skb = cap->kern.xdp_loaded[1] = need[1];
-	if (cap->kern.transport == PS_TRANSPORT_RINGBUF)
-		lo.ring_bytes = cap->kern.bufs.ring_kib * 1024;
-	say_missing_features(cap, &lo);
+	xdp_programs_needed(k, f, need);
+	lo.xdp_native = k->xdp_loaded[0] = need[0];
+	lo.xdp_skb = k->xdp_loaded[1] = need[1];
+	if (k->transport == PS_TRANSPORT_RINGBUF)
+		lo.ring_bytes = k->bufs.ring_kib * 1024;
+	say_missing_features(cfg->tc_mode, &lo);
 	/* Loaded here, not inside libxdp's attach, so a filter the verifier
 	 * refuses is reported as such before anything is attached. */
-	err = ps_loader_load(&cap->kern.loader, &lo);
-	cap->kern.progs = &cap->kern.loader;
-	for (int i = 0; !err && i < cap->ifaces.set.n; i++)
-		err = load_trace_programs(cap, &lo, i);
-	if (err || !(cap->kern.hooks & PS_HOOK_BIT(PS_HOOK_XDP)))
+	k->max_ifaces = f->set.room;
+	err = ps_loader_load(&k->loader, &lo);
+	k->progs = &k->loader;
+	for (int i = 0; !err && i < f->set.n; i++)
+		err = load_trace_programs(k, &f->ifs[i], i, &lo);
+	if (err || !(k->hooks & PS_HOOK_BIT(PS_HOOK_XDP)))
 		return err;
 	for (int i = 0; i < 2; i++) {
-		struct bpf_program *p = ps_loader_prog(&cap->kern.loader,
+		struct bpf_program *p = ps_loader_prog(&k->loader,
 						       i ? PS_PROG_XDP_SKB : PS_PROG_XDP);
 
 		names[i] = p ? bpf_program__name(p) : NULL;
 		fds[i] = p ? bpf_program__fd(p) : -1;
 	}
-	err = ps_attach_prepare_xdp(&cap->kern.att, ps_loader_object(&cap->kern.loader), names, fds,
-				    o->xdp_attach);
-	for (int i = 0; !err && i < cap->ifaces.set.n; i++)
-		load_dev_program(cap, &lo, i);
+	err = ps_attach_prepare_xdp(&k->att, ps_loader_object(&k->loader), names, fds,
+				    cfg->xdp_attach);
+	for (int i = 0; !err && i < f->set.n; i++)
+		load_dev_program(k, &f->ifs[i], i, &lo, cfg->xdp_attach);
 	return err;
 }
 
 /* Has every captured device below interface i got its XDP already? */
-static bool lowers_attached(const struct ps_capture *cap, const bool *done, int i)
+static bool lowers_attached(const struct ps_cap_ifaces *f, const bool *done, int i)
 {
-	for (int j = 0; j < cap->ifaces.set.n; j++)
-		if (j != i && !done[j] &&
-		    ps_device_is_below(&cap->ifaces.ifs[j].dev, cap->ifaces.ifs[i].ifindex))
+	for (int j = 0; j < f->set.n; j++)
+		if (j != i && !done[j] && ps_device_is_below(&f->ifs[j].dev, f->ifs[i].ifindex))
 			return false;
 	return true;
 }
@@ -223,26 +306,26 @@ static bool lowers_attached(const struct ps_capture *cap, const bool *done, int 
  * holds XDP, not the other way round. Each pass attaches the devices one
  * level further up, until a pass has nothing left to attach.
  */
-static int attach_xdp_all(struct ps_capture *cap)
+static int attach_xdp_all(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
+			  const struct ps_stop *stop)
 {
-	bool *done = calloc((size_t)cap->ifaces.set.n + 1, sizeof(*done));
+	bool *done = calloc((size_t)f->set.n + 1, sizeof(*done));
 	int err = 0;
 
 	if (!done)
 		return -ENOMEM;
-	for (int i = 0; i < cap->ifaces.set.n; i++)
-		done[i] = !(cap->ifaces.ifs[i].hooks & PS_HOOK_BIT(PS_HOOK_XDP));
+	for (int i = 0; i < f->set.n; i++)
+		done[i] = !(f->ifs[i].hooks & PS_HOOK_BIT(PS_HOOK_XDP));
 	for (bool more = true; more && !err;) {
 		more = false;
-		for (int i = 0; i < cap->ifaces.set.n && !err; i++) {
-			if (done[i] || !lowers_attached(cap, done, i))
+		for (int i = 0; i < f->set.n && !err; i++) {
+			if (done[i] || !lowers_attached(f, done, i))
 				continue;
-			if (cap->stop->requested)
+			if (stop->requested)
 				err = -EINTR;
 			else
-				err = ps_attach_xdp(&cap->kern.att, &cap->ifaces.ifs[i].dev,
-						    cap->ifaces.ifs[i].xdp_mode,
-						    ps_loader_prog_fd(&cap->ifaces.ifs[i].dev_loader,
+				err = ps_attach_xdp(&k->att, &f->ifs[i].dev, f->ifs[i].xdp_mode,
+						    ps_loader_prog_fd(&k->slots[i].dev_loader,
 								      PS_PROG_XDP_DEV));
 			done[i] = more = true;
 		}
@@ -256,61 +339,62 @@ static int attach_xdp_all(struct ps_capture *cap)
  * should we be killed (guardian.h): forked before anything is loaded, so it
  * holds nothing of the capture's.
  */
-int cap_start_guardian(struct ps_capture *cap)
+int cap_start_guardian(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
+		       enum ps_tc_mode tc_mode)
 {
 	bool tc = false;
 	int fd;
 
-	for (int t = 0; t < cap->out.n_targets; t++)
-		tc |= ps_hook_is_tc(cap->out.targets[t].hook);
+	for (int i = 0; i < f->set.n; i++)
+		tc |= (f->ifs[i].hooks & PS_HOOKS_TC) != 0;
 	/* Following: for interfaces to come, too. */
-	tc |= cap->ifaces.set.follow && (cap->kern.hooks & PS_HOOKS_TC);
-	if (!tc || cap->cfg.tc_mode == PS_TC_TCX)
+	tc |= f->set.follow && (k->hooks & PS_HOOKS_TC);
+	if (!tc || tc_mode == PS_TC_TCX)
 		return 0;
 	fd = ps_guardian_start();
 	if (fd < 0)
 		return fd;
-	cap->kern.att.guard_fd = fd;
+	k->att.guard_fd = fd;
 	return 0;
 }
 
 /* xdp-entry and xdp-exit: each traced program's, once (load_trace_programs). */
-static int attach_xdp_trace_all(struct ps_capture *cap)
+static int attach_xdp_trace_all(struct ps_cap_kern *k, const struct ps_cap_ifaces *f)
 {
 	static const enum ps_prog progs[] = { PS_PROG_XDP_ENTRY, PS_PROG_XDP_EXIT };
 	static const unsigned int hooks[] = { PS_HOOK_XDP_ENTRY, PS_HOOK_XDP_EXIT };
 	int err = 0;
 
-	for (int i = 0; !err && i < cap->ifaces.set.n; i++)
-		for (int k = 0; !err && k < 2; k++) {
-			int fd = ps_loader_prog_fd(&cap->ifaces.ifs[i].trace_loader, progs[k]);
+	for (int i = 0; !err && i < f->set.n; i++)
+		for (int h = 0; !err && h < 2; h++) {
+			int fd = ps_loader_prog_fd(&k->slots[i].trace_loader, progs[h]);
 
 			if (fd >= 0)
-				err = ps_attach_xdp_trace(&cap->kern.att, fd,
-							  &cap->ifaces.ifs[i].dev, hooks[k]);
+				err = ps_attach_xdp_trace(&k->att, fd, &f->ifs[i].dev, hooks[h]);
 		}
 	return err;
 }
 
-/* More than this many interfaces at TC, and auto takes clsact: tcx's wait
- * of some 10 ms per link makes 16 interfaces' 32 links about 0.3 s. */
+/* More than this many interfaces at TC, and auto takes clsact: tcx waits
+ * for each link it attaches, and over many interfaces those waits add up
+ * to a start one notices (doc/performance.md#start-up). */
 #define PS_TCX_IFACES_MAX 16
 
 /* How TC attaches: as --tc-mode says, but auto with more interfaces than
  * tcx attaches quickly takes clsact (hooks.h: PS_TC_AUTO_MANY), and so
  * does auto where the kernel has no tcx (-v has said so). 0, or -errno
  * logged: tcx insisted on where there is none. */
-static int choose_tc_mode(struct ps_capture *cap)
+static int choose_tc_mode(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
+			  enum ps_tc_mode asked)
 {
 	int n = 0;
 
-	for (int i = 0; i < cap->ifaces.set.n; i++)
-		n += (cap->ifaces.ifs[i].hooks & PS_HOOKS_TC) != 0;
-	cap->kern.tc_mode = cap->cfg.tc_mode;
-	if (cap->cfg.tc_mode == PS_TC_CLSACT || (!n && !cap->ifaces.set.follow) ||
-	    ps_kfeature_has(PS_KF_TCX)) {
-		if (cap->cfg.tc_mode == PS_TC_AUTO && n > PS_TCX_IFACES_MAX) {
-			cap->kern.tc_mode = PS_TC_AUTO_MANY;
+	for (int i = 0; i < f->set.n; i++)
+		n += (f->ifs[i].hooks & PS_HOOKS_TC) != 0;
+	k->tc_mode = asked;
+	if (asked == PS_TC_CLSACT || (!n && !f->set.follow) || ps_kfeature_has(PS_KF_TCX)) {
+		if (asked == PS_TC_AUTO && n > PS_TCX_IFACES_MAX) {
+			k->tc_mode = PS_TC_AUTO_MANY;
 			pr_info("TC on %d interfaces: through clsact (tcx where a hook has tcx "
 				"programs already), as tcx waits some 10 ms per link; --tc-mode "
 				"tcx to insist\n",
@@ -318,48 +402,58 @@ static int choose_tc_mode(struct ps_capture *cap)
 		}
 		return 0;
 	}
-	if (cap->cfg.tc_mode == PS_TC_TCX) {
+	if (asked == PS_TC_TCX) {
 		pr_err("--tc-mode tcx: this kernel has no tcx (Linux 6.6 has it); --tc-mode auto "
 		       "or clsact attaches through a clsact qdisc\n");
 		return -EOPNOTSUPP;
 	}
-	cap->kern.tc_mode = PS_TC_CLSACT;
+	k->tc_mode = PS_TC_CLSACT;
 	return 0;
 }
 
-int cap_attach_all(struct ps_capture *cap)
+/* Every interface's TC hooks, in the order of its hooks. */
+static int attach_tc_all(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
+			 enum ps_tc_position tc_position, const struct ps_stop *stop)
+{
+	int err = 0;
+
+	for (int i = 0; !err && i < f->set.n; i++)
+		for (unsigned int h = PS_HOOK_TC_INGRESS; !err && h <= PS_HOOK_TC_EGRESS; h++) {
+			if (!(f->ifs[i].hooks & PS_HOOK_BIT(h)))
+				continue;
+			if (stop->requested)
+				return -EINTR;
+			err = ps_attach_tc(&k->att, ps_loader_prog_fd(&k->loader, h),
+					   f->ifs[i].ifindex, f->ifs[i].name, h, k->tc_mode,
+					   tc_position);
+		}
+	return err;
+}
+
+int cap_attach_all(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
+		   const struct ps_capture_cfg *cfg, const struct ps_stop *stop)
 {
 	int err;
 
-	err = choose_tc_mode(cap);
+	err = choose_tc_mode(k, f, cfg->tc_mode);
 	if (!err)
-		err = attach_xdp_all(cap);
+		err = attach_xdp_all(k, f, stop);
 	if (!err)
-		err = attach_xdp_trace_all(cap);
-	if (!err && (cap->kern.hooks & PS_HOOKS_DROP))
-		err = ps_attach_drop(&cap->kern.att,
-				     ps_loader_prog_fd(&cap->kern.loader, PS_PROG_DROP));
-	for (int t = 0; !err && t < cap->out.n_targets; t++) {
-		const struct ps_target *tg = &cap->out.targets[t];
-
-		if (!ps_hook_is_tc(tg->hook))
-			continue;
-		if (cap->stop->requested)
-			return -EINTR;
-		err = ps_attach_tc(&cap->kern.att, ps_loader_prog_fd(&cap->kern.loader, tg->hook),
-				   tg->ifindex, tg->ifname, tg->hook, cap->kern.tc_mode,
-				   cap->cfg.tc_position);
-	}
+		err = attach_xdp_trace_all(k, f);
+	if (!err && (k->hooks & PS_HOOKS_DROP))
+		err = ps_attach_drop(&k->att, ps_loader_prog_fd(&k->loader, PS_PROG_DROP));
+	if (!err)
+		err = attach_tc_all(k, f, cfg->tc_position, stop);
 	/* tcx everywhere: the guardian has nothing to look after (following,
 	 * once tcx has been seen to work: the interfaces to come get it too). */
-	if (!err && cap->kern.att.guard_fd >= 0 && !ps_attach_has_clsact(&cap->kern.att) &&
-	    (!cap->ifaces.set.follow || ps_attach_has_tcx(&cap->kern.att))) {
-		close(cap->kern.att.guard_fd);
-		cap->kern.att.guard_fd = -1;
+	if (!err && k->att.guard_fd >= 0 && !ps_attach_has_clsact(&k->att) &&
+	    (!f->set.follow || ps_attach_has_tcx(&k->att))) {
+		close(k->att.guard_fd);
+		k->att.guard_fd = -1;
 	}
 	/* Said once all is attached: a failed start's one line stays one. */
-	for (int i = 0; !err && i < cap->ifaces.set.n; i++)
-		ps_attach_warn_xdp_cost(&cap->kern.att, &cap->ifaces.ifs[i].dev);
+	for (int i = 0; !err && i < f->set.n; i++)
+		ps_attach_warn_xdp_cost(&k->att, &f->ifs[i].dev);
 	return err;
 }
 
@@ -368,22 +462,20 @@ int cap_attach_all(struct ps_capture *cap)
  * NIC drops other hosts' unicast (a mirror port's traffic) before any hook
  * runs. Without CAP_NET_RAW we say so once and capture all the same.
  */
-void cap_set_promiscuous(struct ps_capture *cap)
+void cap_set_promiscuous(struct ps_cap_kern *k, const struct ps_cap_ifaces *f)
 {
 	int err = 0;
 
-	if (cap->cfg.no_promisc)
-		return;
-	cap->kern.promisc_fd = ps_promisc_open();
-	if (cap->kern.promisc_fd < 0)
-		err = cap->kern.promisc_fd;
-	for (int i = 0; !err && i < cap->ifaces.set.n; i++) {
-		err = ps_promisc_add(cap->kern.promisc_fd, cap->ifaces.ifs[i].ifindex);
+	k->promisc_fd = ps_promisc_open();
+	if (k->promisc_fd < 0)
+		err = k->promisc_fd;
+	for (int i = 0; !err && i < f->set.n; i++) {
+		err = ps_promisc_add(k->promisc_fd, f->ifs[i].ifindex);
 		if (err)
 			pr_warn("cannot put %s into promiscuous mode: %s; capturing without it\n",
-				cap->ifaces.ifs[i].name, strerror(-err));
+				f->ifs[i].name, strerror(-err));
 	}
-	if (cap->kern.promisc_fd < 0)
+	if (k->promisc_fd < 0)
 		pr_warn("cannot use promiscuous mode: %s%s; capturing without it (-p: do not try)\n",
 			strerror(-err), err == -EPERM ? " (needs CAP_NET_RAW)" : "");
 }
@@ -396,21 +488,22 @@ void cap_set_promiscuous(struct ps_capture *cap)
  * transport named is kept; --sample-interval needs perf events whatever
  * carries the samples, so it says what would do.
  */
-int cap_choose_transport(struct ps_capture *cap)
+int cap_choose_transport(struct ps_cap_kern *k, const struct ps_capture_cfg *cfg,
+			 const struct ps_sampling *smp)
 {
 	static const char why[] = "kernel.perf_event_paranoid is above 2 (Debian's default), "
 				  "which allows perf events only with CAP_SYS_ADMIN";
-	const struct ps_buffer_plan *b = &cap->kern.bufs;
+	const struct ps_buffer_plan *b = &k->bufs;
 	bool perf_ok = ps_perf_events_allowed();
 
-	if (!perf_ok && cap->smp.mode == PS_SAMPLE_CLOCK) {
+	if (!perf_ok && smp->mode == PS_SAMPLE_CLOCK) {
 		pr_err("--sample-interval needs a perf event per CPU: %s; run as root, or "
 		       "'sysctl kernel.perf_event_paranoid=2'\n",
 		       why);
 		return -EACCES;
 	}
-	if (cap->cfg.transport_given) {
-		if (perf_ok || cap->kern.transport != PS_TRANSPORT_PERF)
+	if (cfg->transport_given) {
+		if (perf_ok || k->transport != PS_TRANSPORT_PERF)
 			return 0;
 		pr_err("--transport perf needs perf events: %s; --transport ringbuf needs none, "
 		       "or 'sysctl kernel.perf_event_paranoid=2'\n",
@@ -418,33 +511,32 @@ int cap_choose_transport(struct ps_capture *cap)
 		return -EACCES;
 	}
 	if (!perf_ok) {
-		cap->kern.transport = PS_TRANSPORT_RINGBUF;
+		k->transport = PS_TRANSPORT_RINGBUF;
 		pr_info("transport: ringbuf, as %s\n", why);
-	} else if (ps_buffer_rings_by_default(b, cap->cfg.buffer_kib)) {
-		cap->kern.transport = PS_TRANSPORT_RINGBUF;
+	} else if (ps_buffer_rings_by_default(b, cfg->buffer_kib)) {
+		k->transport = PS_TRANSPORT_RINGBUF;
 		pr_info("transport: ringbuf, as -B %u leaves a CPU %u KiB, under %u: a ring for %u "
 			"CPUs lends one flow all %u KiB (--transport perf: the perf buffers)\n",
-			cap->cfg.buffer_kib, b->per_cpu_kib, PS_RING_SHARED_BELOW_KIB, b->ring_cpus,
+			cfg->buffer_kib, b->per_cpu_kib, PS_RING_SHARED_BELOW_KIB, b->ring_cpus,
 			b->ring_kib);
 	}
 	return 0;
 }
 
 /* Interface i's hooks, as at the start (XDP, then TC). */
-int cap_attach_iface(struct ps_capture *cap, int i)
+int cap_attach_iface(struct ps_cap_kern *k, const struct ps_cap_iface *ifc,
+		     enum ps_tc_position tc_position)
 {
-	struct ps_cap_iface *f = &cap->ifaces.ifs[i];
 	int err = 0;
 
-	if (f->hooks & PS_HOOK_BIT(PS_HOOK_XDP))
-		err = ps_attach_xdp(&cap->kern.att, &f->dev, f->xdp_mode, -1);
+	if (ifc->hooks & PS_HOOK_BIT(PS_HOOK_XDP))
+		err = ps_attach_xdp(&k->att, &ifc->dev, ifc->xdp_mode, -1);
 	for (unsigned int h = PS_HOOK_TC_INGRESS; !err && h <= PS_HOOK_TC_EGRESS; h++)
-		if (f->hooks & PS_HOOK_BIT(h))
-			err = ps_attach_tc(&cap->kern.att, ps_loader_prog_fd(&cap->kern.loader, h),
-					   f->ifindex, f->name, h, cap->kern.tc_mode,
-					   cap->cfg.tc_position);
-	if (!err && cap->kern.promisc_fd >= 0 && ps_promisc_add(cap->kern.promisc_fd, f->ifindex))
-		pr_warn("cannot put %s into promiscuous mode; capturing without it\n", f->name);
+		if (ifc->hooks & PS_HOOK_BIT(h))
+			err = ps_attach_tc(&k->att, ps_loader_prog_fd(&k->loader, h), ifc->ifindex,
+					   ifc->name, h, k->tc_mode, tc_position);
+	if (!err && k->promisc_fd >= 0 && ps_promisc_add(k->promisc_fd, ifc->ifindex))
+		pr_warn("cannot put %s into promiscuous mode; capturing without it\n", ifc->name);
 	return err;
 }
 
@@ -455,43 +547,41 @@ int cap_attach_iface(struct ps_capture *cap, int i)
  * clsact filters replaced), so that no packet goes uncounted and no sample
  * is lost in between. 0, or -errno logged (the running ones stay).
  */
-int cap_swap_programs(struct ps_capture *cap, struct ps_filter *filter,
-		      const struct ps_sampling *smp)
+int cap_swap_programs(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
+		      const struct ps_capture_cfg *cfg, const struct ps_ctx_knobs *knobs,
+		      struct ps_filter *filter, const struct ps_sampling *smp)
 {
-	const struct ps_capture_cfg *o = &cap->cfg;
 	struct ps_sampling s = *smp;
 	struct ps_load_opts lo = {
-		.hooks = cap->kern.hooks,
-		.snaplen = o->snaplen,
-		.max_ifaces = (uint32_t)cap->ifaces.set.room,
+		.hooks = k->hooks,
+		.snaplen = cfg->snaplen,
+		.max_ifaces = (uint32_t)f->set.room,
 		.sampling = &s,
 		.filter = filter,
-		.transport = cap->kern.transport,
-		.sflow_pool = o->sflow.n_collectors > 0,
-		.ctx = &cap->ctx.knobs,
-		.xdp_native = cap->kern.xdp_loaded[0],
-		.xdp_skb = cap->kern.xdp_loaded[1],
-		.maps_from = &cap->kern.loader,
+		.transport = k->transport,
+		.sflow_pool = cfg->sflow.n_collectors > 0,
+		.ctx = knobs,
+		.xdp_native = k->xdp_loaded[0],
+		.xdp_skb = k->xdp_loaded[1],
+		.maps_from = &k->loader,
 	};
 	int new_fd[PS_REPLACE_SLOTS], old_fd[PS_REPLACE_SLOTS], err;
 	struct ps_loader next;
-	bool raw = cap->ifaces.set.follow != NULL;
+	bool raw = f->set.follow != NULL;
 	char msg[512];
 
-	if (!ps_attach_can_replace(&cap->kern.att) ||
-	    (cap->kern.hooks & (PS_HOOKS_DROP | PS_HOOKS_XDP_TRACE))) {
+	if (!ps_attach_can_replace(&k->att) || (k->hooks & (PS_HOOKS_DROP | PS_HOOKS_XDP_TRACE))) {
 		pr_err("the new configuration changes the filter or the sampling, and what is "
 		       "attached here (the drop hook, xdp-entry/exit, libxdp, XDP bound to a "
 		       "device) cannot take new programs in place: that needs a restart; keeping "
 		       "the running one\n");
 		return -EBUSY;
 	}
-	if (cap->kern.transport == PS_TRANSPORT_RINGBUF)
-		lo.ring_bytes = cap->kern.bufs.ring_kib * 1024;
-	for (int i = 0; i < cap->ifaces.set.n; i++)
-		raw |= cap->ifaces.ifs[i].ifindex && cap->ifaces.ifs[i].linktype == PS_LINKTYPE_RAW;
-	if (filter && raw && ps_filter_build_raw(filter, msg, sizeof(msg)) &&
-	    !cap->ifaces.set.follow) {
+	if (k->transport == PS_TRANSPORT_RINGBUF)
+		lo.ring_bytes = k->bufs.ring_kib * 1024;
+	for (int i = 0; i < f->set.n; i++)
+		raw |= f->ifs[i].ifindex && f->ifs[i].linktype == PS_LINKTYPE_RAW;
+	if (filter && raw && ps_filter_build_raw(filter, msg, sizeof(msg)) && !f->set.follow) {
 		pr_err("the new filter does not apply where there is no link-layer header: %s; "
 		       "keeping the running configuration\n",
 		       msg);
@@ -502,28 +592,28 @@ int cap_swap_programs(struct ps_capture *cap, struct ps_filter *filter,
 		return err; /* said; the running programs stay */
 	for (unsigned int h = 0; h < PS_HOOK_MAX; h++) {
 		new_fd[h] = ps_loader_prog_fd(&next, h);
-		old_fd[h] = ps_loader_prog_fd(cap->kern.progs, h);
+		old_fd[h] = ps_loader_prog_fd(k->progs, h);
 	}
 	new_fd[PS_REPLACE_XDP] = ps_loader_prog_fd(&next, PS_PROG_XDP);
-	old_fd[PS_REPLACE_XDP] = ps_loader_prog_fd(cap->kern.progs, PS_PROG_XDP);
+	old_fd[PS_REPLACE_XDP] = ps_loader_prog_fd(k->progs, PS_PROG_XDP);
 	new_fd[PS_REPLACE_XDP_SKB] = ps_loader_prog_fd(&next, PS_PROG_XDP_SKB);
-	old_fd[PS_REPLACE_XDP_SKB] = ps_loader_prog_fd(cap->kern.progs, PS_PROG_XDP_SKB);
-	err = ps_attach_replace(&cap->kern.att, new_fd, old_fd);
+	old_fd[PS_REPLACE_XDP_SKB] = ps_loader_prog_fd(k->progs, PS_PROG_XDP_SKB);
+	err = ps_attach_replace(&k->att, new_fd, old_fd);
 	if (err) {
 		ps_loader_close(&next);
 		return err;
 	}
 	/* The main loader keeps the maps (its programs stay loaded, idle);
 	 * the programs of a reload before go. */
-	if (cap->kern.progs != &cap->kern.loader)
-		ps_loader_close(cap->kern.progs);
-	cap->kern.next_progs = next;
-	cap->kern.progs = &cap->kern.next_progs;
-	if (cap->kern.own_filter && cap->kern.own_filter != filter) {
-		ps_filter_free(cap->kern.own_filter);
-		free(cap->kern.own_filter);
+	if (k->progs != &k->loader)
+		ps_loader_close(k->progs);
+	k->next_progs = next;
+	k->progs = &k->next_progs;
+	if (k->own_filter && k->own_filter != filter) {
+		ps_filter_free(k->own_filter);
+		free(k->own_filter);
 	}
-	cap->kern.own_filter = filter;
+	k->own_filter = filter;
 	return 0;
 }
 
@@ -545,16 +635,14 @@ void cap_kern_release(struct ps_cap_kern *k)
 	ps_ticker_stop(&k->ticker);
 }
 
-void cap_kern_free(struct ps_capture *cap)
+void cap_kern_free(struct ps_cap_kern *k)
 {
-	struct ps_cap_kern *k = &cap->kern;
-
 	cap_kern_release(k);
-	for (int i = 0; i < cap->ifaces.set.n; i++) {
-		ps_loader_close(&cap->ifaces.ifs[i].dev_loader);
-		ps_loader_close(&cap->ifaces.ifs[i].trace_loader);
-		ps_xdp_target_close(&cap->ifaces.ifs[i].xdp_target);
-	}
+	for (int i = 0; i < k->slots_room; i++)
+		close_slot(&k->slots[i]);
+	free(k->slots);
+	k->slots = NULL;
+	k->slots_room = 0;
 	if (k->progs && k->progs != &k->loader)
 		ps_loader_close(k->progs);
 	k->progs = NULL;

@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The capture's steps (capture.h): each calls down into the parts
+ * (capture_int.h), handing each the parts it reads; and the callbacks by
+ * which a part reaches back up (an interface that comes or goes, the
+ * outputs' counters) live here, where every part is at hand.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +17,63 @@
 #include "report.h"
 #include "sflowexp.h"
 
+/*
+ * What an interface coming or going means to the parts above the
+ * interfaces' (struct ps_cap_iface_ops): capture.c holds them all.
+ */
+static int iface_resolved(void *arg, int i)
+{
+	struct ps_capture *cap = arg;
+
+	return cap_kern_iface_resolved(&cap->kern, i, &cap->ifaces.ifs[i]);
+}
+
+/* One that came while capturing: a kernel slot, targets (and IDBs, sFlow
+ * samplers) before its hooks are attached, so its first packets find
+ * them. */
+static int iface_came(void *arg, int i)
+{
+	struct ps_capture *cap = arg;
+	const struct ps_cap_iface *ifc = &cap->ifaces.ifs[i];
+	int err = cap_kern_make_room(&cap->kern, i + 1);
+
+	if (!err)
+		err = cap_add_kernel_iface(&cap->kern, ifc, true);
+	if (!err)
+		err = cap_take_targets(&cap->out, ifc);
+	if (!err)
+		err = cap_attach_iface(&cap->kern, ifc, cap->cfg.tc_position);
+	if (!err)
+		err = cap_open_targets(&cap->out, &cap->ifaces, &cap->kern, ifc->ifindex);
+	return err;
+}
+
+/* What was attached there detached (or gone with it), its kernel slot
+ * freed, its last counters kept in its targets (their outputs still
+ * answer for it, and the summary counts it). */
+static void iface_went(void *arg, int i, bool vanished)
+{
+	struct ps_capture *cap = arg;
+	int ifindex = cap->ifaces.ifs[i].ifindex;
+	struct ps_counters final[PS_HOOK_MAX] = { 0 };
+
+	cap_kern_iface_gone(&cap->kern, i, ifindex, vanished, final);
+	cap_out_iface_gone(&cap->out, ifindex, final);
+}
+
+/* The outputs' counters (ISBs, sFlow): the kernel's, by target. */
+static int read_counters(void *arg, uint32_t ifindex, unsigned int hook, struct ps_counters *c)
+{
+	const struct ps_capture *cap = arg;
+
+	return cap_read_counters(&cap->out, &cap->kern, ifindex, hook, c);
+}
+
 void ps_capture_init(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 		     struct ps_filter *filter, struct ps_stop *stop)
 {
+	const struct ps_cap_iface_ops ops = { iface_resolved, iface_came, iface_went, cap };
+
 	memset(cap, 0, sizeof(*cap));
 	cap->cfg = *cfg;
 	cap->filter = filter;
@@ -22,9 +82,32 @@ void ps_capture_init(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 	/* A fresh seed per run: which flows are chosen varies between runs. */
 	if (getrandom(&cap->smp.seed, sizeof(cap->smp.seed), 0) != sizeof(cap->smp.seed))
 		cap->smp.seed = (uint32_t)ps_clock_mono_ns();
+	cap_ifaces_init(&cap->ifaces, cfg, filter, &ops);
 	cap_kern_init(&cap->kern, cfg);
+	cap_out_init(&cap->out, cfg);
 	cap_stats_init(&cap->stats);
 	cap_run_init(&cap->run);
+}
+
+int ps_capture_resolve(struct ps_capture *cap)
+{
+	const struct ps_capture_cfg *cfg = &cap->cfg;
+	int err = cap_ifaces_resolve(&cap->ifaces, cfg->ifaces, cfg->n_ifaces);
+
+	if (err)
+		return err;
+	cap_plan_hooks(&cap->kern, &cap->ifaces, cfg);
+	err = cap_ifaces_make_room(&cap->ifaces, cfg->max_ifaces, cfg->reloadable);
+	if (!err)
+		err = cap_kern_make_room(&cap->kern, cap->ifaces.set.room);
+	if (err)
+		return err;
+	return ps_context_resolve(&cap->ctx, &cfg->context);
+}
+
+int ps_capture_open_output(struct ps_capture *cap)
+{
+	return cap_out_open_file(&cap->out, &cap->cfg, cap->filter, &cap->smp, &cap->stop->abort);
 }
 
 /* cfg's --metrics-web-config into web (none: zero). -errno, logged with
@@ -60,12 +143,12 @@ static int open_metrics(struct ps_metrics *m, const struct ps_capture_cfg *cfg, 
 
 /* --trigger drop:REASON: a reason this kernel has (its names differ
  * between versions; before 5.17 there are none). -EINVAL, logged. */
-static int check_drop_triggers(const struct ps_capture *cap)
+static int check_drop_triggers(const struct ps_flight *flight, const struct ps_dropnames *drops)
 {
 	const char *reason;
 
-	for (int i = 0; cap->out.flight && (reason = ps_flight_reason(cap->out.flight, i)); i++) {
-		if (ps_dropnames_has(&cap->kern.drops, reason))
+	for (int i = 0; flight && (reason = ps_flight_reason(flight, i)); i++) {
+		if (ps_dropnames_has(drops, reason))
 			continue;
 		if (!ps_kfeature_has(PS_KF_DROP_REASON))
 			pr_err("--trigger drop:%s: this kernel's drops have no reasons (Linux 5.17 has "
@@ -80,33 +163,14 @@ static int check_drop_triggers(const struct ps_capture *cap)
 	return 0;
 }
 
-int ps_capture_setup(struct ps_capture *cap)
+/* From the loaded programs to the first packet: whom packets belong to,
+ * the loop, --metrics' port, the hooks attached, promiscuous mode, the
+ * clock's ticker, the file's headers. */
+static int start(struct ps_capture *cap, const struct ps_counter_src *counters)
 {
-	int err;
-
-	cap_out_describe_sampling(cap);
-	err = cap_choose_transport(cap);
-	/* Before anything is loaded: a kernel without the drop tracepoint or
-	 * BTF is one line. */
-	if (!err && (cap->kern.hooks & PS_HOOKS_DROP))
-		err = ps_dropnames_load(&cap->kern.drops);
-	if (!err)
-		err = cap_plan_targets(cap);
-	if (!err)
-		err = cap_start_guardian(cap);
-	if (!err)
-		err = cap_load_programs(cap);
-	if (!err)
-		err = cap_add_kernel_ifaces(cap);
-	if (!err)
-		err = cap_open_ingest(cap);
-	/* The recorder's drop reasons, against the kernel's: before any
-	 * attach. */
-	if (!err && (cap->kern.hooks & PS_HOOKS_DROP))
-		err = check_drop_triggers(cap);
 	/* Whom packets belong to: known before the first one is. */
-	if (!err)
-		err = ps_context_start(&cap->ctx, &cap->kern.loader);
+	int err = ps_context_start(&cap->ctx, &cap->kern.loader);
+
 	if (!err) {
 		ps_ingest_set_who(cap->out.in, cap->ctx.who);
 		ps_ingest_set_drop_names(cap->out.in, &cap->kern.drops);
@@ -117,27 +181,61 @@ int ps_capture_setup(struct ps_capture *cap)
 	if (!err && cap->cfg.metrics)
 		err = open_metrics(cap->stats.metrics, &cap->cfg, "");
 	if (!err)
-		err = cap_attach_all(cap);
-	if (!err)
-		cap_set_promiscuous(cap);
+		err = cap_attach_all(&cap->kern, &cap->ifaces, &cap->cfg, cap->stop);
+	if (!err && !cap->cfg.no_promisc)
+		cap_set_promiscuous(&cap->kern, &cap->ifaces);
 	if (!err && cap->smp.mode == PS_SAMPLE_CLOCK)
 		err = ps_ticker_start(&cap->kern.ticker,
 				      ps_loader_prog(&cap->kern.loader, PS_PROG_TICK),
 				      cap->smp.interval_ns);
 	if (!err && cap->out.file) {
-		const struct ps_counter_src counters = cap_counter_src(cap);
-
-		cap_describe_targets(cap);
+		cap_describe_targets(&cap->out, &cap->ifaces, &cap->kern);
 		err = ps_capfile_start(cap->out.file, cap->out.targets, cap->out.file_ifaces,
-				       cap->out.n_targets, cap->kern.loader.ncpus, &counters,
+				       cap->out.n_targets, cap->kern.loader.ncpus, counters,
 				       ps_clock_mono_ns());
 	}
+	return err;
+}
+
+int ps_capture_setup(struct ps_capture *cap)
+{
+	/* The kernel's exact counters: sFlow's sample_pool and drops, ISBs. */
+	const struct ps_counter_src counters = { .read = read_counters, .arg = cap };
+	int err;
+
+	cap_out_describe_sampling(&cap->out, &cap->smp);
+	err = cap_choose_transport(&cap->kern, &cap->cfg, &cap->smp);
+	/* Before anything is loaded: a kernel without the drop tracepoint or
+	 * BTF is one line. */
+	if (!err && (cap->kern.hooks & PS_HOOKS_DROP))
+		err = ps_dropnames_load(&cap->kern.drops);
+	if (!err)
+		err = cap_plan_targets(&cap->out, &cap->ifaces);
+	if (!err)
+		err = cap_start_guardian(&cap->kern, &cap->ifaces, cap->cfg.tc_mode);
+	if (!err)
+		err = cap_load_programs(&cap->kern, &cap->ifaces, &cap->cfg, &cap->smp, cap->filter,
+					&cap->ctx.knobs);
+	if (!err)
+		err = cap_add_kernel_ifaces(&cap->kern, &cap->ifaces);
+	if (!err)
+		err = cap_open_ingest(&cap->out, &cap->kern, &cap->cfg, &cap->smp, &counters);
+	/* The recorder's drop reasons, against the kernel's: before any
+	 * attach. */
+	if (!err && (cap->kern.hooks & PS_HOOKS_DROP))
+		err = check_drop_triggers(cap->out.flight, &cap->kern.drops);
+	if (!err)
+		err = start(cap, &counters);
 	if (err == -EINTR)
 		pr_err("interrupted during setup\n");
 	if (!err) {
-		cap_stats_start(cap, ps_clock_mono_ns());
+		const struct ps_hooks_loaded loaded = {
+			cap->kern.hooks, { cap->kern.xdp_loaded[0], cap->kern.xdp_loaded[1] }
+		};
+
+		cap_stats_start(&cap->stats, &cap->out, &cap->kern, ps_clock_mono_ns());
 		ps_report_start(cap->kern.att.xdp_single_prog, cap->out.sampling);
-		cap_ifaces_start(cap);
+		cap_ifaces_start(&cap->ifaces, &loaded);
 	}
 	return err;
 }
@@ -195,14 +293,15 @@ int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 		return err;
 	if (diff.programs) {
 		smp.seed = cap->smp.seed; /* which flows are chosen stays the same */
-		err = cap_swap_programs(cap, filter, &smp);
+		err = cap_swap_programs(&cap->kern, &cap->ifaces, &cap->cfg, &cap->ctx.knobs,
+					filter, &smp);
 		if (!err) {
 			/* What the outputs say of the sampling and the filter,
 			 * from here on. */
 			cap->filter = filter;
 			cap->smp = smp;
 			cap->cfg.smp = cfg->smp;
-			err = cap_out_renew(cap);
+			err = cap_out_renew(&cap->out, &cap->ifaces, &cap->kern, filter, &smp);
 		}
 		if (err) {
 			ps_metrics_close(m);
@@ -232,7 +331,9 @@ int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 	cap->cfg.context = cfg->context; /* the same, with strings that live on */
 	cap->cfg.file.output = cfg->file.output;
 	cap->cfg.file.postrotate_cmd = cfg->file.postrotate_cmd;
-	cap_ifaces_reload(cap, cfg);
+	cap->cfg.ifaces = cfg->ifaces;
+	cap->cfg.n_ifaces = cfg->n_ifaces;
+	cap_ifaces_reload(&cap->ifaces, &cap->cfg, cap->filter);
 	return 0;
 }
 
@@ -243,19 +344,19 @@ int ps_capture_finish(struct ps_capture *cap, int loop_err)
 
 	detach_err = ps_detach_all(&cap->kern.att);
 	if (cap->smp.mode == PS_SAMPLE_CLOCK)
-		cap_report_clock(cap);
+		cap_report_clock(&cap->kern);
 	ps_ticker_stop(&cap->kern.ticker);
 	if (!cap->stop->abort && !err && !ps_ingest_error(cap->out.in, NULL)) {
 		err = ps_ingest_drain(cap->out.in);
 		if (err)
-			err = cap_output_failed(cap, err);
+			err = cap_output_failed(&cap->out, err, cap->stop->requested);
 	}
 	/* The last file's ISBs (and -z on it), sFlow's last datagrams. */
 	close_err = ps_ingest_close(cap->out.in, !err);
 	if (!err && close_err)
-		err = cap_output_failed(cap, close_err);
-	cap_summary(cap);
-	if (!err && cap_all_gone(cap))
+		err = cap_output_failed(&cap->out, close_err, cap->stop->requested);
+	cap_summary(&cap->out, &cap->kern, &cap->smp, cap->filter != NULL);
+	if (!err && cap_all_gone(&cap->ifaces))
 		err = -ENODEV;
 	return err ? err : detach_err;
 }
@@ -266,7 +367,7 @@ void ps_capture_teardown(struct ps_capture *cap)
 	cap_kern_release(&cap->kern);
 	cap_out_free(&cap->out);
 	ps_context_free(&cap->ctx);
-	cap_kern_free(cap);
+	cap_kern_free(&cap->kern);
 	cap_stats_free(&cap->stats);
 	cap_run_free(&cap->run);
 	cap_ifaces_free(&cap->ifaces);

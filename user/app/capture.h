@@ -20,6 +20,7 @@
 #include "device.h"
 #include "dropnames.h"
 #include "hooks.h"
+#include "hookplan.h"
 #include "ifset.h"
 #include "runloop.h"
 #include "loader.h"
@@ -40,7 +41,7 @@ struct ps_stop {
 	volatile sig_atomic_t trigger; /* --flight's SIGUSR2: an incident now */
 };
 
-/* One interface of the capture. */
+/* One interface of the capture: what it is, and what it gets. */
 struct ps_cap_iface {
 	char name[IF_NAMESIZE];
 	int ifindex;
@@ -49,15 +50,24 @@ struct ps_cap_iface {
 	enum ps_xdp_mode xdp_mode; /* auto resolved for the device */
 	unsigned int hooks;	   /* its hooks */
 	bool later;		   /* it came after the start */
-	/* For native XDP where the driver hands XDP the VLAN tag it strips:
-	 * the program bound to the device (shares the main loader's maps);
-	 * skel NULL elsewhere. */
-	struct ps_loader dev_loader;
-	/* With xdp-entry or xdp-exit: the XDP program traced there, and the
-	 * loader of our programs around it (skel NULL where an earlier
-	 * interface's loader traces the same program). */
-	struct ps_xdp_target xdp_target;
-	struct ps_loader trace_loader;
+};
+
+/*
+ * What an interface coming or going means to the rest of the capture:
+ * handed to the interfaces' part (cap_ifaces.c) by capture.c, which holds
+ * the parts; each is told the interface's slot.
+ */
+struct ps_cap_iface_ops {
+	/* At the start, resolved: what the programs need of it before they
+	 * load. 0 or -errno, logged (the start fails). */
+	int (*resolved)(void *arg, int slot);
+	/* While capturing, resolved: its kernel slot, targets, hooks and
+	 * outputs. 0 or -errno, said where it failed; then it is let go. */
+	int (*came)(void *arg, int slot);
+	/* Let go: detached (or gone with it, vanished), its last counters
+	 * kept for its outputs. */
+	void (*went)(void *arg, int slot, bool vanished);
+	void *arg;
 };
 
 /* The interfaces (cap_ifaces.c): the set that follows the links, and the
@@ -74,6 +84,25 @@ struct ps_cap_ifaces {
 	const struct ps_netdev_nl *nl; /* while resolving: the netdev family */
 	bool started;		       /* set up: one that comes is attached at once */
 	char follow_line[8 * (IF_NAMESIZE + 2) + 64]; /* which, said once attached */
+	/* What it is handed (cap_ifaces_init, a reload, the start): */
+	struct ps_hook_opts ho;	       /* the hooks asked, the XDP mode */
+	uint32_t snaplen;	       /* said of each interface */
+	struct ps_filter *filter;      /* the capture's; NULL: none */
+	struct ps_hooks_loaded loaded; /* started: what the programs were loaded for */
+	struct ps_cap_iface_ops ops;
+};
+
+/* The programs' own of one interface (cap_programs.c), by its slot. */
+struct ps_cap_iface_progs {
+	/* For native XDP where the driver hands XDP the VLAN tag it strips:
+	 * the program bound to the device (shares the main loader's maps);
+	 * skel NULL elsewhere. */
+	struct ps_loader dev_loader;
+	/* With xdp-entry or xdp-exit: the XDP program traced there, and the
+	 * loader of our programs around it (skel NULL where an earlier
+	 * interface's loader traces the same program). */
+	struct ps_xdp_target xdp_target;
+	struct ps_loader trace_loader;
 };
 
 /* The kernel's side (cap_programs.c): the programs, what is attached, the
@@ -93,13 +122,18 @@ struct ps_cap_kern {
 	unsigned int transport;	    /* enum ps_transport: o's, or ringbuf where perf
 				   * events are closed to us */
 	enum ps_tc_mode tc_mode;    /* --tc-mode's, or auto's for many interfaces */
+	int max_ifaces;		    /* the maps' room for interfaces */
+	/* Each interface's own, by its slot (ps_cap_ifaces' ifs[]): only
+	 * cap_programs.c writes them. */
+	struct ps_cap_iface_progs *slots;
+	int slots_room;
 };
 
 /* The outputs (cap_outputs.c): one target per (interface, hook), the
  * ingest, and its sinks. */
 struct ps_cap_out {
-	struct ps_target *targets; /* room for ifaces.set.room * PS_HOOK_MAX */
-	int n_targets;
+	struct ps_target *targets; /* room for targets_room */
+	int n_targets, targets_room;
 	/* The counters and packets of interfaces whose targets others took. */
 	struct ps_counters retired;
 	uint64_t retired_written;
@@ -112,6 +146,7 @@ struct ps_cap_out {
 	struct ps_topview *top;		      /* --top */
 	char sampling[200];		      /* the sampling note of every IDB */
 	char tag[96];			      /* the sampling's, in every packet's comment */
+	bool reader_may_leave;		      /* as an extcap: its reader leaving is no error */
 };
 
 /* What is counted and said (cap_stats.c): --stats, --metrics. */

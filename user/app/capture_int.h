@@ -9,8 +9,12 @@
  *   cap_outputs.c   the targets, the ingest and its sinks, one failure policy
  *   cap_stats.c     the counters, --stats, --metrics, the closing summary
  *   cap_loop.c      the run loop: what it waits on, and in which order
- * Interfaces that come later are attached and given outputs through
- * cap_programs.c and cap_outputs.c; nothing calls back up into capture.c.
+ * Each part is handed the parts it reads and writes only its own (struct
+ * ps_capture: ifaces, kern, out, stats, run). Reading goes down: the
+ * programs read the interfaces, the outputs the programs' attachments, the
+ * counts the outputs and the kernel's counters; the loop runs them all.
+ * Where something goes back up (an interface that comes or goes, the
+ * outputs asking for the kernel's counters), capture.c hands callbacks.
  */
 #ifndef PS_CAPTURE_INT_H
 #define PS_CAPTURE_INT_H
@@ -19,119 +23,165 @@
 #include "linkwatch.h"
 
 /* cap_ifaces.c */
+/* Ready, with what the interfaces are resolved by (cfg's hooks and XDP
+ * mode, the filter) and what to tell of each one that comes or goes. */
+void cap_ifaces_init(struct ps_cap_ifaces *f, const struct ps_capture_cfg *cfg,
+		     struct ps_filter *filter, const struct ps_cap_iface_ops *ops);
+/* -i's interfaces (want[0..n)), each one there is resolved and ops'
+ * resolved told; following, which, in a line said at the start. 0 or
+ * -errno, logged. */
+int cap_ifaces_resolve(struct ps_cap_ifaces *f, const char *const *want, int n);
+/* The room for interfaces at once (the kernel's maps are sized for as
+ * many), from --max-ifaces (max, 0: none) and whether a reload may bring
+ * more. 0 or -ENOMEM, logged. */
+int cap_ifaces_make_room(struct ps_cap_ifaces *f, int max, bool reloadable);
 /* No interface left, and none to come: the capture ends (exit 1). */
-bool cap_all_gone(const struct ps_capture *cap);
+bool cap_all_gone(const struct ps_cap_ifaces *f);
 /* Every interface there is, as if each had just told us (following: the
  * ones missed while rtnetlink's news were lost, or before it listened). */
-void cap_rescan(struct ps_capture *cap);
-/* What rtnetlink told us; if it dropped news, ask about every interface. */
-void cap_read_link_events(struct ps_capture *cap);
-/* A reload's interfaces and patterns: those left out go, those now in
- * come, and those refused before are asked about again. */
-void cap_ifaces_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg);
-
-/* Each part's state: made ready, started, let go. */
-void cap_ifaces_start(struct ps_capture *cap); /* the lines, and those that came */
+void cap_rescan(struct ps_cap_ifaces *f);
+/* What rtnetlink told on link_fd; if it dropped news, ask about every
+ * interface. */
+void cap_read_link_events(struct ps_cap_ifaces *f, int link_fd);
+/* A reload's interfaces and patterns (want[0..n)), resolved by cfg's
+ * hooks and filter: those left out go, those now in come, and those
+ * refused before are asked about again. */
+void cap_ifaces_reload(struct ps_cap_ifaces *f, const struct ps_capture_cfg *cfg,
+		       struct ps_filter *filter);
+/* The lines, and those that came meanwhile; from here on one that comes
+ * is resolved for what was loaded and attached at once. */
+void cap_ifaces_start(struct ps_cap_ifaces *f, const struct ps_hooks_loaded *loaded);
 void cap_ifaces_free(struct ps_cap_ifaces *f);
+
+/* cap_programs.c */
 void cap_kern_init(struct ps_cap_kern *k, const struct ps_capture_cfg *cfg);
+/* Room for the programs' own of n interface slots; 0 or -ENOMEM, logged. */
+int cap_kern_make_room(struct ps_cap_kern *k, int n);
+/* At the start, interface slot i (ifc) resolved: with xdp-entry or
+ * xdp-exit, the XDP program there to trace. 0 or -errno, logged. */
+int cap_kern_iface_resolved(struct ps_cap_kern *k, int i, const struct ps_cap_iface *ifc);
+/* perf buffers, or the ring where perf events are closed to us. */
+int cap_choose_transport(struct ps_cap_kern *k, const struct ps_capture_cfg *cfg,
+			 const struct ps_sampling *smp);
+/* Where TC may attach through clsact, the guardian (guardian.h). */
+int cap_start_guardian(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
+		       enum ps_tc_mode tc_mode);
+/* The programs, built from the options, the sampling, the filter and
+ * whom packets belong to (knobs). */
+int cap_load_programs(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
+		      const struct ps_capture_cfg *cfg, const struct ps_sampling *smp,
+		      struct ps_filter *filter, const struct ps_ctx_knobs *knobs);
+/* The hooks the programs are loaded for (kern.hooks): every interface's,
+ * and following, those of interfaces to come. */
+void cap_plan_hooks(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
+		    const struct ps_capture_cfg *cfg);
+/* Interface ifc (or every one of f at the start) in the kernel's ifaces
+ * map, which the hooks count and capture by: 0, or -E2BIG (said: an error
+ * at the start, a warning later) or -errno. */
+int cap_add_kernel_iface(struct ps_cap_kern *k, const struct ps_cap_iface *ifc, bool later);
+int cap_add_kernel_ifaces(struct ps_cap_kern *k, const struct ps_cap_ifaces *f);
+/* Interface slot i (ifindex) went: detached (or gone with it), out of the
+ * kernel's map, its last counters into final; its programs and traced
+ * program let go. */
+void cap_kern_iface_gone(struct ps_cap_kern *k, int i, int ifindex, bool vanished,
+			 struct ps_counters final[PS_HOOK_MAX]);
+/* Every interface's hooks: XDP lower devices first, tracing, drop, TC
+ * (-EINTR once stop is requested). */
+int cap_attach_all(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
+		   const struct ps_capture_cfg *cfg, const struct ps_stop *stop);
+/* Interface ifc's hooks, as at the start (XDP, then TC): one that came. */
+int cap_attach_iface(struct ps_cap_kern *k, const struct ps_cap_iface *ifc,
+		     enum ps_tc_position tc_position);
+/* Every interface in promiscuous mode (tcpdump's way, unless -p). */
+void cap_set_promiscuous(struct ps_cap_kern *k, const struct ps_cap_ifaces *f);
+/* A reload's new filter or sampling (smp: with the capture's seed), in
+ * place on every hook at once; kern then owns filter. */
+int cap_swap_programs(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
+		      const struct ps_capture_cfg *cfg, const struct ps_ctx_knobs *knobs,
+		      struct ps_filter *filter, const struct ps_sampling *smp);
 /* Every attachment let go (the guardian leaves), the clock's ticker
  * stopped; again in cap_kern_free. */
 void cap_kern_release(struct ps_cap_kern *k);
-void cap_kern_free(struct ps_capture *cap);
-void cap_out_free(struct ps_cap_out *o);
-void cap_stats_init(struct ps_cap_stats *st);
-/* The capture's start: its time, the first metrics, --stats' clock. */
-void cap_stats_start(struct ps_capture *cap, uint64_t now_ns);
-void cap_stats_free(struct ps_cap_stats *st);
-void cap_run_init(struct ps_cap_run *r);
-void cap_run_free(struct ps_cap_run *r);
-
-/* cap_loop.c */
-/* The run loop and what it runs (user/util/runloop.h): opened before
- * anything is attached, so an interface that vanishes meanwhile is seen.
- * 0 or -errno, logged. */
-int cap_open_loop(struct ps_capture *cap);
-
-/* cap_programs.c */
-/* perf buffers, or the ring where perf events are closed to us. */
-int cap_choose_transport(struct ps_capture *cap);
-/* Where TC may attach through clsact, the guardian (guardian.h). */
-int cap_start_guardian(struct ps_capture *cap);
-int cap_load_programs(struct ps_capture *cap);
-/* The hooks the programs are loaded for (kern.hooks): every interface's,
- * and following, those of interfaces to come. */
-void cap_plan_hooks(struct ps_capture *cap);
-/* Interface i (or every one at the start) in the kernel's ifaces map, which
- * the hooks count and capture by: 0, or -E2BIG (said: an error at the
- * start, a warning later) or -errno. */
-int cap_add_kernel_iface(struct ps_capture *cap, int i, bool later);
-int cap_add_kernel_ifaces(struct ps_capture *cap);
-/* Interface i went: detached (or gone with it), out of the kernel's map,
- * its last counters into final; its programs and traced program let go. */
-void cap_kern_iface_gone(struct ps_capture *cap, int i, bool vanished,
-			 struct ps_counters final[PS_HOOK_MAX]);
-/* Every interface's hooks: XDP lower devices first, tracing, drop, TC. */
-int cap_attach_all(struct ps_capture *cap);
-/* Interface i's hooks, as at the start (XDP, then TC): one that came. */
-int cap_attach_iface(struct ps_capture *cap, int i);
-void cap_set_promiscuous(struct ps_capture *cap);
-/* A reload's new filter or sampling (smp: with the capture's seed), in
- * place on every hook at once; the capture then owns filter. */
-int cap_swap_programs(struct ps_capture *cap, struct ps_filter *filter,
-		      const struct ps_sampling *smp);
+void cap_kern_free(struct ps_cap_kern *k);
 
 /* cap_outputs.c */
-/* One target per (interface, hook), with room for max_ifaces. */
-int cap_plan_targets(struct ps_capture *cap);
-/* Interface i's targets, taken (before it is attached); 0 or -E2BIG. */
-int cap_take_targets(struct ps_capture *cap, int i);
-/* What each target's IDB says: the hook, how attached, the sampling. */
-void cap_describe_targets(struct ps_capture *cap);
-void cap_describe_target_idb(struct ps_capture *cap, int t);
-/* Interface i attached: its targets' IDBs, and sFlow samplers. */
-int cap_open_targets(struct ps_capture *cap, int i);
-/* The ingest, its sinks in order (file, printed lines, sFlow), buffers. */
-int cap_open_ingest(struct ps_capture *cap);
+void cap_out_init(struct ps_cap_out *o, const struct ps_capture_cfg *cfg);
+/* The (first) output file, of cfg's -w, saying the filter and the
+ * sampling; abort: a stop that skips the drain. */
+int cap_out_open_file(struct ps_cap_out *o, const struct ps_capture_cfg *cfg,
+		      const struct ps_filter *filter, const struct ps_sampling *smp,
+		      volatile sig_atomic_t *abort);
+/* One target per (interface, hook) of f, with room for its set's room. */
+int cap_plan_targets(struct ps_cap_out *o, const struct ps_cap_ifaces *f);
+/* Interface ifc's targets, taken (before it is attached); 0 or -E2BIG. */
+int cap_take_targets(struct ps_cap_out *o, const struct ps_cap_iface *ifc);
+/* What each target's IDB says: the hook, how attached (k), the sampling;
+ * around a traced XDP program, which (k, by f's slot). */
+void cap_describe_targets(struct ps_cap_out *o, const struct ps_cap_ifaces *f,
+			  const struct ps_cap_kern *k);
+/* Interface ifindex attached: its targets' IDBs, and sFlow samplers. */
+int cap_open_targets(struct ps_cap_out *o, const struct ps_cap_ifaces *f,
+		     const struct ps_cap_kern *k, int ifindex);
+/* The ingest on k's buffers, its sinks in order (file, printed lines,
+ * sFlow, --top); counters: the kernel's exact ones (sFlow's pools). */
+int cap_open_ingest(struct ps_cap_out *o, const struct ps_cap_kern *k,
+		    const struct ps_capture_cfg *cfg, const struct ps_sampling *smp,
+		    const struct ps_counter_src *counters);
 /* Interface ifindex went: its targets keep its last counters (final), and
  * its file's interfaces say why they end. */
-void cap_out_iface_gone(struct ps_capture *cap, int ifindex,
+void cap_out_iface_gone(struct ps_cap_out *o, int ifindex,
 			const struct ps_counters final[PS_HOOK_MAX]);
 /* The sampling's words for the IDBs and each packet (out.sampling,
  * out.tag). */
-void cap_out_describe_sampling(struct ps_capture *cap);
+void cap_out_describe_sampling(struct ps_cap_out *o, const struct ps_sampling *smp);
 /* After a reload's new filter or sampling: those words anew, and the
  * file's interfaces anew after the old ones' last statistics. */
-int cap_out_renew(struct ps_capture *cap);
-/* An output's error ended the capture: one line, or none where the
- * reader left (as tcpdump's | head); the error to end with, or 0. */
-int cap_output_failed(struct ps_capture *cap, int err);
+int cap_out_renew(struct ps_cap_out *o, const struct ps_cap_ifaces *f, const struct ps_cap_kern *k,
+		  const struct ps_filter *filter, const struct ps_sampling *smp);
+/* An output's error ended the capture (stopping: a stop was asked): one
+ * line, or none where the reader left (as tcpdump's | head); the error to
+ * end with, or 0. */
+int cap_output_failed(const struct ps_cap_out *o, int err, bool stopping);
 /* The file could not be written (err): one line, unless the reader (an
  * extcap's Wireshark) left; 0 then, else err. */
-int cap_write_failed(const struct ps_capture *cap, int err);
+int cap_write_failed(const struct ps_cap_out *o, int err, bool stopping);
+void cap_out_free(struct ps_cap_out *o);
 
 /* cap_stats.c */
+void cap_stats_init(struct ps_cap_stats *st);
+/* The capture's start: its time, the first metrics, --stats' clock. */
+void cap_stats_start(struct ps_cap_stats *st, const struct ps_cap_out *o,
+		     const struct ps_cap_kern *k, uint64_t now_ns);
 /* One --stats line, at monotonic now_ns. */
-void cap_stats_line(struct ps_capture *cap, uint64_t now_ns);
+void cap_stats_line(struct ps_cap_stats *st, const struct ps_cap_out *o,
+		    const struct ps_cap_kern *k, const struct ps_sampling *smp, uint64_t now_ns);
 /* --metrics at a reload: the slot a new address opens in (its server
  * thread knows it by address), then served from it. */
 struct ps_metrics *cap_stats_spare_metrics(struct ps_cap_stats *st);
 void cap_stats_serve_from(struct ps_cap_stats *st, struct ps_metrics *m);
-/* The kernel's exact counters, for the outputs (ISBs, sFlow). */
-struct ps_counter_src cap_counter_src(struct ps_capture *cap);
-/* Target t's counters: the kernel's, or, its interface gone, as they
- * were then. 0 or -errno. */
-int cap_target_counters(const struct ps_capture *cap, int t, struct ps_counters *c);
-/* Packets of target t (or of all, t < 0) in every file so far; printing
- * only, what was printed. */
-uint64_t cap_written_total(const struct ps_capture *cap, int t);
+/* The kernel's counters of (ifindex, hook) as its target has them: the
+ * kernel's, or, the interface gone, as they were then. 0 or -errno
+ * (-ENOENT: no such target). */
+int cap_read_counters(const struct ps_cap_out *o, const struct ps_cap_kern *k, uint32_t ifindex,
+		      unsigned int hook, struct ps_counters *c);
 /* The text --metrics serves, made anew from every counter. */
-void cap_publish_metrics(struct ps_capture *cap, uint64_t now_ns);
-/* One --stats line. */
-void cap_print_stats(struct ps_capture *cap, uint64_t written, uint64_t prev_written,
-		     uint64_t elapsed_ns);
+void cap_publish_metrics(struct ps_cap_stats *st, const struct ps_cap_out *o,
+			 const struct ps_cap_kern *k, uint64_t now_ns);
 /* --sample-interval's clock, per CPU. */
-void cap_report_clock(const struct ps_capture *cap);
-/* The closing lines: stages (-v), the ingest's, the summary, drops, sFlow. */
-void cap_summary(struct ps_capture *cap);
+void cap_report_clock(const struct ps_cap_kern *k);
+/* The closing lines: stages (-v), the ingest's, the summary, drops, sFlow
+ * (filtered: a filter was given). */
+void cap_summary(const struct ps_cap_out *o, const struct ps_cap_kern *k,
+		 const struct ps_sampling *smp, bool filtered);
+void cap_stats_free(struct ps_cap_stats *st);
+
+/* cap_loop.c: the run loop, the top of the parts (it runs each of them,
+ * and so is handed the capture). */
+/* The run loop and what it runs (user/util/runloop.h): opened before
+ * anything is attached, so an interface that vanishes meanwhile is seen.
+ * 0 or -errno, logged. */
+int cap_open_loop(struct ps_capture *cap);
+void cap_run_init(struct ps_cap_run *r);
+void cap_run_free(struct ps_cap_run *r);
 
 #endif
