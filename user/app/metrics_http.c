@@ -44,9 +44,10 @@ struct ps_metrics_srv {
 static const char no_user_hash[] = "$2y$10$7EqJtq98hPqEX7fNZaFWoOhi5BWX4Z3Z1ZK/1d2ZbLWKpoLVXj5Ge";
 
 /*
- * libmicrohttpd, and GnuTLS with it, cost 2.8 MiB of RSS the moment they
- * are loaded (their constructors and relocations): loaded only by a
- * capture that serves metrics, as systemd loads its optional libraries.
+ * libmicrohttpd, and GnuTLS with it, cost resident memory the moment they
+ * are loaded (their constructors and relocations), which a capture that
+ * serves no metrics should not pay: loaded only by a capture that serves
+ * them, as systemd loads its optional libraries.
  * The calls below go through mhd.
  */
 #define MHD_SONAME "libmicrohttpd.so.12"
