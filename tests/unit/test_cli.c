@@ -584,6 +584,48 @@ static void usage_lists_every_option(void **state)
 			fail_msg("usage lacks %s", names[i]);
 }
 
+/* The modules' rows (sFlow's, the flight recorder's, --top's) gathered
+ * with the capture's: each known by name, as a setting and to ps_cli_set,
+ * and in --help between the capture's own and the rest. */
+static void module_rows_gathered(void **state)
+{
+	char buf[16384] = "", err[256];
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+	const char *order[] = { "--netns",     "--sflow ", "--sflow-burst", "--flight ",
+				"--incidents", "--top ",   "--top-sort",    "--stats" };
+	const char *at = buf;
+	struct ps_opts o;
+
+	(void)state;
+	assert_int_equal(ps_cli_setting("iface"), 1);
+	assert_int_equal(ps_cli_setting("sflow-burst"), 1);
+	assert_int_equal(ps_cli_setting("trigger"), 1);
+	assert_int_equal(ps_cli_setting("top"), -EPERM);
+	assert_int_equal(ps_cli_setting("batch"), -EPERM);
+	assert_int_equal(ps_cli_setting("extcap-interfaces"), -EPERM);
+	assert_int_equal(ps_cli_setting("help"), -EPERM);
+	assert_int_equal(ps_cli_setting("stats"), 1);
+	assert_int_equal(ps_cli_setting("no-such"), -ENOENT);
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(ps_cli_set(&o, "sflow-header", "64", err, sizeof(err)), 0);
+	assert_int_equal(o.sflow.header_bytes, 64);
+	assert_int_equal(ps_cli_set(&o, "holdoff", "2s", err, sizeof(err)), 0);
+	assert_int_equal(o.holdoff_ms, 2000);
+	assert_int_equal(ps_cli_set(&o, "top-sort", "packets", err, sizeof(err)), 0);
+	assert_true(o.top_opts);
+	assert_int_equal(ps_cli_set(&o, "top-group", "nope", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "bad --top-group 'nope': use process, container, flow, "
+				 "interface or drop");
+	assert_int_equal(ps_cli_set(&o, "no-such", "1", err, sizeof(err)), -EINVAL);
+	ps_cli_usage(f);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		at = strstr(at, order[i]);
+		if (!at)
+			fail_msg("usage lacks %s, or has it out of order", order[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -605,6 +647,7 @@ int main(void)
 		cmocka_unit_test(hook_lists),
 		cmocka_unit_test(durations),
 		cmocka_unit_test(usage_lists_every_option),
+		cmocka_unit_test(module_rows_gathered),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The parser (cli.h): the capture's own options and the rest, the rows of
+ * sFlow, the flight recorder and --top gathered among them (cli_opt.h),
+ * and getopt's tables, --help, a configuration file's settings and the
+ * extcap dialog's options made from them all.
+ */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -6,64 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "errmsg.h"
-#include "cli.h"
-#include "cli_int.h"
-#include "topagg.h"
+#include "cli_opt.h"
 #include "printer.h"
 #include "hooks.h"
 #include "sampling.h"
 #include "pktsample.h"
-
-/*
- * One row per option: getopt's table, the help text and the handler, or
- * for a switch, a counted switch or a string kept as given the field of
- * struct ps_opts it sets.
- */
-/* One word of an option that takes one of a few (--xdp-mode native). */
-struct cli_word {
-	const char *name;
-	unsigned int value;
-};
-
-struct cli_opt {
-	const char *name;
-	int key;
-	int has_arg;
-	const char *arg;
-	const char *help;
-	int (*set)(struct ps_opts *o, const char *arg, char *err, size_t errlen);
-	size_t field; /* SET_FLAG: a bool, SET_COUNT and SET_WORD: an unsigned int (or
-		       * enum), SET_STR: a const char * in struct ps_opts */
-	const struct cli_word *words; /* SET_WORD: its words and their values */
-	const char *shown;	      /* SET_WORD: the option as its error names it */
-	bool live;		      /* only a live capture takes it, not -r */
-	bool hidden;		      /* not in --help: Wireshark's extcap options */
-	bool no_config;		      /* not a setting of a configuration file (config.h) */
-	enum { SET_BY_FN, SET_FLAG, SET_COUNT, SET_STR, SET_WORD } kind; /* SET_BY_FN: set() */
-};
-/* A switch: sets a bool. A counted switch (-t, -x, ...): each use adds one. */
-#define FLAG(f) .kind = SET_FLAG, .field = offsetof(struct ps_opts, f)
-#define COUNT(f) .kind = SET_COUNT, .field = offsetof(struct ps_opts, f)
-/* A string kept as given (the extcap options; user/app/extcap.c checks them). */
-#define STR(f) .kind = SET_STR, .field = offsetof(struct ps_opts, f)
-/* One of a few words, into an unsigned int or enum field (in the error's
- * order: "use native, skb or auto"). */
-#define WORDS(shown_as, f, ...)                                                    \
-	.kind = SET_WORD, .field = offsetof(struct ps_opts, f), .shown = shown_as, \
-	.words = (const struct cli_word[])                                         \
-	{                                                                          \
-		__VA_ARGS__,                                                       \
-		{                                                                  \
-			NULL, 0                                                    \
-		}                                                                  \
-	}
-_Static_assert(sizeof(enum ps_xdp_mode) == sizeof(unsigned int), "SET_WORD writes enums");
-/* Marks a row that -r refuses. */
-#define LIVE .live = true
-/* Marks a row --help does not list. */
-#define HIDDEN .hidden = true
-/* Marks a row a configuration file cannot have: what is no capture's. */
-#define NOCONF .no_config = true
 
 static int set_iface(struct ps_opts *o, const char *a, char *err, size_t len)
 {
@@ -360,43 +313,6 @@ static int set_stats(struct ps_opts *o, const char *a, char *err, size_t len)
 	return 0;
 }
 
-static int set_top_batch(struct ps_opts *o, const char *a, char *err, size_t len)
-{
-	(void)a, (void)err, (void)len;
-	o->top_batch = o->top_opts = true;
-	return 0;
-}
-
-/* --top-group and --top-sort: one of the words, in enum order. */
-static int set_top_word(unsigned int *to, const char *const *words, int n, const char *opt,
-			const char *a, char *err, size_t len)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(a, words[i])) {
-			*to = (unsigned int)i;
-			return 0;
-		}
-	return ps_fail(err, len, "bad %s '%s': use %s, %s, %s, %s%s%s", opt, a, words[0], words[1],
-		       words[2], words[3], n > 4 ? " or " : "", n > 4 ? words[4] : "");
-}
-
-static int set_top_group(struct ps_opts *o, const char *a, char *err, size_t len)
-{
-	static const char *const words[PS_TOP_NGROUPS] = { "process", "container", "flow",
-							   "interface", "drop" };
-
-	o->top_opts = true;
-	return set_top_word(&o->top_group, words, PS_TOP_NGROUPS, "--top-group", a, err, len);
-}
-
-static int set_top_sort(struct ps_opts *o, const char *a, char *err, size_t len)
-{
-	static const char *const words[PS_TOP_NSORTS] = { "bytes", "packets", "drops", "name" };
-
-	o->top_opts = true;
-	return set_top_word(&o->top_sort, words, PS_TOP_NSORTS, "--top-sort", a, err, len);
-}
-
 static int set_metrics(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	/* No port of its own: one must be given. */
@@ -416,76 +332,22 @@ static int set_verbose(struct ps_opts *o, const char *a, char *e, size_t l)
 	return 0;
 }
 
-enum {
-	KEY_HOOK = 256,
-	KEY_DURATION,
-	KEY_XDP_MODE,
-	KEY_TC_MODE,
-	KEY_VERSION,
-	KEY_SAMPLE,
-	KEY_SAMPLE_MODE,
-	KEY_SAMPLE_FLOWS,
-	KEY_SAMPLE_INTERVAL,
-	KEY_MAX_RATE,
-	KEY_STATS,
-	KEY_TRANSPORT,
-	KEY_EPB_VERDICT,
-	KEY_XDP_ATTACH,
-	KEY_TC_POSITION,
-	KEY_PRINT,
-	KEY_EXTCAP_INTERFACES,
-	KEY_EXTCAP_VERSION,
-	KEY_EXTCAP_INTERFACE,
-	KEY_EXTCAP_DLTS,
-	KEY_EXTCAP_CONFIG,
-	KEY_CAPTURE,
-	KEY_FIFO,
-	KEY_EXTCAP_FILTER,
-	KEY_EXTCAP_SAMPLING,
-	KEY_EXTCAP_SAMPLING_N,
-	KEY_EXTCAP_SAMPLING_INTERVAL,
-	KEY_EXTCAP_LOG_FILE,
-	KEY_CONTEXT,
-	KEY_PID,
-	KEY_COMM,
-	KEY_CGROUP,
-	KEY_CONTAINER,
-	KEY_NETNS,
-	KEY_SFLOW,
-	KEY_SFLOW_AGENT,
-	KEY_SFLOW_HEADER,
-	KEY_SFLOW_COUNTERS,
-	KEY_SFLOW_BURST,
-	KEY_METRICS,
-	KEY_METRICS_WEB_CONFIG,
-	KEY_MAX_IFACES,
-	KEY_CONFIG,
-	KEY_FILTER,
-	KEY_FLIGHT,
-	KEY_FLIGHT_SIZE,
-	KEY_TRIGGER,
-	KEY_AFTER,
-	KEY_HOLDOFF,
-	KEY_INCIDENTS,
-	KEY_TOP,
-	KEY_BATCH,
-	KEY_TOP_GROUP,
-	KEY_TOP_SORT,
-};
-
-static const struct cli_opt cli_opts[] = {
+/* The capture's own options, first in --help: what, where and how to
+ * capture, print and write; the filter and sampling; whom packets belong
+ * to. */
+static const struct cli_opt capture_rows[] = {
 	{ "iface", 'i', required_argument, "IFACE",
 	  "capture on IFACE (repeat for more; any: every interface that is up, lo only if named, "
 	  "and those that come; a pattern such as 'veth*': those that match, now and later)",
 	  set_iface, LIVE },
-	{ "config", KEY_CONFIG, required_argument, "FILE",
+	{ "config", 0, required_argument, "FILE",
 	  "the settings of FILE first, one a line (a long option's name and value; man pktsample), "
 	  "then the command line's; SIGHUP reads it again",
 	  STR(config), LIVE, NOCONF },
-	{ "filter", KEY_FILTER, required_argument, "EXPR",
+	{ "filter", 0, required_argument, "EXPR",
 	  "the filter expression as one argument, instead of the words after the options",
 	  STR(filter_expr) },
-	{ "max-ifaces", KEY_MAX_IFACES, required_argument, "N",
+	{ "max-ifaces", 0, required_argument, "N",
 	  "room for N interfaces at once (default: those at start; following, 1024 or twice those)",
 	  set_max_ifaces, LIVE },
 	{ "write", 'w', required_argument, "FILE",
@@ -493,7 +355,7 @@ static const struct cli_opt cli_opts[] = {
 	{ "read-file", 'r', required_argument, "FILE",
 	  "print a pcap or pcapng FILE ('-' for stdin) instead of capturing; with -w, copy it",
 	  set_read, NOCONF },
-	{ "print", KEY_PRINT, no_argument, NULL,
+	{ "print", 0, no_argument, NULL,
 	  "print the packets on stdout also while writing them with -w", FLAG(print) },
 	{ "link-header", 'e', no_argument, NULL,
 	  "print the link-level header: MAC addresses, ethertype, VLAN tags", FLAG(link_header) },
@@ -526,7 +388,7 @@ static const struct cli_opt cli_opts[] = {
 	  "run CMD FILE on each file closed by -C or -G (e.g. gzip)", set_postrotate, LIVE },
 	{ "relinquish-privileges", 'Z', required_argument, "USER",
 	  "once capturing, become USER (files are then created as USER)", set_user, LIVE },
-	{ "hook", KEY_HOOK, required_argument, "LIST",
+	{ "hook", 0, required_argument, "LIST",
 	  "hooks: xdp,tc-ingress,tc-egress,xdp-entry,xdp-exit,drop (default tc-ingress,tc-egress; "
 	  "xdp-entry,xdp-exit for tc-ingress around another XDP program; tc-egress alone on lo; "
 	  "drop: packets the kernel drops there, with the reason)",
@@ -548,35 +410,35 @@ static const struct cli_opt cli_opts[] = {
 	  LIVE },
 	{ "count", 'c', required_argument, "N",
 	  "stop after N packets (written, printed, or with -r selected)", set_count },
-	{ "duration", KEY_DURATION, required_argument, "TIME",
-	  "stop after TIME (10, 10s, 500ms, 2m, 1h)", set_duration, LIVE },
+	{ "duration", 0, required_argument, "TIME", "stop after TIME (10, 10s, 500ms, 2m, 1h)",
+	  set_duration, LIVE },
 	{ "buffer-size", 'B', required_argument, "KIB",
 	  "KiB of buffer, all CPUs together (default 32 MiB per CPU)", set_buffer, LIVE },
 	{ "threads", 'j', required_argument, "N",
 	  "threads reading the buffers (default: one per 8 CPUs, at most half the cores)",
 	  set_threads, LIVE },
-	{ "transport", KEY_TRANSPORT, required_argument, "KIND",
+	{ "transport", 0, required_argument, "KIND",
 	  "auto (default: perf, but ringbuf where -B leaves a CPU under 4 MiB), perf (per-CPU perf "
 	  "buffers) or ringbuf (BPF rings: per CPU, per group at a small -B)",
 	  WORDS("--transport", transport, { "auto", PS_TRANSPORT_AUTO },
 		{ "perf", PS_TRANSPORT_PERF }, { "ringbuf", PS_TRANSPORT_RINGBUF }),
 	  LIVE },
-	{ "xdp-mode", KEY_XDP_MODE, required_argument, "MODE",
+	{ "xdp-mode", 0, required_argument, "MODE",
 	  "with --hook xdp: native, skb or auto (default: skb on veth, else native if the driver has it)",
 	  WORDS("--xdp-mode", xdp_mode, { "native", PS_XDP_NATIVE }, { "skb", PS_XDP_SKB },
 		{ "auto", PS_XDP_AUTO }),
 	  LIVE },
-	{ "tc-mode", KEY_TC_MODE, required_argument, "MODE",
+	{ "tc-mode", 0, required_argument, "MODE",
 	  "TC attach: tcx, clsact or auto (default auto: tcx up to 16 interfaces, else clsact)",
 	  WORDS("--tc-mode", tc_mode, { "tcx", PS_TC_TCX }, { "clsact", PS_TC_CLSACT },
 		{ "auto", PS_TC_AUTO }),
 	  LIVE },
-	{ "xdp-attach", KEY_XDP_ATTACH, required_argument, "HOW",
+	{ "xdp-attach", 0, required_argument, "HOW",
 	  "link (default: the kernel detaches it if pktsample dies) or libxdp (its dispatcher)",
 	  WORDS("--xdp-attach", xdp_attach, { "link", PS_XDP_VIA_LINK },
 		{ "libxdp", PS_XDP_VIA_LIBXDP }),
 	  LIVE },
-	{ "tc-position", KEY_TC_POSITION, required_argument, "WHERE",
+	{ "tc-position", 0, required_argument, "WHERE",
 	  "first or last among the TC programs already there (default wire: first at "
 	  "ingress, last at egress, as tcpdump sees it)",
 	  WORDS("--tc-position", tc_position, { "first", PS_TC_FIRST }, { "last", PS_TC_LAST },
@@ -586,115 +448,107 @@ static const struct cli_opt cli_opts[] = {
 	  "read the filter expression from FILE ('#' starts a comment)", set_filter_file },
 	{ "dump-filter", 'd', no_argument, NULL,
 	  "print the filter's cBPF and the eBPF it becomes, then exit", FLAG(dump_filter), NOCONF },
-	{ "sample", KEY_SAMPLE, required_argument, "N",
-	  "keep 1 in N matching packets (random, per CPU)", set_sample, LIVE },
-	{ "sample-mode", KEY_SAMPLE_MODE, required_argument, "MODE",
+	{ "sample", 0, required_argument, "N", "keep 1 in N matching packets (random, per CPU)",
+	  set_sample, LIVE },
+	{ "sample-mode", 0, required_argument, "MODE",
 	  "with --sample: random (default) or count (every Nth per CPU)", set_sample_mode, LIVE },
-	{ "sample-flows", KEY_SAMPLE_FLOWS, required_argument, "N",
+	{ "sample-flows", 0, required_argument, "N",
 	  "keep every packet of 1 in N flows, both directions", set_sample_flows, LIVE },
-	{ "sample-interval", KEY_SAMPLE_INTERVAL, required_argument, "TIME",
+	{ "sample-interval", 0, required_argument, "TIME",
 	  "keep one packet per CPU every TIME (>= 1ms), clock-driven", set_sample_interval, LIVE },
-	{ "max-rate", KEY_MAX_RATE, required_argument, "PPS",
-	  "at most PPS packets/s per CPU leave the kernel", set_max_rate, LIVE },
-	{ "context", KEY_CONTEXT, required_argument, "on|off",
+	{ "max-rate", 0, required_argument, "PPS", "at most PPS packets/s per CPU leave the kernel",
+	  set_max_rate, LIVE },
+	{ "context", 0, required_argument, "on|off",
 	  "say whom each packet belongs to: process, thread, container, netns (default on)",
 	  set_context, LIVE },
-	{ "pid", KEY_PID, required_argument, "PID",
+	{ "pid", 0, required_argument, "PID",
 	  "only the packets of this process's sockets (all its threads)", set_pid, LIVE },
-	{ "comm", KEY_COMM, required_argument, "NAME",
+	{ "comm", 0, required_argument, "NAME",
 	  "only the packets of sockets made by processes of this name", set_comm, LIVE },
-	{ "cgroup", KEY_CGROUP, required_argument, "PATH",
+	{ "cgroup", 0, required_argument, "PATH",
 	  "only the packets of sockets in this cgroup v2 or below it", set_cgroup, LIVE },
-	{ "container", KEY_CONTAINER, required_argument, "ID|NAME",
+	{ "container", 0, required_argument, "ID|NAME",
 	  "only the packets of this container's sockets (docker, podman, containerd, CRI-O; "
 	  "pod:UID, unit:NAME)",
 	  set_container, LIVE },
-	{ "netns", KEY_NETNS, required_argument, "NAME|PATH|PID",
+	{ "netns", 0, required_argument, "NAME|PATH|PID",
 	  "capture in this network namespace (ip netns's NAME, a path, or a process's)", set_netns,
 	  LIVE },
-	{ "sflow", KEY_SFLOW, required_argument, "ADDR[:PORT]",
-	  "export the samples as sFlow v5 to a collector (repeat for more; port 6343)",
-	  ps_cli_set_sflow, LIVE },
-	{ "sflow-agent", KEY_SFLOW_AGENT, required_argument, "ADDR",
-	  "the agent address in the datagrams (default: the source towards the collector)",
-	  ps_cli_set_sflow_agent, LIVE },
-	{ "sflow-header", KEY_SFLOW_HEADER, required_argument, "BYTES",
-	  "bytes of each sampled packet sent (default 128)", ps_cli_set_sflow_header, LIVE },
-	{ "sflow-counters", KEY_SFLOW_COUNTERS, required_argument, "SECONDS",
-	  "send interface counters every SECONDS (default 20)", ps_cli_set_sflow_counters, LIVE },
-	{ "sflow-burst", KEY_SFLOW_BURST, required_argument, "N",
-	  "send at most N datagrams back to back, a burst a millisecond (default 8)",
-	  ps_cli_set_sflow_burst, LIVE },
-	{ "flight", KEY_FLIGHT, required_argument, "TIME",
-	  "a flight recorder: keep the last TIME in memory, and write it to -w's file only "
-	  "when a --trigger fires (or SIGUSR2)",
-	  ps_cli_set_flight, LIVE },
-	{ "flight-size", KEY_FLIGHT_SIZE, required_argument, "SIZE",
-	  "memory for --flight (default 64m; k, m, g); the oldest packets go first",
-	  ps_cli_set_flight_size, LIVE },
-	{ "trigger", KEY_TRIGGER, required_argument, "EXPR",
-	  "what starts an incident: a packet matching a filter expression at any hook, drop, "
-	  "or drop:REASON (repeat for more)",
-	  ps_cli_set_trigger, LIVE },
-	{ "after", KEY_AFTER, required_argument, "TIME",
-	  "with --flight: keep recording TIME after the trigger (default 5s)", ps_cli_set_after,
-	  LIVE },
-	{ "holdoff", KEY_HOLDOFF, required_argument, "TIME",
-	  "with --flight: no new incident until TIME after one (default 0)", ps_cli_set_holdoff,
-	  LIVE },
-	{ "incidents", KEY_INCIDENTS, required_argument, "N",
-	  "with --flight: stop after N incidents written", ps_cli_set_incidents, LIVE },
-	{ "top", KEY_TOP, no_argument, NULL,
-	  "a live ranking, every second, of who sends, where to and what is dropped (keys: "
-	  "g grouping, s sort, p pause, / filter, q quit); with -w, the file too",
-	  FLAG(top), LIVE, NOCONF },
-	{ "batch", KEY_BATCH, no_argument, NULL,
-	  "with --top: a plain table every second, as top -b (so too when stdout is no terminal)",
-	  set_top_batch, LIVE, NOCONF },
-	{ "top-group", KEY_TOP_GROUP, required_argument, "BY",
-	  "with --top: rows by process (default), container, flow, interface or drop (reason)",
-	  set_top_group, LIVE, NOCONF },
-	{ "top-sort", KEY_TOP_SORT, required_argument, "KEY",
-	  "with --top: most bytes first (default), or packets, drops, name", set_top_sort, LIVE,
-	  NOCONF },
-	{ "stats", KEY_STATS, required_argument, "TIME",
-	  "print a line of counters to stderr every TIME", set_stats, LIVE },
-	{ "metrics", KEY_METRICS, required_argument, "ADDR:PORT",
+};
+
+/* The rest, after the modules' in --help: the counters, the messages, the
+ * program's own; and Wireshark's extcap protocol, hidden. */
+static const struct cli_opt other_rows[] = {
+	{ "stats", 0, required_argument, "TIME", "print a line of counters to stderr every TIME",
+	  set_stats, LIVE },
+	{ "metrics", 0, required_argument, "ADDR:PORT",
 	  "serve the counters for Prometheus on http://ADDR:PORT/metrics", set_metrics, LIVE },
-	{ "metrics-web-config", KEY_METRICS_WEB_CONFIG, required_argument, "FILE",
+	{ "metrics-web-config", 0, required_argument, "FILE",
 	  "TLS and basic auth for --metrics, as exporters' web-config.yml", STR(metrics_web_config),
 	  LIVE },
-	{ "epb-verdict", KEY_EPB_VERDICT, no_argument, NULL,
+	{ "epb-verdict", 0, no_argument, NULL,
 	  "write each packet's verdict (epb_verdict; Wireshark 4.0's editors corrupt it)",
 	  FLAG(epb_verdict), LIVE },
 	{ "verbose", 'v', no_argument, NULL,
 	  "more messages, and printed packets annotated (-vv: libbpf/libxdp debug)", set_verbose },
-	{ "version", KEY_VERSION, no_argument, NULL, "print the version", FLAG(version), NOCONF },
+	{ "version", 0, no_argument, NULL, "print the version", FLAG(version), NOCONF },
 	{ "help", 'h', no_argument, NULL, "show this help", FLAG(help), NOCONF },
 	/* Wireshark's extcap protocol (user/app/extcap.h), documented in the man page. */
-	{ "extcap-interfaces", KEY_EXTCAP_INTERFACES, no_argument, NULL, NULL,
-	  COUNT(extcap.interfaces), HIDDEN },
-	{ "extcap-version", KEY_EXTCAP_VERSION, optional_argument, NULL, NULL,
-	  COUNT(extcap.version), HIDDEN },
-	{ "extcap-interface", KEY_EXTCAP_INTERFACE, required_argument, NULL, NULL,
-	  STR(extcap.interface), HIDDEN },
-	{ "extcap-dlts", KEY_EXTCAP_DLTS, no_argument, NULL, NULL, COUNT(extcap.dlts), HIDDEN },
-	{ "extcap-config", KEY_EXTCAP_CONFIG, no_argument, NULL, NULL, COUNT(extcap.config),
+	{ "extcap-interfaces", 0, no_argument, NULL, NULL, COUNT(extcap.interfaces), HIDDEN },
+	{ "extcap-version", 0, optional_argument, NULL, NULL, COUNT(extcap.version), HIDDEN },
+	{ "extcap-interface", 0, required_argument, NULL, NULL, STR(extcap.interface), HIDDEN },
+	{ "extcap-dlts", 0, no_argument, NULL, NULL, COUNT(extcap.dlts), HIDDEN },
+	{ "extcap-config", 0, no_argument, NULL, NULL, COUNT(extcap.config), HIDDEN },
+	{ "capture", 0, no_argument, NULL, NULL, COUNT(extcap.capture), HIDDEN },
+	{ "fifo", 0, required_argument, NULL, NULL, STR(extcap.fifo), HIDDEN },
+	{ "extcap-capture-filter", 0, required_argument, NULL, NULL, STR(extcap.capture_filter),
 	  HIDDEN },
-	{ "capture", KEY_CAPTURE, no_argument, NULL, NULL, COUNT(extcap.capture), HIDDEN },
-	{ "fifo", KEY_FIFO, required_argument, NULL, NULL, STR(extcap.fifo), HIDDEN },
-	{ "extcap-capture-filter", KEY_EXTCAP_FILTER, required_argument, NULL, NULL,
-	  STR(extcap.capture_filter), HIDDEN },
-	{ "extcap-sampling", KEY_EXTCAP_SAMPLING, required_argument, NULL, NULL,
-	  STR(extcap.sampling), HIDDEN },
-	{ "extcap-sampling-n", KEY_EXTCAP_SAMPLING_N, required_argument, NULL, NULL,
-	  STR(extcap.sampling_n), HIDDEN },
-	{ "extcap-sampling-interval", KEY_EXTCAP_SAMPLING_INTERVAL, required_argument, NULL, NULL,
+	{ "extcap-sampling", 0, required_argument, NULL, NULL, STR(extcap.sampling), HIDDEN },
+	{ "extcap-sampling-n", 0, required_argument, NULL, NULL, STR(extcap.sampling_n), HIDDEN },
+	{ "extcap-sampling-interval", 0, required_argument, NULL, NULL,
 	  STR(extcap.sampling_interval), HIDDEN },
-	{ "extcap-log-file", KEY_EXTCAP_LOG_FILE, required_argument, NULL, NULL,
-	  STR(extcap.log_file), HIDDEN },
+	{ "extcap-log-file", 0, required_argument, NULL, NULL, STR(extcap.log_file), HIDDEN },
 };
-#define N_OPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
+
+/* Every row, in --help's order: the capture's, the modules' (cli_opt.h),
+ * the rest. */
+static const struct cli_table capture_table = CLI_TABLE(capture_rows);
+static const struct cli_table other_table = CLI_TABLE(other_rows);
+static const struct cli_table *const tables[] = {
+	&capture_table, &cli_sflow_table, &cli_flight_table, &cli_top_table, &other_table,
+};
+/* Room for every row in getopt's tables (ps_cli_parse_at says if not). */
+#define ROWS_MAX 128
+
+/* Row i of them all; NULL past the last. */
+static const struct cli_opt *row(size_t i)
+{
+	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {
+		if (i < tables[t]->n)
+			return &tables[t]->rows[i];
+		i -= tables[t]->n;
+	}
+	return NULL;
+}
+
+/* The option with this name; NULL if none. */
+static const struct cli_opt *row_named(const char *name)
+{
+	const struct cli_opt *c;
+
+	for (size_t i = 0; (c = row(i)); i++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+/* What getopt_long returns for row i: its letter, or past any letter. */
+static int row_key(size_t i)
+{
+	const struct cli_opt *c = row(i);
+
+	return c->letter ? c->letter : 256 + (int)i;
+}
 
 /* The one place an option takes effect: from argv, or from the extcap
  * dialog (ps_cli_set). */
@@ -725,9 +579,10 @@ static int apply(struct ps_opts *o, const struct cli_opt *c, const char *value, 
 
 int ps_cli_set(struct ps_opts *o, const char *name, const char *value, char *err, size_t errlen)
 {
-	for (size_t i = 0; i < N_OPTS; i++)
-		if (!strcmp(cli_opts[i].name, name))
-			return apply(o, &cli_opts[i], value, err, errlen);
+	const struct cli_opt *c = row_named(name);
+
+	if (c)
+		return apply(o, c, value, err, errlen);
 	return ps_fail(err, errlen, "no option --%s", name);
 }
 
@@ -752,6 +607,8 @@ void ps_cli_sampling(const struct ps_opts *o, struct ps_sampling *s)
 
 void ps_cli_usage(FILE *f)
 {
+	const struct cli_opt *c;
+
 	fputs("Usage: pktsample -i IFACE [-i IFACE ...] [-w FILE] [options] [EXPRESSION]\n"
 	      "       pktsample -r FILE [-w OUT] [options] [EXPRESSION]\n"
 	      "       pktsample -d [-s BYTES] EXPRESSION\n"
@@ -761,14 +618,13 @@ void ps_cli_usage(FILE *f)
 	      "EXPRESSION is a tcpdump (pcap-filter) expression; it runs inside the\n"
 	      "kernel, so packets that do not match never leave it.\n\n",
 	      f);
-	for (size_t i = 0; i < N_OPTS; i++) {
-		const struct cli_opt *c = &cli_opts[i];
+	for (size_t i = 0; (c = row(i)); i++) {
 		char left[48];
 
 		if (c->hidden)
 			continue;
-		if (c->key < 256)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", c->key, c->name,
+		if (c->letter)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", c->letter, c->name,
 				 c->arg ? " " : "", c->arg ? c->arg : "");
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", c->name, c->arg ? " " : "",
@@ -785,12 +641,10 @@ void ps_cli_usage(FILE *f)
 static int long_option_error(const char *arg, char *err, size_t errlen)
 {
 	size_t n = strcspn(arg, "=");
-	const struct cli_opt *match[4];
+	const struct cli_opt *match[4], *c;
 	int matches = 0;
 
-	for (size_t i = 0; i < N_OPTS; i++) {
-		const struct cli_opt *c = &cli_opts[i];
-
+	for (size_t i = 0; (c = row(i)); i++) {
 		if (strncmp(c->name, arg, n))
 			continue;
 		if (strlen(c->name) == n) { /* the option exists: its value is wrong */
@@ -811,12 +665,11 @@ static int long_option_error(const char *arg, char *err, size_t errlen)
 
 int ps_cli_setting(const char *name)
 {
-	for (size_t i = 0; i < N_OPTS; i++)
-		if (!strcmp(cli_opts[i].name, name))
-			return cli_opts[i].hidden || cli_opts[i].no_config ?
-				       -EPERM :
-				       cli_opts[i].has_arg == required_argument;
-	return -ENOENT;
+	const struct cli_opt *c = row_named(name);
+
+	if (!c)
+		return -ENOENT;
+	return c->hidden || c->no_config ? -EPERM : c->has_arg == required_argument;
 }
 
 int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err, size_t errlen)
@@ -824,11 +677,34 @@ int ps_cli_parse(int argc, char **argv, struct ps_opts *o, char *err, size_t err
 	return ps_cli_parse_at(argc, argv, o, err, errlen, NULL);
 }
 
+/* getopt_long's tables of every row; how many rows, or 0 if they do not
+ * fit in ROWS_MAX. */
+static size_t getopt_tables(struct option *longopts, char *shortopts)
+{
+	const struct cli_opt *c;
+	size_t n = 0, i;
+
+	shortopts[n++] = ':'; /* report a missing argument as ':' */
+	for (i = 0; (c = row(i)); i++) {
+		if (i == ROWS_MAX)
+			return 0;
+		longopts[i] = (struct option){ c->name, c->has_arg, NULL, row_key(i) };
+		if (c->letter) {
+			shortopts[n++] = c->letter;
+			if (c->has_arg == required_argument)
+				shortopts[n++] = ':';
+		}
+	}
+	shortopts[n] = '\0';
+	memset(&longopts[i], 0, sizeof(longopts[i]));
+	return i;
+}
+
 int ps_cli_parse_at(int argc, char **argv, struct ps_opts *o, char *err, size_t errlen, int *bad)
 {
-	struct option longopts[N_OPTS + 1];
-	char shortopts[2 * N_OPTS + 2];
-	size_t n = 0;
+	struct option longopts[ROWS_MAX + 1];
+	char shortopts[2 * ROWS_MAX + 2];
+	size_t n_rows;
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
@@ -836,19 +712,9 @@ int ps_cli_parse_at(int argc, char **argv, struct ps_opts *o, char *err, size_t 
 	o->snaplen = PS_SNAPLEN_MAX;
 	o->transport = PS_TRANSPORT_AUTO;
 	err[0] = '\0';
-
-	shortopts[n++] = ':'; /* report a missing argument as ':' */
-	for (size_t i = 0; i < N_OPTS; i++) {
-		longopts[i] = (struct option){ cli_opts[i].name, cli_opts[i].has_arg, NULL,
-					       cli_opts[i].key };
-		if (cli_opts[i].key < 256) {
-			shortopts[n++] = cli_opts[i].key;
-			if (cli_opts[i].has_arg == required_argument)
-				shortopts[n++] = ':';
-		}
-	}
-	shortopts[n] = '\0';
-	memset(&longopts[N_OPTS], 0, sizeof(longopts[N_OPTS]));
+	n_rows = getopt_tables(longopts, shortopts);
+	if (!n_rows)
+		return ps_fail(err, errlen, "more options than ROWS_MAX (user/app/cli.c)");
 
 	optind = 0; /* full re-initialisation: the parser can run again */
 	opterr = 0;
@@ -869,10 +735,10 @@ int ps_cli_parse_at(int argc, char **argv, struct ps_opts *o, char *err, size_t 
 		}
 		if (c == ':')
 			return ps_fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
-		for (size_t i = 0; i < N_OPTS; i++)
-			if (cli_opts[i].key == c)
-				opt = &cli_opts[i];
-		if (opt->live && !o->live_opt[0] && c < 256)
+		for (size_t i = 0; i < n_rows; i++)
+			if (row_key(i) == c)
+				opt = row(i);
+		if (opt->live && !o->live_opt[0] && opt->letter)
 			snprintf(o->live_opt, sizeof(o->live_opt), "-%c", c);
 		else if (opt->live && !o->live_opt[0])
 			snprintf(o->live_opt, sizeof(o->live_opt), "--%s", opt->name);
