@@ -338,6 +338,14 @@ void cap_rescan(struct ps_cap_ifaces *f)
 	free(now);
 }
 
+void cap_retry(struct ps_cap_ifaces *f)
+{
+	if (!f->set.retry_due)
+		return;
+	ps_ifset_forget_refused(&f->set);
+	cap_rescan(f);
+}
+
 void cap_read_link_events(struct ps_cap_ifaces *f, int link_fd)
 {
 	struct ps_link_event ev[32];

@@ -32,13 +32,8 @@ static int run_link(void *arg, uint64_t now)
 /* Room again for one refused for the lack of it: look once more. */
 static int run_retry(void *arg, uint64_t now)
 {
-	struct ps_cap_ifaces *f = arg;
-
 	(void)now;
-	if (f->set.retry_due) {
-		ps_ifset_forget_refused(&f->set);
-		cap_rescan(f);
-	}
+	cap_retry(arg);
 	return 0;
 }
 
@@ -155,8 +150,7 @@ static int run_metrics(void *arg, uint64_t now)
 {
 	struct ps_capture *cap = arg;
 
-	cap_publish_metrics(&cap->stats, &cap->out, &cap->kern, now);
-	ps_metrics_enforce_deadlines(cap->stats.metrics);
+	cap_serve_metrics(&cap->stats, &cap->out, &cap->kern, now);
 	return 0;
 }
 

@@ -298,6 +298,23 @@ int cap_open_targets(struct ps_cap_out *o, const struct ps_cap_ifaces *f,
 	return err;
 }
 
+void cap_out_set_context(struct ps_cap_out *o, struct ps_who_table *who,
+			 const struct ps_dropnames *drops)
+{
+	ps_ingest_set_who(o->in, who);
+	ps_ingest_set_drop_names(o->in, drops);
+}
+
+int cap_out_start_file(struct ps_cap_out *o, const struct ps_cap_ifaces *f,
+		       const struct ps_cap_kern *k, const struct ps_counter_src *counters)
+{
+	if (!o->file)
+		return 0;
+	cap_describe_targets(o, f, k);
+	return ps_capfile_start(o->file, o->targets, o->file_ifaces, o->n_targets, k->loader.ncpus,
+				counters, ps_clock_mono_ns());
+}
+
 /*
  * As a Wireshark extcap, the FIFO closing is how Wireshark ends a capture
  * (it also sends SIGTERM, and stops reading soon after): not an error.
@@ -343,6 +360,30 @@ int cap_output_failed(const struct ps_cap_out *o, int err, bool stopping)
 		return print_failed(err, stopping);
 	pr_err("cannot keep the samples: %s\n", strerror(-err));
 	return err;
+}
+
+int cap_out_finish(struct ps_cap_out *o, int err, bool abort, bool stopping)
+{
+	int close_err;
+
+	if (!abort && !err && !ps_ingest_error(o->in, NULL)) {
+		err = ps_ingest_drain(o->in);
+		if (err)
+			err = cap_output_failed(o, err, stopping);
+	}
+	/* The last file's ISBs (and -z on it), sFlow's last datagrams. */
+	close_err = ps_ingest_close(o->in, !err);
+	if (!err && close_err)
+		err = cap_output_failed(o, close_err, stopping);
+	return err;
+}
+
+void cap_out_reload_sflow(struct ps_cap_out *o, const struct ps_sflow_config *cfg)
+{
+	/* sFlow's new sockets: a collector that cannot be reached is said,
+	 * and sFlow goes on to the ones it had, the rest applied. */
+	if (o->sflow && ps_sflowexp_reconfigure(o->sflow, cfg))
+		pr_warn("sFlow keeps its collectors of before\n");
 }
 
 void cap_out_iface_gone(struct ps_cap_out *o, int ifindex,

@@ -617,6 +617,29 @@ int cap_swap_programs(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
 	return 0;
 }
 
+int cap_load_drop_names(struct ps_cap_kern *k)
+{
+	return k->hooks & PS_HOOKS_DROP ? ps_dropnames_load(&k->drops) : 0;
+}
+
+int cap_start_clock(struct ps_cap_kern *k, const struct ps_sampling *smp)
+{
+	if (smp->mode != PS_SAMPLE_CLOCK)
+		return 0;
+	return ps_ticker_start(&k->ticker, ps_loader_prog(&k->loader, PS_PROG_TICK),
+			       smp->interval_ns);
+}
+
+int cap_detach_all(struct ps_cap_kern *k)
+{
+	return ps_detach_all(&k->att);
+}
+
+void cap_stop_clock(struct ps_cap_kern *k)
+{
+	ps_ticker_stop(&k->ticker);
+}
+
 void cap_kern_init(struct ps_cap_kern *k, const struct ps_capture_cfg *cfg)
 {
 	k->promisc_fd = -1;

@@ -133,8 +133,9 @@ static void output_metrics(const struct ps_cap_out *o, struct ps_metrics_view *v
 	}
 }
 
-void cap_publish_metrics(struct ps_cap_stats *st, const struct ps_cap_out *o,
-			 const struct ps_cap_kern *k, uint64_t now_ns)
+/* The text --metrics serves, made anew from every counter. */
+static void cap_publish_metrics(struct ps_cap_stats *st, const struct ps_cap_out *o,
+				const struct ps_cap_kern *k, uint64_t now_ns)
 {
 	struct ps_metrics_owner procs[PS_TOP_LABELS + 1], containers[PS_TOP_LABELS + 1];
 	struct ps_metrics_target *t = calloc((size_t)o->n_targets + 1, sizeof(*t));
@@ -334,6 +335,81 @@ void cap_summary(const struct ps_cap_out *o, const struct ps_cap_kern *k,
 		flight_summary(o->flight);
 }
 
+/* cfg's --metrics-web-config into web (none: zero). -errno, logged with
+ * tail after the reason. */
+static int read_web_config(const struct ps_capture_cfg *cfg, struct ps_webcfg *web,
+			   const char *tail)
+{
+	char why[400];
+	int err;
+
+	if (!cfg->metrics_web_config)
+		return 0;
+	err = ps_webcfg_load(cfg->metrics_web_config, web, why, sizeof(why));
+	if (err) {
+		pr_err("bad --metrics-web-config %s%s\n", why, tail);
+		return err;
+	}
+	err = ps_metrics_check_web(web, tail);
+	if (err)
+		ps_webcfg_free(web);
+	return err;
+}
+
+/* --metrics' server for cfg: its web configuration read, then its port.
+ * -errno, logged with why's tail. */
+static int open_metrics(struct ps_metrics *m, const struct ps_capture_cfg *cfg, const char *why)
+{
+	struct ps_webcfg web = { 0 };
+	int err = read_web_config(cfg, &web, why);
+
+	return err ? err : ps_metrics_open(m, &cfg->metrics_addr, &web);
+}
+
+void cap_serve_metrics(struct ps_cap_stats *st, const struct ps_cap_out *o,
+		       const struct ps_cap_kern *k, uint64_t now_ns)
+{
+	cap_publish_metrics(st, o, k, now_ns);
+	ps_metrics_enforce_deadlines(st->metrics);
+}
+
+int cap_stats_open_metrics(struct ps_cap_stats *st, const struct ps_capture_cfg *cfg)
+{
+	return cfg->metrics ? open_metrics(st->metrics, cfg, "") : 0;
+}
+
+int cap_stats_reload_prepare(struct ps_cap_stats *st, const struct ps_capture_cfg *cfg, bool moved,
+			     const char *tail)
+{
+	/* The other slot: its server thread knows it by address. */
+	struct ps_metrics *m = &st->metrics_slot[st->metrics == &st->metrics_slot[0]];
+
+	st->next_web = (struct ps_webcfg){ 0 };
+	m->fd = -1;
+	if (moved && cfg->metrics)
+		return open_metrics(m, cfg, tail);
+	if (cfg->metrics) /* read at every reload: a renewed certificate is taken */
+		return read_web_config(cfg, &st->next_web, tail);
+	return 0;
+}
+
+void cap_stats_reload_drop(struct ps_cap_stats *st)
+{
+	ps_metrics_close(&st->metrics_slot[st->metrics == &st->metrics_slot[0]]);
+	ps_webcfg_free(&st->next_web);
+}
+
+void cap_stats_reload_apply(struct ps_cap_stats *st, const struct ps_capture_cfg *cfg, bool moved)
+{
+	if (moved) {
+		ps_metrics_close(st->metrics);
+		st->metrics = &st->metrics_slot[st->metrics == &st->metrics_slot[0]];
+		st->metrics_at_ns = 0; /* served anew at once */
+	} else if (cfg->metrics && ps_metrics_reconfigure(st->metrics, &st->next_web)) {
+		pr_warn("metrics keep their TLS and users of before\n");
+	}
+}
+
 void cap_stats_init(struct ps_cap_stats *st)
 {
 	st->metrics_slot[0].fd = st->metrics_slot[1].fd = -1;
@@ -357,18 +433,6 @@ void cap_stats_line(struct ps_cap_stats *st, const struct ps_cap_out *o,
 	print_stats(o, k, smp, written, st->stats_written, now_ns - st->stats_at_ns);
 	st->stats_written = written;
 	st->stats_at_ns = now_ns;
-}
-
-struct ps_metrics *cap_stats_spare_metrics(struct ps_cap_stats *st)
-{
-	return &st->metrics_slot[st->metrics == &st->metrics_slot[0]];
-}
-
-void cap_stats_serve_from(struct ps_cap_stats *st, struct ps_metrics *m)
-{
-	ps_metrics_close(st->metrics);
-	st->metrics = m;
-	st->metrics_at_ns = 0; /* served anew at once */
 }
 
 void cap_stats_free(struct ps_cap_stats *st)

@@ -110,37 +110,6 @@ int ps_capture_open_output(struct ps_capture *cap)
 	return cap_out_open_file(&cap->out, &cap->cfg, cap->filter, &cap->smp, &cap->stop->abort);
 }
 
-/* cfg's --metrics-web-config into web (none: zero). -errno, logged with
- * tail after the reason. */
-static int read_web_config(const struct ps_capture_cfg *cfg, struct ps_webcfg *web,
-			   const char *tail)
-{
-	char why[400];
-	int err;
-
-	if (!cfg->metrics_web_config)
-		return 0;
-	err = ps_webcfg_load(cfg->metrics_web_config, web, why, sizeof(why));
-	if (err) {
-		pr_err("bad --metrics-web-config %s%s\n", why, tail);
-		return err;
-	}
-	err = ps_metrics_check_web(web, tail);
-	if (err)
-		ps_webcfg_free(web);
-	return err;
-}
-
-/* --metrics' server for cfg: its web configuration read, then its port.
- * -errno, logged with why's tail. */
-static int open_metrics(struct ps_metrics *m, const struct ps_capture_cfg *cfg, const char *why)
-{
-	struct ps_webcfg web = { 0 };
-	int err = read_web_config(cfg, &web, why);
-
-	return err ? err : ps_metrics_open(m, &cfg->metrics_addr, &web);
-}
-
 /* --trigger drop:REASON: a reason this kernel has (its names differ
  * between versions; before 5.17 there are none). -EINVAL, logged. */
 static int check_drop_triggers(const struct ps_flight *flight, const struct ps_dropnames *drops)
@@ -171,29 +140,21 @@ static int start(struct ps_capture *cap, const struct ps_counter_src *counters)
 	/* Whom packets belong to: known before the first one is. */
 	int err = ps_context_start(&cap->ctx, &cap->kern.loader);
 
-	if (!err) {
-		ps_ingest_set_who(cap->out.in, cap->ctx.who);
-		ps_ingest_set_drop_names(cap->out.in, &cap->kern.drops);
-	}
+	if (!err)
+		cap_out_set_context(&cap->out, cap->ctx.who, &cap->kern.drops);
 	if (!err)
 		err = cap_open_loop(cap);
 	/* Before anything is attached: a port that is taken is one line. */
-	if (!err && cap->cfg.metrics)
-		err = open_metrics(cap->stats.metrics, &cap->cfg, "");
+	if (!err)
+		err = cap_stats_open_metrics(&cap->stats, &cap->cfg);
 	if (!err)
 		err = cap_attach_all(&cap->kern, &cap->ifaces, &cap->cfg, cap->stop);
 	if (!err && !cap->cfg.no_promisc)
 		cap_set_promiscuous(&cap->kern, &cap->ifaces);
-	if (!err && cap->smp.mode == PS_SAMPLE_CLOCK)
-		err = ps_ticker_start(&cap->kern.ticker,
-				      ps_loader_prog(&cap->kern.loader, PS_PROG_TICK),
-				      cap->smp.interval_ns);
-	if (!err && cap->out.file) {
-		cap_describe_targets(&cap->out, &cap->ifaces, &cap->kern);
-		err = ps_capfile_start(cap->out.file, cap->out.targets, cap->out.file_ifaces,
-				       cap->out.n_targets, cap->kern.loader.ncpus, counters,
-				       ps_clock_mono_ns());
-	}
+	if (!err)
+		err = cap_start_clock(&cap->kern, &cap->smp);
+	if (!err)
+		err = cap_out_start_file(&cap->out, &cap->ifaces, &cap->kern, counters);
 	return err;
 }
 
@@ -207,8 +168,8 @@ int ps_capture_setup(struct ps_capture *cap)
 	err = cap_choose_transport(&cap->kern, &cap->cfg, &cap->smp);
 	/* Before anything is loaded: a kernel without the drop tracepoint or
 	 * BTF is one line. */
-	if (!err && (cap->kern.hooks & PS_HOOKS_DROP))
-		err = ps_dropnames_load(&cap->kern.drops);
+	if (!err)
+		err = cap_load_drop_names(&cap->kern);
 	if (!err)
 		err = cap_plan_targets(&cap->out, &cap->ifaces);
 	if (!err)
@@ -266,13 +227,10 @@ static int reload_diff(const struct ps_capture *cap, const struct ps_capture_cfg
 int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 		      struct ps_filter *filter)
 {
-	/* The other metrics slot: its server thread knows it by address. */
-	struct ps_metrics *m = cap_stats_spare_metrics(&cap->stats);
 	struct ps_sampling smp = cfg->smp;
 	struct ps_reload_diff diff;
 	static const char keep[] = "; keeping the running configuration";
-	struct ps_webcfg web = { 0 };
-	int err = 0;
+	int err;
 
 	if (reload_diff(cap, cfg, filter, &diff))
 		return -ENOMEM;
@@ -284,11 +242,7 @@ int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 	}
 	/* What can fail comes first, and leaves everything as it was: the
 	 * metrics' new socket (opened, not yet used), then new programs. */
-	m->fd = -1;
-	if (diff.metrics && cfg->metrics)
-		err = open_metrics(m, cfg, keep);
-	else if (cfg->metrics) /* read at every reload: a renewed certificate is taken */
-		err = read_web_config(cfg, &web, keep);
+	err = cap_stats_reload_prepare(&cap->stats, cfg, diff.metrics, keep);
 	if (err)
 		return err;
 	if (diff.programs) {
@@ -304,19 +258,12 @@ int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 			err = cap_out_renew(&cap->out, &cap->ifaces, &cap->kern, filter, &smp);
 		}
 		if (err) {
-			ps_metrics_close(m);
-			ps_webcfg_free(&web);
+			cap_stats_reload_drop(&cap->stats);
 			return err;
 		}
 	}
-	if (diff.metrics)
-		cap_stats_serve_from(&cap->stats, m);
-	else if (cfg->metrics && ps_metrics_reconfigure(cap->stats.metrics, &web))
-		pr_warn("metrics keep their TLS and users of before\n");
-	/* sFlow's new sockets: a collector that cannot be reached is said,
-	 * and sFlow goes on to the ones it had, the rest applied. */
-	if (cap->out.sflow && ps_sflowexp_reconfigure(cap->out.sflow, &cfg->sflow))
-		pr_warn("sFlow keeps its collectors of before\n");
+	cap_stats_reload_apply(&cap->stats, cfg, diff.metrics);
+	cap_out_reload_sflow(&cap->out, &cfg->sflow);
 	/* From here on, nothing fails: the new configuration is the one. */
 	if (cap->out.sflow)
 		cap->cfg.sflow = cap->out.sflow->cfg;
@@ -340,21 +287,13 @@ int ps_capture_reload(struct ps_capture *cap, const struct ps_capture_cfg *cfg,
 /* Detach first so the counters stop moving, then drain, then account. */
 int ps_capture_finish(struct ps_capture *cap, int loop_err)
 {
-	int err = loop_err, detach_err, close_err;
+	int err, detach_err;
 
-	detach_err = ps_detach_all(&cap->kern.att);
+	detach_err = cap_detach_all(&cap->kern);
 	if (cap->smp.mode == PS_SAMPLE_CLOCK)
 		cap_report_clock(&cap->kern);
-	ps_ticker_stop(&cap->kern.ticker);
-	if (!cap->stop->abort && !err && !ps_ingest_error(cap->out.in, NULL)) {
-		err = ps_ingest_drain(cap->out.in);
-		if (err)
-			err = cap_output_failed(&cap->out, err, cap->stop->requested);
-	}
-	/* The last file's ISBs (and -z on it), sFlow's last datagrams. */
-	close_err = ps_ingest_close(cap->out.in, !err);
-	if (!err && close_err)
-		err = cap_output_failed(&cap->out, close_err, cap->stop->requested);
+	cap_stop_clock(&cap->kern);
+	err = cap_out_finish(&cap->out, loop_err, cap->stop->abort, cap->stop->requested);
 	cap_summary(&cap->out, &cap->kern, &cap->smp, cap->filter != NULL);
 	if (!err && cap_all_gone(&cap->ifaces))
 		err = -ENODEV;

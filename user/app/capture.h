@@ -158,6 +158,7 @@ struct ps_cap_stats {
 	uint64_t metrics_at_ns;		     /* when the text was last made */
 	double start_time_s;		     /* the capture's start, Unix time */
 	uint64_t stats_at_ns, stats_written; /* the last --stats line */
+	struct ps_webcfg next_web;	     /* a reload's, read, until applied */
 };
 
 /* The run loop (cap_loop.c): its clocks run on across a reload. */

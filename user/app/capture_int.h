@@ -40,6 +40,9 @@ bool cap_all_gone(const struct ps_cap_ifaces *f);
 /* Every interface there is, as if each had just told us (following: the
  * ones missed while rtnetlink's news were lost, or before it listened). */
 void cap_rescan(struct ps_cap_ifaces *f);
+/* Where room was freed since one was refused for the lack of it: those
+ * refused asked about again. */
+void cap_retry(struct ps_cap_ifaces *f);
 /* What rtnetlink told on link_fd; if it dropped news, ask about every
  * interface. */
 void cap_read_link_events(struct ps_cap_ifaces *f, int link_fd);
@@ -99,6 +102,15 @@ void cap_set_promiscuous(struct ps_cap_kern *k, const struct ps_cap_ifaces *f);
 int cap_swap_programs(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
 		      const struct ps_capture_cfg *cfg, const struct ps_ctx_knobs *knobs,
 		      struct ps_filter *filter, const struct ps_sampling *smp);
+/* --hook drop: the reasons' and places' names, before anything is
+ * loaded. 0 or -errno, logged. */
+int cap_load_drop_names(struct ps_cap_kern *k);
+/* --sample-interval's ticker on every CPU (none for another sampling). */
+int cap_start_clock(struct ps_cap_kern *k, const struct ps_sampling *smp);
+/* Every hook detached, so the counters stop moving: 0 or the first
+ * error. */
+int cap_detach_all(struct ps_cap_kern *k);
+void cap_stop_clock(struct ps_cap_kern *k);
 /* Every attachment let go (the guardian leaves), the clock's ticker
  * stopped; again in cap_kern_free. */
 void cap_kern_release(struct ps_cap_kern *k);
@@ -127,6 +139,20 @@ int cap_open_targets(struct ps_cap_out *o, const struct ps_cap_ifaces *f,
 int cap_open_ingest(struct ps_cap_out *o, const struct ps_cap_kern *k,
 		    const struct ps_capture_cfg *cfg, const struct ps_sampling *smp,
 		    const struct ps_counter_src *counters);
+/* Whom packets belong to (who) and the drops' names, for the sinks. */
+void cap_out_set_context(struct ps_cap_out *o, struct ps_who_table *who,
+			 const struct ps_dropnames *drops);
+/* The file's headers: a section, an IDB per target (described by f and
+ * k); none without -w. */
+int cap_out_start_file(struct ps_cap_out *o, const struct ps_cap_ifaces *f,
+		       const struct ps_cap_kern *k, const struct ps_counter_src *counters);
+/* The end: drained (unless abort, or err, the loop's, or an output failed
+ * already), then closed (the last ISBs, sFlow's last datagrams). The
+ * first error, said as cap_output_failed says it. */
+int cap_out_finish(struct ps_cap_out *o, int err, bool abort, bool stopping);
+/* A reload's sFlow settings (its collectors, agent, ...); where a
+ * collector cannot be reached, sFlow goes on to those it had (said). */
+void cap_out_reload_sflow(struct ps_cap_out *o, const struct ps_sflow_config *cfg);
 /* Interface ifindex went: its targets keep its last counters (final), and
  * its file's interfaces say why they end. */
 void cap_out_iface_gone(struct ps_cap_out *o, int ifindex,
@@ -155,18 +181,29 @@ void cap_stats_start(struct ps_cap_stats *st, const struct ps_cap_out *o,
 /* One --stats line, at monotonic now_ns. */
 void cap_stats_line(struct ps_cap_stats *st, const struct ps_cap_out *o,
 		    const struct ps_cap_kern *k, const struct ps_sampling *smp, uint64_t now_ns);
-/* --metrics at a reload: the slot a new address opens in (its server
- * thread knows it by address), then served from it. */
-struct ps_metrics *cap_stats_spare_metrics(struct ps_cap_stats *st);
-void cap_stats_serve_from(struct ps_cap_stats *st, struct ps_metrics *m);
+/* --metrics' server, where cfg asks for it: its web configuration read,
+ * then its port. 0 or -errno, logged. */
+int cap_stats_open_metrics(struct ps_cap_stats *st, const struct ps_capture_cfg *cfg);
+/* A reload's --metrics (cfg; moved: its address changed), in two steps.
+ * What can fail, leaving everything as it was: a new address's server
+ * opened in the other slot (its server thread knows it by address) but
+ * not yet used, or the web configuration read anew (a renewed
+ * certificate is taken); -errno, logged with tail. Then applied (the new
+ * slot served, or the running server given the web configuration), or
+ * dropped where the reload fails after. */
+int cap_stats_reload_prepare(struct ps_cap_stats *st, const struct ps_capture_cfg *cfg, bool moved,
+			     const char *tail);
+void cap_stats_reload_apply(struct ps_cap_stats *st, const struct ps_capture_cfg *cfg, bool moved);
+void cap_stats_reload_drop(struct ps_cap_stats *st);
 /* The kernel's counters of (ifindex, hook) as its target has them: the
  * kernel's, or, the interface gone, as they were then. 0 or -errno
  * (-ENOENT: no such target). */
 int cap_read_counters(const struct ps_cap_out *o, const struct ps_cap_kern *k, uint32_t ifindex,
 		      unsigned int hook, struct ps_counters *c);
-/* The text --metrics serves, made anew from every counter. */
-void cap_publish_metrics(struct ps_cap_stats *st, const struct ps_cap_out *o,
-			 const struct ps_cap_kern *k, uint64_t now_ns);
+/* --metrics, once a second: the text it serves made anew from every
+ * counter, and the requests past their deadline cut. */
+void cap_serve_metrics(struct ps_cap_stats *st, const struct ps_cap_out *o,
+		       const struct ps_cap_kern *k, uint64_t now_ns);
 /* --sample-interval's clock, per CPU. */
 void cap_report_clock(const struct ps_cap_kern *k);
 /* The closing lines: stages (-v), the ingest's, the summary, drops, sFlow
