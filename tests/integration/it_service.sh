@@ -123,7 +123,7 @@ in_peer "$PSGEN" -i "$PEERIF" --dst 192.0.2.1 -n 300 --rate 2000 >/dev/null
 sleep 1.5
 
 # A new pattern and another collector: read again on SIGHUP.
-pid=$(capture_pid -- "--config $conf")
+pid=$(capture_pid "pktsample --config $conf")
 sed -i "s/^sflow .*/sflow 127.0.0.1:6344/" "$conf"
 sed -i "s/^sflow-counters 1$/sflow-counters 1\nmetrics 127.0.0.1:9651/" "$conf"
 echo "iface ${ENV}n*" >>"$conf"
