@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* TC ingress and egress hooks: capture what the shared path chooses, let the rest run. */
 #include "ctx_skb.bpf.h"
-#include "../xdp/lib/capture.bpf.h"
+#include "capture.bpf.h"
 
 static __always_inline void tc_capture(struct __sk_buff *skb, __u8 hook)
 {

@@ -51,9 +51,10 @@ done
 
 # Paths of the tree named in the docs, as `dir/...` in backquotes or links.
 for doc in "$top/README.md" "$top"/doc/*.md; do
-	for p in $(grep -o -E '(^|[^A-Za-z0-9_/.~-])(user|xdp|tc|include|tests|testenv|bench|doc|packaging|\.ci)/[A-Za-z0-9_./-]*[A-Za-z0-9_]' "$doc" |
+	for p in $(grep -o -E '(^|[^A-Za-z0-9_/.~-])(user|bpf|xdp|tc|trace|cgroup|perf|include|tests|testenv|bench|doc|packaging|\.ci)/[A-Za-z0-9_./-]*[A-Za-z0-9_]' "$doc" |
 		   sed -E 's/^[^A-Za-z.]//' | sort -u); do
 		[[ $p == bench/out* ]] && continue # what bench/run.sh writes
+		[[ $p == cgroup/sock_create ]] && continue # a hook's name, not a path
 		[ -e "$top/$p" ] || [ -e "$(dirname "$doc")/$p" ] ||
 			fail "$(basename "$doc") names $p, which is not in the tree"
 	done

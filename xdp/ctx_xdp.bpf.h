@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
-#include "lib/maps.bpf.h"
+#include "maps.bpf.h"
 
 #define PS_CTX struct xdp_md
 

@@ -19,7 +19,7 @@
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
-#include "lib/linear.bpf.h"
+#include "linear.bpf.h"
 
 /*
  * The kernel's structs, the fields used and nothing else: CO-RE relocates

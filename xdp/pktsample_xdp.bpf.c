@@ -2,7 +2,7 @@
 /* XDP ingress hook: capture what the shared path chooses, always pass it on. */
 #include "ctx_xdp.bpf.h"
 #include <stdbool.h>
-#include "lib/capture.bpf.h"
+#include "capture.bpf.h"
 
 /* The driver's RX VLAN metadata (6.8+); its program is loaded only where
  * the kernel has it, and where it does not, the object is built without

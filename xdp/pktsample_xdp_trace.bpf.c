@@ -9,7 +9,7 @@
  */
 #include "ctx_xdp_trace.bpf.h"
 #include <stdbool.h>
-#include "lib/capture.bpf.h"
+#include "capture.bpf.h"
 
 static __always_inline void trace_capture(struct xdp_buff *xdp, __u8 hook, __s32 verdict)
 {

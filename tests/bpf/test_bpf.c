@@ -242,7 +242,7 @@ static const struct fixture_case cases[] = {
 };
 
 /* What a ring record of cap packet bytes takes in the ring: its 8-byte
- * header, ps_meta and the bytes, rounded up to 8 (xdp/lib/output.bpf.h). */
+ * header, ps_meta and the bytes, rounded up to 8 (bpf/output.bpf.h). */
 static uint32_t ring_taken(uint32_t cap)
 {
 	return (8 + (uint32_t)sizeof(struct ps_meta) + cap + 7) & ~7u;

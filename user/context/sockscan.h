@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The owners of sockets that already exist: the socket-owner program
- * (xdp/lib/sock_owner.bpf.c) sees sockets being made, not those made
+ * (cgroup/sock_owner.bpf.c) sees sockets being made, not those made
  * before pktsample started, nor those a listener accepts (the kernel makes
  * them, in softirq). As ss -p: the kernel's socket list (sock_diag: cookie
  * and inode of every TCP and UDP socket of this network namespace, and of

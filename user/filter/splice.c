@@ -191,7 +191,7 @@ static int splice_one(struct entry *e, const struct bpf_program *prog, const str
 /*
  * The Ethernet body goes into pktsample_filter(), the raw-IP one (when the
  * capture has a device without a link-layer header) into
- * pktsample_filter_raw(); the hook picks per interface (xdp/lib/filter.bpf.h).
+ * pktsample_filter_raw(); the hook picks per interface (bpf/filter.bpf.h).
  */
 static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opts, long cookie)
 {

@@ -691,7 +691,7 @@ int ps_xlate(const struct sock_filter *prog, size_t n, enum ps_xlate_target targ
 	/* Prologue: spill the arguments, zero A, X and M[]. */
 	emit(&x, STX(BPF_DW, FP, BPF_REG_1, S_CTX));
 	/* The length argument: the packet's length, and above it (<< 32)
-	 * where the packet starts in the hook's bytes (xdp/lib/filter.bpf.h). */
+	 * where the packet starts in the hook's bytes (bpf/filter.bpf.h). */
 	emit(&x, STX(BPF_W, FP, BPF_REG_4, S_LEN));
 	emit(&x, ALU64_IMM(BPF_RSH, BPF_REG_4, 32));
 	emit(&x, STX(BPF_W, FP, BPF_REG_4, S_OFF_NET));

@@ -17,7 +17,7 @@
 /* The largest perf record: its size field is 16 bits. */
 #define PERF_RECORD_MAX 0x10000u
 /* The largest sample a ring record holds: ps_meta and the largest snap
- * length (xdp/lib/output.bpf.h). */
+ * length (bpf/output.bpf.h). */
 #define RING_RECORD_MAX (sizeof(struct ps_meta) + PS_SNAPLEN_MAX)
 
 static void source_reset(struct ps_source *s)

@@ -202,8 +202,8 @@ static struct pktsample *open_skeleton(const struct ps_load_opts *o, int core_bt
 /*
  * The kernel's BTF cut to the members the programs reach through CO-RE
  * (corebtf.h): a socket's cookie and a request socket's listener
- * (xdp/lib/context.bpf.h), a task's network namespace
- * (xdp/lib/sock_owner.bpf.c). The drop hook's, the XDP trace's and the
+ * (bpf/context.bpf.h), a task's network namespace
+ * (cgroup/sock_owner.bpf.c). The drop hook's, the XDP trace's and the
  * device-bound program reach much more: with them, -1, and libbpf reads all
  * of it, as it does when the cut fails.
  */

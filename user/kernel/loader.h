@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The loader: the one place that opens, configures and loads pktsample's
- * BPF object (xdp/, tc/ and the clock tick, linked into one object and
+ * BPF object (xdp/, tc/, trace/, cgroup/ and perf/, linked into one object and
  * embedded as a skeleton). The binary, every BPF test and the bench load
  * through it, so they run exactly what ships.
  *
@@ -38,7 +38,7 @@ enum ps_prog {
 	PS_PROG_MAX,
 };
 
-/* Who packets belong to (xdp/lib/context.bpf.h): the knobs. */
+/* Who packets belong to (bpf/context.bpf.h): the knobs. */
 struct ps_ctx_knobs {
 	bool enabled;	     /* fill ps_meta's context; the rest needs it */
 	unsigned int filter; /* PS_CTXF_* */

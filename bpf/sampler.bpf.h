@@ -2,7 +2,7 @@
 /*
  * How a matching packet is chosen: random, count, flow or clock-driven
  * sampling, then the --max-rate token bucket. The clock's ticks come from
- * xdp/lib/clock_tick.bpf.c through the shared per-CPU sampler state.
+ * perf/clock_tick.bpf.c through the shared per-CPU sampler state.
  */
 #ifndef PS_SAMPLER_BPF_H
 #define PS_SAMPLER_BPF_H

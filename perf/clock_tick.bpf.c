@@ -3,7 +3,7 @@
  * The clock of --sample-interval: the loader loads this program only then,
  * and the ticker (ps_ticker_start, user/kernel/sampling.c) attaches it to a
  * software CPU-clock perf event on every CPU; each tick arms the token that
- * the next packet on that CPU takes (xdp/lib/sampler.bpf.h).
+ * the next packet on that CPU takes (bpf/sampler.bpf.h).
  */
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The knobs and maps every pktsample program shares. The programs are
- * compiled one entry file at a time (xdp/, tc/, the clock tick) and linked
+ * compiled one entry file at a time (xdp/, tc/, trace/, cgroup/, perf/) and linked
  * into one object (bpftool gen object); each entry file includes this
  * header, so every definition here is __weak and the linker keeps one.
  * The loader (user/kernel/loader.c) sets the knobs between open and load.
@@ -29,14 +29,14 @@ const volatile __u32 transport __weak = PS_TRANSPORT_PERF; /* enum ps_transport 
 const volatile __u64 ring_wakeup_bytes __weak = 0;
 const volatile __u32 pool_enabled __weak = 0; /* --sflow: number the candidates */
 
-/* Who a packet belongs to (xdp/lib/context.bpf.h). */
+/* Who a packet belongs to (bpf/context.bpf.h). */
 const volatile __u32 ctx_enabled __weak = 0;	       /* fill ps_meta's context */
 const volatile __u32 ctx_task_helpers __weak = 0;      /* TC may call bpf_get_current_pid_tgid() */
 const volatile __u32 ctx_filter __weak = 0;	       /* PS_CTXF_* */
 const volatile __u32 ctx_pid __weak = 0;	       /* --pid */
 const volatile char ctx_comm[PS_COMM_LEN] __weak = {}; /* --comm */
 
-/* The drop hook (tc/pktsample_drop.bpf.c). */
+/* The drop hook (trace/pktsample_drop.bpf.c). */
 const volatile __u32 drop_netns_ino __weak = 0;		   /* the captured interfaces' netns */
 const volatile __u32 drop_skip_reason __weak = 0xffffffff; /* SKB_CONSUMED where it exists */
 const volatile __u32 drop_reason_arg __weak = 1;	   /* kfree_skb has the reason (5.17+) */
@@ -75,7 +75,7 @@ struct {
 
 /*
  * --transport ringbuf: where a CPU's record is put together before
- * bpf_ringbuf_output() copies it into the ring (xdp/lib/output.bpf.h).
+ * bpf_ringbuf_output() copies it into the ring (bpf/output.bpf.h).
  * Keyed by CPU: a per-CPU map's value holds at most 32 KiB. The loader
  * gives it an entry per possible CPU for the ring transport, and one of 8
  * bytes otherwise (the value's size is the map's, not its BTF type's, so

@@ -13,7 +13,7 @@
  */
 #include "ctx_drop.bpf.h"
 #include <stdbool.h>
-#include "../xdp/lib/capture.bpf.h"
+#include "capture.bpf.h"
 
 /* skb->mac_header and network_header when unset: (typeof)~0U. */
 #define PS_SKB_HDR_UNSET 0xffff

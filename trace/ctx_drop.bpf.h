@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * Context access for the drop hook (tc/pktsample_drop.bpf.c), a raw
+ * Context access for the drop hook (trace/pktsample_drop.bpf.c), a raw
  * tracepoint program on kfree_skb; see xdp/ctx_xdp.bpf.h. The context is
  * ours: the tracepoint's arguments, the skb, and where its bytes start and
  * its linear part ends. Those are plain kernel addresses, not packet
@@ -22,7 +22,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "pktsample.h"
-#include "../xdp/lib/linear.bpf.h"
+#include "linear.bpf.h"
 
 /*
  * The kernel's structs, the fields used and nothing else: CO-RE relocates
@@ -105,7 +105,7 @@ static __always_inline __u32 ps_ctx_net_off(struct ps_drop_ctx *ctx __attribute_
 }
 
 /* No packet appended by the kernel here: the output copies the linear
- * part, one record per packet (PS_CTX_COPY_OUT, xdp/lib/output.bpf.h). */
+ * part, one record per packet (PS_CTX_COPY_OUT, bpf/output.bpf.h). */
 static __always_inline long ps_ctx_perf_output(struct ps_drop_ctx *ctx, void *map, __u64 flags,
 					       void *data, __u64 size)
 {
