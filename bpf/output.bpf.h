@@ -39,6 +39,28 @@
 _Static_assert(PS_RING_PIECES *PS_LOAD_MAX >= PS_SNAPLEN_MAX,
 	       "the pieces cover the largest snap length");
 
+/*
+ * n bytes (1 or more) to copy, at most max: the length less one, in *m,
+ * for the helpers' lengths to be made from as m + 1 where they are called.
+ * Older verifiers learn no lower bound from a test against 0, and take
+ * 0..max - 1 plus one as 1..max. The clamp is tested again behind a
+ * barrier, in the register the length is made from (clang may test a
+ * copy). False only where that test fails, which it never does at run
+ * time.
+ */
+static __always_inline bool ps_len_less_one(__u32 n, __u32 max, __u32 *m)
+{
+	__u32 v = n - 1;
+
+	if (v > max - 1)
+		v = max - 1;
+	barrier_var(v);
+	if (v > max - 1)
+		return false;
+	*m = v;
+	return true;
+}
+
 static __always_inline long ps_ring_output(PS_CTX *ctx, struct ps_meta *meta)
 {
 	__u32 cap = meta->cap_len, cpu = meta->cpu;
@@ -59,18 +81,11 @@ static __always_inline long ps_ring_output(PS_CTX *ctx, struct ps_meta *meta)
 		const __u32 off = k * PS_LOAD_MAX;
 		const __u32 lim = PS_SNAPLEN_MAX - off < PS_LOAD_MAX ? PS_SNAPLEN_MAX - off :
 								       PS_LOAD_MAX;
-		__u64 m;
+		__u32 m;
 
 		if (off >= cap)
 			break;
-		/* The length less one, checked where the helper's length is
-		 * made from it: 1..lim. (Older verifiers learn no lower bound
-		 * from a test against 0.) */
-		m = cap - off - 1;
-		if (m > lim - 1)
-			m = lim - 1;
-		barrier_var(m);
-		if (m > lim - 1)
+		if (!ps_len_less_one(cap - off, lim, &m))
 			return -1;
 		if (ps_ctx_load_bytes(ctx, off, s->data + off, m + 1))
 			return -1;
@@ -120,14 +135,7 @@ static __always_inline long ps_perf_rest(PS_CTX *ctx, const struct ps_meta *meta
 
 		if (off >= cap)
 			break;
-		/* The length less one, 0..PS_PERF_CONT - 1, checked where the
-		 * helpers' lengths are made from it (older verifiers learn no
-		 * lower bound from a test against 0). */
-		m = cap - off - 1;
-		if (m > PS_PERF_CONT - 1)
-			m = PS_PERF_CONT - 1;
-		barrier_var(m);
-		if (m > PS_PERF_CONT - 1)
+		if (!ps_len_less_one(cap - off, PS_PERF_CONT, &m))
 			return -1;
 		c->meta.chunk_off = off;
 		if (ps_ctx_load_bytes(ctx, off, c->data, m + 1))
@@ -165,13 +173,7 @@ static __always_inline long ps_output(PS_CTX *ctx, struct ps_meta *meta)
 	c->meta = *meta;
 	if (!cap)
 		return ps_ctx_perf_output(ctx, &events, BPF_F_CURRENT_CPU, c, sizeof(c->meta));
-	/* The length less one, checked where the helpers' lengths are made
-	 * from it (older verifiers learn no lower bound from n < 1). */
-	m = cap - 1;
-	if (m > PS_PERF_CONT - 1)
-		m = PS_PERF_CONT - 1;
-	barrier_var(m);
-	if (m > PS_PERF_CONT - 1)
+	if (!ps_len_less_one(cap, PS_PERF_CONT, &m))
 		return -1;
 	if (ps_ctx_load_bytes(ctx, 0, c->data, m + 1))
 		return -1;
