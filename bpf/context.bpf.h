@@ -68,17 +68,11 @@ static __always_inline bool ps_comm_is(const char *comm)
  * linked from two entry files by Debian 12's bpftool): its sock_common is
  * read as bytes, which the verifier allows with CAP_PERFMON.
  */
-#define PS_SOCK_COMMON_READ 128 /* bytes of sock_common read: skc_cookie is at 88 on 6.1 to 6.18 */
-/* Where in the scratch record (the perf continuations' per-CPU record,
- * unused until the output): the lookup's tuple, then those bytes. The
- * programs' stack has no room left for them (512 bytes with the filter's). */
-#define PS_SCRATCH_L4 0
-#define PS_SCRATCH_SOCK 64
 static __always_inline __u64 ps_sock_cookie(struct bpf_sock *sk)
 {
 	const __u32 off = bpf_core_field_offset(struct sock_common___ps, skc_cookie);
 	__u32 zero = 0;
-	struct ps_perf_cont *scratch;
+	struct ps_scratch *s;
 	void *p;
 
 	p = bpf_skc_to_tcp_sock(sk);
@@ -101,26 +95,19 @@ static __always_inline __u64 ps_sock_cookie(struct bpf_sock *sk)
 			bpf_probe_read_kernel(&cookie, sizeof(cookie), (void *)(listener + off));
 		return cookie;
 	}
-	scratch = bpf_map_lookup_elem(&perf_cont, &zero);
-	if (!scratch || off > PS_SOCK_COMMON_READ - 8 ||
-	    bpf_probe_read_kernel(scratch->data + PS_SCRATCH_SOCK, off + 8, sk))
+	/* Read into this CPU's scratch (maps.bpf.h): the stack has no room. */
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s || off > PS_SOCK_COMMON_READ - 8 ||
+	    bpf_probe_read_kernel(s->lookup.sock, off + 8, sk))
 		return 0;
-	return *(__u64 *)(scratch->data + PS_SCRATCH_SOCK + off);
+	return *(__u64 *)(s->lookup.sock + off);
 }
 
 /* The tuple of a TCP or UDP packet over IP, for the lookup, from direct
  * packet access (the headers are in the linear part at XDP and, but for
- * rare skbs, at TC ingress). */
-struct ps_l4 {
-	struct bpf_sock_tuple tuple;
-	__u32 tuple_len;
-	__u8 proto; /* IPPROTO_TCP or IPPROTO_UDP */
-};
-_Static_assert(PS_SCRATCH_L4 + sizeof(struct ps_l4) <= PS_SCRATCH_SOCK, "scratch layout");
-_Static_assert(PS_SCRATCH_SOCK + PS_SOCK_COMMON_READ <= PS_PERF_CONT, "scratch size");
-
-/* 0 and *l, or PS_CTX_NOT_L4. raw: the packet starts at its IP header,
- * off bytes into what the hook was given (ps_ctx_net_off()). */
+ * rare skbs, at TC ingress): 0 and *l, or PS_CTX_NOT_L4. raw: the packet
+ * starts at its IP header, off bytes into what the hook was given
+ * (ps_ctx_net_off()). */
 static __always_inline int ps_parse_l4(PS_CTX *ctx, bool raw, __u32 off, struct ps_l4 *l)
 {
 	void *data = ps_ctx_data(ctx) + off, *end = ps_ctx_data_end(ctx);
@@ -202,14 +189,14 @@ static __always_inline int ps_parse_l4(PS_CTX *ctx, bool raw, __u32 off, struct 
 static __always_inline int ps_lookup_socket(PS_CTX *ctx, bool raw, __u32 off, __u64 *cookie)
 {
 	__u32 zero = 0;
-	struct ps_perf_cont *scratch = bpf_map_lookup_elem(&perf_cont, &zero);
+	struct ps_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
 	struct ps_l4 *l;
 	struct bpf_sock *sk;
 	int how;
 
-	if (!scratch)
+	if (!s)
 		return PS_CTX_UNNAMED;
-	l = (struct ps_l4 *)(scratch->data + PS_SCRATCH_L4);
+	l = &s->lookup.l4; /* the tuple too: the stack has no room */
 	__builtin_memset(l, 0, sizeof(*l));
 	how = ps_parse_l4(ctx, raw, off, l);
 	if (how)

@@ -120,18 +120,44 @@ struct {
 	__type(value, struct ps_emit_state);
 } emit_state SEC(".maps") __weak;
 
-/* Perf transport: where a continuation is put together (PS_PERF_CONT). */
-struct ps_perf_cont {
-	struct ps_meta meta;
-	__u8 data[PS_PERF_CONT];
+/* The tuple of a TCP or UDP packet over IP, for the socket lookup
+ * (bpf/context.bpf.h). */
+struct ps_l4 {
+	struct bpf_sock_tuple tuple;
+	__u32 tuple_len;
+	__u8 proto; /* IPPROTO_TCP or IPPROTO_UDP */
 };
+
+#define PS_SOCK_COMMON_READ 128 /* bytes of sock_common read: skc_cookie is at 88 on 6.1 to 6.18 */
+
+/*
+ * Per CPU: what a program puts together and has no stack for (512 bytes,
+ * shared with the spliced filter). The perf transport's record, ps_meta
+ * and bytes copied from the packet (a continuation, PS_PERF_CONT; or the
+ * drop hook's whole record); before the output, in the record's bytes,
+ * the context's socket lookup: its tuple, and the bytes of a socket's
+ * sock_common read for its cookie. One program runs at a time on a CPU,
+ * and the lookup is over before the output begins.
+ */
+struct ps_scratch {
+	struct ps_meta meta;
+	union {
+		__u8 data[PS_PERF_CONT];
+		struct {
+			struct ps_l4 l4;
+			__u8 sock[PS_SOCK_COMMON_READ] __attribute__((aligned(8)));
+		} lookup;
+	};
+};
+_Static_assert(sizeof(struct ps_scratch) == PS_PERF_CONT_RECORD,
+	       "the record, and a per-CPU map's value holds at most 32 KiB");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct ps_perf_cont);
-} perf_cont SEC(".maps") __weak;
+	__type(value, struct ps_scratch);
+} scratch SEC(".maps") __weak;
 
 /* Per-CPU sampler state, shared by the hooks and the clock tick program. */
 struct {

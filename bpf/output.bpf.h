@@ -123,7 +123,7 @@ static __always_inline long ps_ring_output(PS_CTX *ctx, struct ps_meta *meta)
 static __always_inline long ps_perf_rest(PS_CTX *ctx, const struct ps_meta *meta)
 {
 	__u32 zero = 0, cap = meta->cap_len;
-	struct ps_perf_cont *c = bpf_map_lookup_elem(&perf_cont, &zero);
+	struct ps_scratch *c = bpf_map_lookup_elem(&scratch, &zero);
 
 	if (!c)
 		return -1;
@@ -163,11 +163,11 @@ static __always_inline long ps_perf_rest(PS_CTX *ctx, const struct ps_meta *meta
 static __always_inline long ps_output(PS_CTX *ctx, struct ps_meta *meta)
 {
 	__u32 zero = 0, cap = meta->cap_len, m;
-	struct ps_perf_cont *c;
+	struct ps_scratch *c;
 
 	if (transport == PS_TRANSPORT_RINGBUF)
 		return ps_ring_output(ctx, meta);
-	c = bpf_map_lookup_elem(&perf_cont, &zero);
+	c = bpf_map_lookup_elem(&scratch, &zero);
 	if (!c)
 		return -1;
 	c->meta = *meta;
