@@ -41,13 +41,15 @@ static __always_inline __u32 ps_pool_next(__u64 *candidates)
  * Count the packet, run the filter, find whom it belongs to (and run the
  * context filter), sample, and emit metadata + the first min(snaplen, len,
  * filter result) bytes. Every packet ends in exactly one counter stage
- * (include/pktsample.h).
+ * (include/pktsample.h). iface: the packet's interface, where the hook
+ * looked it up already (ps_iface_of()); NULL has it looked up here.
  */
-static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p)
+static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p,
+				       const struct ps_iface *iface)
 {
 	__u32 slot;
 	bool raw = false;
-	int have_slot = ps_slot_of(p->ifindex, p->hook, &slot, &raw);
+	int have_slot = ps_slot_of(iface ?: ps_iface_of(p->ifindex), p->hook, &slot, &raw);
 	struct ps_counters *cnt = have_slot ? bpf_map_lookup_elem(&counters, &slot) : NULL;
 	struct ps_meta meta = {};
 	__u32 zero = 0, cap, pool = 0, len = p->len, off = 0;

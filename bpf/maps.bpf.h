@@ -206,12 +206,16 @@ struct {
 	__type(value, __u64);
 } drop_reasons SEC(".maps") __weak;
 
-/* The counter entry of (ifindex, hook), and whether the interface has no
- * link-layer header: 0 for an interface we do not capture on. */
-static __always_inline int ps_slot_of(__u32 ifindex, __u32 hook, __u32 *key, bool *raw)
+/* The captured interface ifindex is, or NULL for one we do not capture on. */
+static __always_inline const struct ps_iface *ps_iface_of(__u32 ifindex)
 {
-	struct ps_iface *i = bpf_map_lookup_elem(&ifaces, &ifindex);
+	return bpf_map_lookup_elem(&ifaces, &ifindex);
+}
 
+/* The counter entry of (interface, hook), and whether the interface has no
+ * link-layer header: 0 for an interface we do not capture on (NULL). */
+static __always_inline int ps_slot_of(const struct ps_iface *i, __u32 hook, __u32 *key, bool *raw)
+{
 	if (!i)
 		return 0;
 	*key = i->slot * PS_HOOK_MAX + hook;

@@ -28,7 +28,7 @@ static __always_inline void tc_capture(struct __sk_buff *skb, __u8 hook)
 		p.vlan_tci = skb->vlan_tci;
 		p.vlan_proto = skb->vlan_proto;
 	}
-	ps_capture(skb, &p);
+	ps_capture(skb, &p, NULL);
 }
 
 SEC(PS_SEC_TC)

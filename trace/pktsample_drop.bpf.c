@@ -37,11 +37,10 @@ int pktsample_drop(__u64 *args)
 	__u32 reason = drop_reason_arg ? (__u32)args[2] : PS_DROP_REASON_NOT_SPECIFIED;
 	struct ps_drop_ctx ctx = { .args = args, .skb = skb };
 	struct ps_pkt p = { .verdict = (__s32)reason, .location = args[1] };
+	const struct ps_iface *iface;
 	struct net_device *dev;
 	unsigned char *head, *start;
 	__u16 mac, nh;
-	__u32 slot;
-	bool raw;
 
 	/* Not a drop: a kernel that reports SKB_CONSUMED here. */
 	if (reason == drop_skip_reason)
@@ -50,8 +49,8 @@ int pktsample_drop(__u64 *args)
 	if (!dev)
 		return 0;
 	p.ifindex = BPF_CORE_READ(dev, ifindex);
-	if (!ps_slot_of(p.ifindex, PS_HOOK_DROP, &slot, &raw) ||
-	    BPF_CORE_READ(dev, nd_net.net, ns.inum) != drop_netns_ino)
+	iface = ps_iface_of(p.ifindex);
+	if (!iface || BPF_CORE_READ(dev, nd_net.net, ns.inum) != drop_netns_ino)
 		return 0;
 
 	head = BPF_CORE_READ(skb, head);
@@ -75,7 +74,7 @@ int pktsample_drop(__u64 *args)
 	p.len = BPF_CORE_READ(skb, len) + (__u32)((long)BPF_CORE_READ(skb, data) - (long)start);
 	p.rx_queue = BPF_CORE_READ(skb, queue_mapping);
 	count_reason(reason);
-	ps_capture(&ctx, &p);
+	ps_capture(&ctx, &p, iface);
 	return 0;
 }
 

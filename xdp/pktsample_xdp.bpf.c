@@ -33,7 +33,7 @@ static __always_inline int xdp_capture(struct xdp_md *ctx, bool vlan_meta)
 		p.vlan_tci = tci;
 		p.vlan_proto = proto;
 	}
-	ps_capture(ctx, &p);
+	ps_capture(ctx, &p, NULL);
 	return PS_XDP_VERDICT;
 }
 

@@ -20,13 +20,12 @@ static __always_inline void trace_capture(struct xdp_buff *xdp, __u8 hook, __s32
 		.verdict = verdict,
 		.hook = hook,
 	};
-	__u32 slot;
-	bool raw;
+	const struct ps_iface *iface = ps_iface_of(p.ifindex);
 
 	/* The traced program may run on interfaces we do not capture. */
-	if (!ps_slot_of(p.ifindex, hook, &slot, &raw))
+	if (!iface)
 		return;
-	ps_capture(xdp, &p);
+	ps_capture(xdp, &p, iface);
 }
 
 /* fentry: the arguments of the traced program, ctx[0] its xdp_buff. */
