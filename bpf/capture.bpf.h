@@ -21,6 +21,18 @@
 #include "pkt.bpf.h"
 #include "sampler.bpf.h"
 
+#ifndef PS_CTX_HAS_NET_OFF
+/* Where the IP header starts in a raw-IP device's packet: at the start of
+ * what the hook was given, but at TC ingress (tc/ctx_skb.bpf.h has its
+ * own, and defines PS_CTX_HAS_NET_OFF). */
+static __always_inline __u32 ps_ctx_net_off(PS_CTX *ctx __attribute__((unused)),
+					    __u8 hook __attribute__((unused)),
+					    __u32 len __attribute__((unused)))
+{
+	return 0;
+}
+#endif
+
 /*
  * The candidate's number in its pool. Kernels before 5.12 have no atomic
  * fetch, and refuse the whole object for one such instruction, reached or

@@ -70,6 +70,7 @@ static __always_inline __u32 ps_ctx_net_off(struct __sk_buff *skb, __u8 hook, __
 		return 0;
 	return off & PS_NET_OFF_MAX;
 }
+#define PS_CTX_HAS_NET_OFF 1
 
 /* The perf output; the kernel appends the packet (BPF_F_CTXLEN_MASK). */
 static __always_inline long ps_ctx_perf_output(struct __sk_buff *ctx, void *map, __u64 flags,

@@ -22,7 +22,6 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "pktsample.h"
-#include "linear.bpf.h"
 
 /*
  * The kernel's structs, the fields used and nothing else: CO-RE relocates
@@ -79,30 +78,8 @@ struct ps_drop_ctx {
 
 #define PS_CTX struct ps_drop_ctx
 
-static __always_inline void *ps_ctx_data(const struct ps_drop_ctx *ctx)
-{
-	return ctx->data;
-}
-
-static __always_inline void *ps_ctx_data_end(const struct ps_drop_ctx *ctx)
-{
-	return ctx->data_end;
-}
-
-static __always_inline long ps_ctx_load_bytes(struct ps_drop_ctx *ctx, __u32 off, void *to,
-					      __u32 len)
-{
-	return ps_linear_load(ctx->data, ctx->data_end, off, to, len);
-}
-
-/* Where the IP header starts in a raw-IP device's packet
- * (tc/ctx_skb.bpf.h): here at the start. */
-static __always_inline __u32 ps_ctx_net_off(struct ps_drop_ctx *ctx __attribute__((unused)),
-					    __u8 hook __attribute__((unused)),
-					    __u32 len __attribute__((unused)))
-{
-	return 0;
-}
+/* ps_ctx_data(), ps_ctx_data_end(), ps_ctx_load_bytes(): the linear part. */
+#include "linear.bpf.h"
 
 /* No packet appended by the kernel here: the output copies the linear
  * part, one record per packet (PS_CTX_COPY_OUT, bpf/output.bpf.h). */

@@ -51,15 +51,6 @@ static __always_inline long ps_ctx_load_bytes(struct xdp_md *ctx, __u32 off, voi
 	return bpf_probe_read_kernel(to, len, (void *)(long)ctx->data + off);
 }
 
-/* Where the IP header starts in a raw-IP device's packet
- * (tc/ctx_skb.bpf.h): here at the start. */
-static __always_inline __u32 ps_ctx_net_off(struct xdp_md *ctx __attribute__((unused)),
-					    __u8 hook __attribute__((unused)),
-					    __u32 len __attribute__((unused)))
-{
-	return 0;
-}
-
 /* The perf output; the kernel appends the packet (BPF_F_CTXLEN_MASK). */
 static __always_inline long ps_ctx_perf_output(struct xdp_md *ctx, void *map, __u64 flags,
 					       void *data, __u64 size)

@@ -19,7 +19,6 @@
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
-#include "linear.bpf.h"
 
 /*
  * The kernel's structs, the fields used and nothing else: CO-RE relocates
@@ -42,29 +41,8 @@ struct xdp_buff {
 
 #define PS_CTX struct xdp_buff
 
-static __always_inline void *ps_ctx_data(const struct xdp_buff *ctx)
-{
-	return ctx->data;
-}
-
-static __always_inline void *ps_ctx_data_end(const struct xdp_buff *ctx)
-{
-	return ctx->data_end;
-}
-
-static __always_inline long ps_ctx_load_bytes(struct xdp_buff *ctx, __u32 off, void *to, __u32 len)
-{
-	return ps_linear_load(ctx->data, ctx->data_end, off, to, len);
-}
-
-/* Where the IP header starts in a raw-IP device's packet
- * (tc/ctx_skb.bpf.h): here at the start. */
-static __always_inline __u32 ps_ctx_net_off(struct xdp_buff *ctx __attribute__((unused)),
-					    __u8 hook __attribute__((unused)),
-					    __u32 len __attribute__((unused)))
-{
-	return 0;
-}
+/* ps_ctx_data(), ps_ctx_data_end(), ps_ctx_load_bytes(): the linear part. */
+#include "linear.bpf.h"
 
 /* The kernel appends the packet (BPF_F_CTXLEN_MASK) from the xdp_buff. */
 static __always_inline long ps_ctx_perf_output(struct xdp_buff *ctx, void *map, __u64 flags,
