@@ -142,7 +142,7 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p,
 	}
 
 	/* Without the context filter, only what is kept pays for the
-	 * lookups (bench/datapath_cost.c). */
+	 * lookups (doc/performance.md#owners, bench/datapath_cost.c). */
 	if (!ctx_filter)
 		ps_context(ctx, raw, off, ps_pkt_egress(p), &meta);
 

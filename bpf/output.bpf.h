@@ -20,12 +20,12 @@
  * verifier only knows a bound of, so a record is ps_meta and cap_len bytes
  * exactly, one path for every size. bpf_ringbuf_reserve() would have the
  * packet loaded into the ring directly, but wants a size the verifier
- * knows: records of a size class each, one call per class, every path
- * after it verified once per class (22 of them): the ring's programs took
- * 17 and 11 ms to load against 2.5 and 2.2 through the perf buffers, and
- * a 64-byte frame took a 128-byte class. The copy costs the sender a
- * memcpy of the bytes more, which the floods at 64 and 1500 bytes did not
- * show (doc/performance.md).
+ * knows: records of a size class each, one call per class, and every path
+ * after it verified once per class, which multiplies the verifier's work,
+ * and so the programs' load time, by the number of classes; and a small
+ * frame would take the room of its whole class. The copy costs the sender
+ * one memcpy of the bytes more, which its measured cost did not show
+ * (doc/performance.md#transport).
  */
 
 /*
@@ -98,12 +98,13 @@ static __always_inline long ps_ring_output(PS_CTX *ctx, struct ps_meta *meta)
 	 * wakeups: the reader keeps what it has read until it is written,
 	 * and what came meanwhile could leave the data above the mark when
 	 * the round gave its space back, so nothing crossed it again and the
-	 * buffer filled while the reader slept (bench/bulk.sh). An output
-	 * between the query and this one can hide a crossing (a tracepoint's
-	 * program, preempted; another CPU's, where a ring serves a group),
-	 * and the next crossing wakes the reader then, or its own timer: a
-	 * sixteenth of the ring late, not lost. The record takes its 8-byte
-	 * header and is rounded up to 8 bytes.
+	 * buffer filled while the reader slept (doc/performance.md#wakeups,
+	 * bench/bulk.sh). An output between the query and this one can hide
+	 * a crossing (a tracepoint's program, preempted; another CPU's,
+	 * where a ring serves a group), and the next crossing wakes the
+	 * reader then, or its own timer: a sixteenth of the ring late, not
+	 * lost. The record takes its 8-byte header and is rounded up to 8
+	 * bytes.
 	 */
 	len = sizeof(*meta) + cap;
 	rec = (len + 8 + 7) & ~7ull;

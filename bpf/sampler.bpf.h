@@ -57,10 +57,10 @@ static __always_inline bool ps_sample(PS_CTX *ctx, const struct ps_pkt *p, struc
 			return true;
 		}
 		/*
-		 * Some CPUs' clocks do not tick on time (measured here: the
-		 * second vCPU ticks a third as often as asked, even when
-		 * busy). Half an interval past a missed tick, take this
-		 * packet instead, keeping the cadence of the missed ticks.
+		 * Some CPUs' clocks do not tick on time (a virtual CPU's
+		 * may tick far less often than asked, even when busy).
+		 * Half an interval past a missed tick, take this packet
+		 * instead, keeping the cadence of the missed ticks.
 		 */
 		now = bpf_ktime_get_ns();
 		due = s->slot_ns + sample_interval_ns;
