@@ -45,8 +45,8 @@
 #define ROUNDS 7
 #define REPEAT 200000
 #define FRAME_MAX 1500
-#define PERF_KIB 4096	      /* per CPU, pktsample's default */
-#define RING_BYTES (8u << 20) /* what the default gives on 2 CPUs */
+#define PERF_KIB 4096	      /* per CPU: the size this bench has always used */
+#define RING_BYTES (8u << 20) /* the same in all on 2 CPUs */
 
 static const uint32_t sizes[] = { 64, 1500 };
 #define N_SIZES (sizeof(sizes) / sizeof(sizes[0]))

@@ -173,9 +173,9 @@ _Static_assert(PS_PERF_CONTS_MAX == 7, "continuations of the longest packet");
  * for as many interfaces as the capture may hold at once (--max-ifaces);
  * user space adds an interface as it attaches there and removes it when
  * the interface goes, and a freed slot is used again. Arrays behind the
- * lookup, not per-CPU hashes keyed by ifindex: those cost half of what the
- * program costs a packet it does not keep (measured with perf on the veth
- * flood); one plain hash lookup costs a few ns (bench/datapath_cost).
+ * lookup, not per-CPU hashes keyed by ifindex: those were most of what the
+ * program costs a packet it does not keep, and one plain hash lookup is
+ * cheap (doc/performance.md#the-programs-per-packet).
  */
 struct ps_iface {
 	__u32 slot;
