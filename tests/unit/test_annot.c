@@ -97,14 +97,14 @@ static void every_field_is_filled(void **state)
 	struct ps_annot base, a;
 
 	(void)state;
-	ps_annot_fill(&base, &base_meta, &base_who);
+	base = ps_annot_of(&base_meta, &base_who);
 	for (size_t i = 0; i < sizeof(change) / sizeof(change[0]); i++) {
 		struct ps_meta m = base_meta;
 		struct ps_who w = base_who;
 		bool differs = false;
 
 		change[i](&m, &w);
-		ps_annot_fill(&a, &m, &w);
+		a = ps_annot_of(&m, &w);
 		for (size_t b = 0; b < sizeof(a); b++)
 			if (((uint8_t *)&a)[b] != ((uint8_t *)&base)[b])
 				reached[b] = 1, differs = true;
@@ -116,7 +116,7 @@ static void every_field_is_filled(void **state)
 				    b >= offsetof(struct ps_annot, pad) + sizeof(base.pad)))
 			fail_msg("byte %zu of the annotation is reached by no input", b);
 	/* Without an owner: none of the owner's fields. */
-	ps_annot_fill(&a, &base_meta, NULL);
+	a = ps_annot_of(&base_meta, NULL);
 	assert_false(a.known);
 	assert_int_equal(a.pid, 0);
 	assert_int_equal(a.tid, 0);
@@ -131,7 +131,7 @@ static void cache_key_is_compared_whole(void **state)
 	struct ps_sink_pkt p = { 0 };
 
 	(void)state;
-	ps_annot_fill(&cs.key, &base_meta, &base_who);
+	cs.key = ps_annot_of(&base_meta, &base_who);
 	p.a = cs.key;
 	assert_true(ps_epb_cache_fits(&cs, &p));
 	for (size_t b = 0; b < sizeof(p.a); b++) {
@@ -188,7 +188,7 @@ static void comment_reads_back(void **state)
 	(void)state;
 	m.hook = PS_HOOK_XDP_EXIT;
 	m.verdict = 1; /* XDP_DROP */
-	ps_annot_fill(&p.a, &m, p.who);
+	p.a = ps_annot_of(&m, p.who);
 	ps_sink_comment(c, sizeof(c), &p, "sample=1/10", PS_COMMENT_LINE);
 	assert_string_equal(c, "hook=xdp-exit cpu=3 queue=2 sample=1/10 verdict=drop pid=100 "
 			       "tid=101 comm=curl");
@@ -197,7 +197,7 @@ static void comment_reads_back(void **state)
 	m.flags = PS_F_CLOCK_FALLBACK;
 	p.drop = &drop;
 	p.note = "trigger=udp";
-	ps_annot_fill(&p.a, &m, p.who);
+	p.a = ps_annot_of(&m, p.who);
 	ps_sink_comment(c, sizeof(c), &p, NULL, PS_COMMENT_BLOCK);
 	assert_string_equal(c, "cpu=3 clock=fallback drop=NO_SOCKET at=__udp4_lib_rcv+0x6f2 "
 			       "pid=100 tid=101 comm=curl trigger=udp");

@@ -199,7 +199,7 @@ static void read_rec(const struct rec *r, struct ps_flight_view *v)
 		v->pkt.drop = &v->drop;
 	}
 	v->pkt.data = (const uint8_t *)at;
-	ps_annot_fill(&v->pkt.a, &v->m, v->pkt.who);
+	v->pkt.a = ps_annot_of(&v->m, v->pkt.who);
 }
 
 void ps_flightbuf_begin(const struct ps_flightbuf *b, struct ps_flightbuf_it *it)

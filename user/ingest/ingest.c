@@ -144,6 +144,9 @@ static void write_ref(struct ps_ingest *c, struct ps_target *t, const struct ps_
 		      uint64_t drops)
 {
 	const struct ps_meta *m = &ref->m;
+	const struct ps_who *who;
+	const uint8_t *data;
+	uint32_t cap_len, wire_len;
 	struct ps_sink_pkt p;
 	struct ps_drop_words drop;
 
@@ -159,19 +162,27 @@ static void write_ref(struct ps_ingest *c, struct ps_target *t, const struct ps_
 		sink_failed(c, NULL, -ENOMEM);
 		return;
 	}
+	who = c->who && m->ctx != PS_CTX_OFF ? ps_who_resolve(c->who, m) : NULL;
+	data = frame_on_wire(c, m, ref->pkt, &cap_len, &wire_len);
+	if (!data)
+		return;
+	/* Every field named: nothing left for the compiler to zero, a packet at
+	 * a time. */
 	p = (struct ps_sink_pkt){
 		.target = (int)(t - c->targets),
 		.t = t,
 		.m = m,
+		.a = ps_annot_of(m, who),
 		.ts_ns = ps_clock_to_realtime(&c->clock, m->ts_ns),
+		.data = data,
+		.cap_len = cap_len,
+		.wire_len = wire_len,
 		.packet_id = ((uint64_t)m->cpu << 48) | (m->seq & 0xffffffffffffull),
 		.drops = drops,
-		.who = c->who && m->ctx != PS_CTX_OFF ? ps_who_resolve(c->who, m) : NULL,
+		.who = who,
+		.drop = NULL,
+		.note = NULL,
 	};
-	ps_annot_fill(&p.a, m, p.who);
-	p.data = frame_on_wire(c, m, ref->pkt, &p.cap_len, &p.wire_len);
-	if (!p.data)
-		return;
 	if (c->drop_names && ps_hook_is_drop(m->hook)) {
 		drop.reason = ps_dropnames_reason(c->drop_names, (uint32_t)m->verdict, drop.buf,
 						  sizeof(drop.buf));

@@ -32,7 +32,7 @@ struct ps_drop_words {
 
 /*
  * What a packet's words and its pcapng options say of it, but its id and
- * drop count: plain data, filled by ps_annot_fill alone and compared
+ * drop count: plain data, made by ps_annot_of alone and compared
  * whole (a capture file encodes a CPU's options once for the packets that
  * follow with the same annotation): a new field is filled there, said by
  * ps_sink_comment or the file's options, and given an input in
@@ -56,7 +56,7 @@ struct ps_sink_pkt {
 	int target; /* its index in the capture's targets */
 	const struct ps_target *t;
 	const struct ps_meta *m; /* what the kernel said about it */
-	struct ps_annot a;	 /* ps_annot_fill(m, who) */
+	struct ps_annot a;	 /* ps_annot_of(m, who) */
 	uint64_t ts_ns;		 /* wall clock */
 	const uint8_t *data;	 /* the frame as on the wire (VLAN tag back) */
 	uint32_t cap_len, wire_len;
@@ -69,7 +69,7 @@ struct ps_sink_pkt {
 
 /* The annotation of a packet the kernel described as m, owned by who (or
  * NULL). Pure. */
-void ps_annot_fill(struct ps_annot *a, const struct ps_meta *m, const struct ps_who *who);
+struct ps_annot ps_annot_of(const struct ps_meta *m, const struct ps_who *who);
 
 struct ps_sink;
 
