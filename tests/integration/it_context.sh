@@ -51,6 +51,24 @@ in_cgroup "$TOP" python3 "$here/ctx_peer.py" pre "$PEER" "$WORK/pre.ports" "$WOR
 PRE=$!
 PIDS+=("$PRE")
 wait_file "$WORK/pre.ports"
+# Two pings that start before pktsample: one through a raw socket (root's,
+# where the namespace lets nobody make ping sockets), one through a ping
+# socket (ICMP datagram, once the namespace lets everyone), which no
+# sock_diag lists: the start's scan finds them both.
+in_cgroup "$TOP" ping -i 0.2 -q "$PEER" >/dev/null &
+PING_RAW=$!
+PIDS+=("$PING_RAW")
+in_cap sysctl -q -w net.ipv4.ping_group_range="0 2147483647"
+in_cgroup "$TOP" ping -i 0.2 -q "$PEER" >/dev/null &
+PING_DGRAM=$!
+PIDS+=("$PING_DGRAM")
+for _ in $(seq 100); do
+	in_cap grep -q ' 07 ' /proc/net/icmp && break
+	sleep 0.1
+done
+in_cap grep -q ' 07 ' /proc/net/icmp || fail "the second ping made no ping socket"
+# Not the pings that started before: A's and the peer's checks below.
+NOT_PRE="!(frame.comment contains \"pid=$PING_RAW \") && !(frame.comment contains \"pid=$PING_DGRAM \")"
 
 # cap NAME ARGS...: pktsample from the host, in the capture namespace by
 # --netns (CAP_NS, CAP_IF: another), writing $WORK/NAME.pcapng; its pid in
@@ -108,6 +126,7 @@ B=$!
 wait "$B"
 wait "$PRE"
 sleep 0.5
+kill "$PING_RAW" "$PING_DGRAM"
 for name in full bypid bycont sflow peer; do
 	kill -INT "${CAP_PID[$name]}"
 	rc=0
@@ -164,8 +183,13 @@ check "a process whose sockets existed before" "$PRE" "$WORK/pre.ports" "cgroup=
 # ping: its requests leave from its socket; the replies have no local
 # socket to be for (XDP), or carry the peer kernel's (TC ingress).
 assert_match "^(.*pid=$A_PING comm=ping container=docker:${ID_A:0:12} netns=$ENV-cap
-?){2}\$" "$(who "$WORK/full.pcapng" 'icmp.type == 8 && frame.interface_description == "tc egress"')" \
+?){2}\$" "$(who "$WORK/full.pcapng" "icmp.type == 8 && frame.interface_description == \"tc egress\" && $NOT_PRE")" \
 	"ping's two requests name ping and its container"
+for p in "$PING_RAW raw" "$PING_DGRAM ping"; do
+	[ "$(count "$WORK/full.pcapng" "icmp.type == 8 && frame.interface_description == \"tc egress\" && frame.comment contains \"pid=${p% *} comm=ping cgroup=/pktsample-it-$$ netns=$ENV-cap\"")" -gt 0 ] ||
+		fail "a ping through a ${p#* } socket made before the capture is not named"
+done
+ok "pings whose raw and ping sockets were made before the capture are named"
 assert_eq "" "$(who "$WORK/full.pcapng" 'icmp.type == 0' | grep -v 'owner=none:not-tcp-udp$' |
 	grep -v 'owner=sender:socket-not-found$' || true)" "ping's replies say why they have no owner"
 assert_eq 0 "$(count "$WORK/full.pcapng" '!(frame.comment contains "pid=") && !(frame.comment contains "owner=")')" \
@@ -177,7 +201,7 @@ assert_eq 0 "$(count "$WORK/full.pcapng" '!(frame.comment contains "pid=") && !(
 # other namespace by the start's scan).
 lost=$(ports "$WORK/pre.ports" lost)
 assert_match "^(cpu=[0-9]+ owner=sender pid=$A_PING comm=ping container=docker:${ID_A:0:12} netns=$ENV-cap
-?){2}\$" "$(who "$WORK/peer.pcapng" 'icmp.type == 8')" \
+?){2}\$" "$(who "$WORK/peer.pcapng" "icmp.type == 8 && $NOT_PRE")" \
 	"at the peer: ping's requests name their sender"
 assert_eq "cpu=0 owner=sender pid=$PRE comm=python3 cgroup=/pktsample-it-$$ netns=$ENV-cap" \
 	"$(who "$WORK/peer.pcapng" "udp.srcport == $lost && !icmp" | sed 's/cpu=[0-9]*/cpu=0/')" \

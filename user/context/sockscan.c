@@ -16,11 +16,12 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include "sockscan.h"
 
 struct sock_ent {
 	uint32_t inode;
-	uint64_t cookie;
+	uint64_t cookie; /* 0: a ping or raw socket, asked of the socket itself */
 };
 
 struct sock_list {
@@ -179,6 +180,26 @@ int ps_proc_owner(uint32_t pid, const char *cgroup_root, struct ps_owner *o)
 	return 0;
 }
 
+/* The cookie of the socket at fd fd of the process pidfd: a copy of the
+ * descriptor, asked, then closed (the process's own is left as it was);
+ * 0 where it cannot be had. */
+static uint64_t cookie_of_fd(int pidfd, int fd)
+{
+	uint64_t cookie = 0;
+	socklen_t len = sizeof(cookie);
+	int copy;
+
+	if (pidfd < 0)
+		return 0;
+	copy = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	if (copy < 0)
+		return 0;
+	if (getsockopt(copy, SOL_SOCKET, SO_COOKIE, &cookie, &len))
+		cookie = 0;
+	close(copy);
+	return cookie;
+}
+
 /* Which sockets of l the process pid holds. */
 static void scan_fds(uint32_t pid, const struct sock_list *l, bool *claimed,
 		     const char *cgroup_root,
@@ -190,6 +211,8 @@ static void scan_fds(uint32_t pid, const struct sock_list *l, bool *claimed,
 	struct dirent *d;
 	DIR *fds;
 
+	int pidfd = -2; /* -2: not opened yet */
+
 	snprintf(dir, sizeof(dir), "/proc/%u/fd", pid);
 	fds = opendir(dir);
 	if (!fds)
@@ -197,6 +220,7 @@ static void scan_fds(uint32_t pid, const struct sock_list *l, bool *claimed,
 	while ((d = readdir(fds))) {
 		char target[64];
 		struct sock_ent key, *hit;
+		uint64_t cookie;
 		ssize_t len;
 		unsigned int ino;
 
@@ -213,16 +237,26 @@ static void scan_fds(uint32_t pid, const struct sock_list *l, bool *claimed,
 		hit = bsearch(&key, l->e, l->n, sizeof(*l->e), by_inode);
 		if (!hit || claimed[hit - l->e])
 			continue;
+		cookie = hit->cookie;
+		if (!cookie) {
+			if (pidfd == -2)
+				pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+			cookie = cookie_of_fd(pidfd, atoi(d->d_name));
+			if (!cookie)
+				continue;
+		}
 		if (!have_owner) {
 			if (ps_proc_owner(pid, cgroup_root, &o))
 				break;
 			have_owner = true;
 		}
 		claimed[hit - l->e] = true;
-		found(arg, hit->cookie, &o);
+		found(arg, cookie, &o);
 		(*n)++;
 	}
 	closedir(fds);
+	if (pidfd >= 0)
+		close(pidfd);
 }
 
 /* Every TCP and UDP socket of the namespace nl was made in. */
@@ -235,6 +269,40 @@ static int dump_all(int nl, struct sock_list *l)
 	if (!err)
 		err = dump(nl, AF_INET6, IPPROTO_UDP, l);
 	return err;
+}
+
+/*
+ * The ping sockets (ICMP datagram) and raw sockets (ping's where it may
+ * make no ping socket) of a namespace, from its /proc/PID/net (dir:
+ * "/proc/self" or "/proc/PID"): no sock_diag lists the first, and the
+ * second only where the kernel has raw_diag, so their cookies are asked of
+ * the sockets when their holders are found (cookie_of_fd).
+ */
+static int list_icmp(const char *dir, struct sock_list *l)
+{
+	static const char *const files[] = { "icmp", "icmp6", "raw", "raw6" };
+	char path[300], line[512];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/net/%s", dir, files[i]);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long inode;
+
+			/* sl local rem st queues tr retrnsmt uid timeout inode */
+			if (sscanf(line, "%*s %*s %*s %*s %*s %*s %*s %*s %*s %lu", &inode) == 1 &&
+			    inode && add_sock(l, (uint32_t)inode, 0)) {
+				fclose(f);
+				return -ENOMEM;
+			}
+		}
+		fclose(f);
+	}
+	return 0;
 }
 
 /*
@@ -272,6 +340,8 @@ static int dump_namespaces(struct sock_list *l)
 		return -errno;
 	err = dump_all(nl, l);
 	close(nl);
+	if (!err)
+		err = list_icmp("/proc/self", l);
 	if (err || stat("/proc/self/ns/net", &st))
 		return err;
 	seen[n_seen++] = (uint32_t)st.st_ino;
@@ -302,6 +372,9 @@ static int dump_namespaces(struct sock_list *l)
 			continue; /* not ours to enter (no CAP_SYS_ADMIN): skipped */
 		err = dump_all(x.fd, l);
 		close(x.fd);
+		snprintf(path, sizeof(path), "/proc/%s", d->d_name);
+		if (!err)
+			err = list_icmp(path, l);
 		if (err == -ENOMEM)
 			break;
 		err = 0;

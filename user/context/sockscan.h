@@ -5,10 +5,13 @@
  * before pktsample started, nor those a listener accepts (the kernel makes
  * them, in softirq). As ss -p: the kernel's socket list (sock_diag: cookie
  * and inode of every TCP and UDP socket of this network namespace, and of
- * every other one a process is in, where we may enter it), and
- * /proc/PID/fd (which process holds which inode). Read-only: nothing the
- * scanned processes or sockets see changes (sock_diag gives a socket that
- * had none its cookie, as ss does).
+ * every other one a process is in, where we may enter it; ping's sockets,
+ * ICMP datagram and raw, from /proc/PID/net), and /proc/PID/fd (which
+ * process holds which inode). A ping or raw socket's cookie is asked of
+ * the socket, through a copy of its holder's descriptor (pidfd_getfd),
+ * closed at once. Read-only: nothing the scanned processes
+ * or sockets see changes (sock_diag or SO_COOKIE gives a socket that had
+ * none its cookie, as ss does).
  */
 #ifndef PS_SOCKSCAN_H
 #define PS_SOCKSCAN_H
