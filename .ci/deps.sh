@@ -12,6 +12,6 @@ apt-get install -y -qq --no-install-recommends \
 	procps python3 python3-scapy bsdextrautils util-linux time \
 	man-db groff-base bash-completion libcap2-bin pmacct ethtool wireguard-tools \
 	qemu-system-x86 busybox-static cpio lintian clang-format nftables \
-	prometheus curl sqlite3 systemd libmicrohttpd-dev libyaml-dev libcrypt-dev openssl \
+	prometheus curl sqlite3 systemd libmicrohttpd-dev libyaml-dev libcrypt-dev libjansson-dev openssl \
 	libncurses-dev tmux \
 	>/dev/null

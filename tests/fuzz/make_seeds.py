@@ -197,6 +197,19 @@ def main():
             "/system.slice/nginx.service", "/"]):
         write("context", i, path.encode())
 
+    # ctrnames: each runtime's record as it writes it.
+    for i, rec in enumerate([
+            '{"Name":"/shopweb","Config":{"Image":"bb:1","Labels":{'
+            '"io.kubernetes.pod.name":"cart","io.kubernetes.pod.namespace":"shop"}}}',
+            '{"annotations":{"io.kubernetes.pod.name":"cart-7d9f",'
+            '"io.kubernetes.pod.namespace":"shop","io.kubernetes.container.name":"cart",'
+            '"io.kubernetes.cri-o.ImageName":"bb:1"}}',
+            '{"annotations":{"io.kubernetes.cri.sandbox-name":"cart",'
+            '"io.kubernetes.cri.sandbox-namespace":"shop","nerdctl/name":"web"}}',
+            '[{"id":"1cd6e7c7d83e","names":["shopweb"],'
+            '"metadata":"{\\"image-name\\":\\"localhost/bb:1\\"}"}]']):
+        write("ctrnames", i, rec.encode())
+
     # dropnames: the address asked about (8 bytes, little endian), then
     # kallsyms text as /proc/kallsyms has it.
     syms = (b"ffffffff81000000 T _stext\nffffffff81a00000 t __udp4_lib_rcv\n"

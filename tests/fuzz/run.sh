@@ -13,7 +13,7 @@ if [ $# -lt 1 ] || ! [[ $1 =~ ^[0-9]+$ ]] || [ "$1" -lt 1 ]; then
 fi
 seconds=$1
 shift
-targets=${*:-cli split decode xlate pcapng read perfbuf context dropnames linkwatch config webcfg corebtf top}
+targets=${*:-cli split decode xlate pcapng read perfbuf context ctrnames dropnames linkwatch config webcfg corebtf top}
 build=$(realpath -m "${BUILD_DIR:-$top/build-fuzz}") # absolute: the targets run elsewhere
 work=$build/fuzz-work
 mkdir -p "$build"

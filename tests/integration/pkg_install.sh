@@ -63,7 +63,7 @@ assert_eq "$WORK/root/usr/sbin/pktsample" "$(readlink -f "$link")" \
 	fail "cpack failed"
 deb=$(ls "$WORK"/deb/pktsample_*_amd64.deb 2>/dev/null | head -1)
 [ -n "$deb" ] || fail "no .deb made"
-assert_eq "libbpf1, libxdp1, libpcap0.8, libelf1, zlib1g, libmicrohttpd12, libyaml-0-2, libcrypt1, libc6" \
+assert_eq "libbpf1, libxdp1, libpcap0.8, libelf1, zlib1g, libmicrohttpd12, libyaml-0-2, libcrypt1, libjansson4, libc6" \
 	"$(dpkg-deb -f "$deb" Depends)" \
 	"the .deb depends on the libraries pktsample links"
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}')

@@ -111,6 +111,17 @@ static void words(void **state)
 	format(&w, "pid=42 tid=43 comm=curl cgroup=/a/b netns=blue");
 	w.ctx = PS_CTX_SENDER;
 	format(&w, "owner=sender pid=42 tid=43 comm=curl cgroup=/a/b netns=blue");
+	/* By name where the runtime's records name it, the id after. */
+	strcpy(w.container, "docker:0123456789ab");
+	strcpy(w.names.name, "shopweb");
+	strcpy(w.names.image, "bb:1");
+	format(&w, "owner=sender pid=42 tid=43 comm=curl container=shopweb image=bb:1 "
+		   "cid=docker:0123456789ab netns=blue");
+	strcpy(w.names.pod, "cart-7d9f");
+	strcpy(w.names.pod_ns, "shop");
+	strcpy(w.names.k8s_container, "cart");
+	format(&w, "owner=sender pid=42 tid=43 comm=curl pod=shop/cart-7d9f container=cart "
+		   "image=bb:1 cid=docker:0123456789ab netns=blue");
 	w = (struct ps_who){ .ctx = PS_CTX_LOOKUP };
 	format(&w, "owner=unknown:socket-not-found");
 	strcpy(w.container, "pod:" UID);

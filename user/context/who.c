@@ -41,7 +41,9 @@ struct cgroup_node {
 	struct cgroup_node *next;
 	uint64_t id;
 	char container[sizeof(((struct ps_who *)0)->container)];
+	struct ps_ctr_names names;
 	char cgroup[sizeof(((struct ps_who *)0)->cgroup)];
+	uint64_t container_key, pod_key, k8s_ns_key; /* ps_who's */
 };
 #define CGROUPS_MAX 16384
 
@@ -333,6 +335,34 @@ static void netns_words(const struct ps_who_table *t, uint32_t ino, char *buf, s
 	snprintf(buf, len, "%u", ino);
 }
 
+/* A name's number (FNV-1a); 0 for none. */
+static uint64_t name_key(const char *a, const char *b)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	if (!a[0])
+		return 0;
+	for (const char *c = a; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	h = (h ^ '/') * 0x100000001b3ull;
+	for (const char *c = b; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	return h ?: 1;
+}
+
+static void set_keys(struct cgroup_node *n)
+{
+	struct ps_who w = { .names = n->names };
+	char label[sizeof(w.container) + sizeof(w.names)];
+
+	strcpy(w.container, n->container);
+	strcpy(w.cgroup, n->cgroup);
+	ps_who_container_label(&w, label, sizeof(label));
+	n->container_key = n->container[0] || n->cgroup[0] ? name_key(label, "") : 0;
+	n->pod_key = name_key(n->names.pod_ns, n->names.pod);
+	n->k8s_ns_key = name_key(n->names.pod_ns, "");
+}
+
 /* Cgroup id's container, or its path where it has none: from the cache,
  * else from the tree (walked again at most once a second for a new id).
  * NULL if it is not there. */
@@ -357,8 +387,11 @@ static const struct cgroup_node *cgroup_words(struct ps_who_table *t, uint64_t i
 	n->id = id;
 	ps_container_of_path(path, &c);
 	ps_container_name(&c, n->container, sizeof(n->container));
+	/* Once a cgroup: its runtime's records, where it has any. */
+	ps_ctr_names_read("", &c, &n->names);
 	if (!n->container[0] && strcmp(path, "/"))
 		snprintf(n->cgroup, sizeof(n->cgroup), "%s", path);
+	set_keys(n);
 	n->next = t->cgroups[b];
 	t->cgroups[b] = n;
 	t->n_cgroups++;
@@ -399,6 +432,10 @@ static bool resolve(struct ps_who_table *t, const struct ps_meta *m, struct ps_w
 
 		if (c) {
 			strcpy(w->container, c->container);
+			w->names = c->names;
+			w->container_key = c->container_key;
+			w->pod_key = c->pod_key;
+			w->k8s_ns_key = c->k8s_ns_key;
 			strcpy(w->cgroup, c->cgroup);
 		}
 		/* A cgroup the tree did not have yet may be there next time. */
@@ -484,11 +521,38 @@ int ps_who_format(const struct ps_who *w, char *buf, size_t len)
 			n = ps_word_put(buf, len, n, PS_WORD_TID, "%u", w->tid);
 		n = ps_word_put(buf, len, n, PS_WORD_COMM, "%s", w->comm);
 	}
-	if (w->container[0])
+	if (w->names.pod[0]) {
+		n = ps_word_put(buf, len, n, PS_WORD_POD, "%s/%s", w->names.pod_ns, w->names.pod);
+		if (w->names.k8s_container[0])
+			n = ps_word_put(buf, len, n, PS_WORD_CONTAINER, "%s",
+					w->names.k8s_container);
+	} else if (w->names.name[0]) {
+		n = ps_word_put(buf, len, n, PS_WORD_CONTAINER, "%s", w->names.name);
+	}
+	if (w->names.image[0])
+		n = ps_word_put(buf, len, n, PS_WORD_IMAGE, "%s", w->names.image);
+	if (w->names.pod[0] || w->names.name[0])
+		n = ps_word_put(buf, len, n, PS_WORD_CID, "%s", w->container);
+	else if (w->container[0])
 		n = ps_word_put(buf, len, n, PS_WORD_CONTAINER, "%s", w->container);
 	else if (w->cgroup[0])
 		n = ps_word_put(buf, len, n, PS_WORD_CGROUP, "%s", w->cgroup);
 	if (w->netns[0])
 		n = ps_word_put(buf, len, n, PS_WORD_NETNS, "%s", w->netns);
 	return n;
+}
+
+void ps_who_container_label(const struct ps_who *w, char *buf, size_t len)
+{
+	const struct ps_ctr_names *n = &w->names;
+
+	if (n->pod[0])
+		snprintf(buf, len, "%s/%s/%s", n->pod_ns, n->pod,
+			 n->k8s_container[0] ? n->k8s_container : "(sandbox)");
+	else
+		snprintf(buf, len, "%s",
+			 n->name[0]	 ? n->name :
+			 w->container[0] ? w->container :
+			 w->cgroup[0]	 ? w->cgroup :
+					   "(none)");
 }

@@ -3,7 +3,8 @@
  * Who a packet belongs to, in words: the hooks give each packet its socket
  * cookie, cgroup id, pid and thread (ps_meta), the owners map what made the
  * socket (struct ps_owner); here they become the process's name, its
- * container (from the cgroup path: container.h) and its network namespace
+ * container (from the cgroup path: container.h, and by name from its
+ * runtime's records: ctrnames.h) and its network namespace
  * (by name where `ip netns` named it). Kept per socket and per process, so
  * a packet costs a lookup in memory; the kernel's map is asked once per
  * socket, and sockets it does not know (made before the capture, or
@@ -18,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cgroupfs.h"
+#include "ctrnames.h"
 #include "pktsample.h"
 
 #define PS_WHO_RESCAN_MS 2000
@@ -37,10 +39,15 @@ struct ps_who {
 	bool known;  /* the owner (pid, comm) is known */
 	uint32_t pid, tid;
 	char comm[PS_COMM_LEN];
-	char container[144]; /* container.h's name; "" if none */
-	char cgroup[128];    /* the cgroup path where there is no container; "" */
-	char netns[48];	     /* "host", a name `ip netns` knows, or the inode */
-	uint32_t proc;	     /* the process's number in this capture (1, 2, ...); 0 */
+	char container[144];	   /* container.h's name ("docker:<id>"); "" if none */
+	struct ps_ctr_names names; /* what its runtime's records call it */
+	/* One number per container (by ps_who_container_label), pod and
+	 * Kubernetes namespace, worked out once a cgroup: what --top groups
+	 * by. 0: none. */
+	uint64_t container_key, pod_key, k8s_ns_key;
+	char cgroup[128]; /* the cgroup path where there is no container; "" */
+	char netns[48];	  /* "host", a name `ip netns` knows, or the inode */
+	uint32_t proc;	  /* the process's number in this capture (1, 2, ...); 0 */
 };
 
 struct ps_who_table;
@@ -60,9 +67,17 @@ unsigned long ps_who_scans(const struct ps_who_table *t);
 /* What m says, in words: the table's, valid until the next call (a
  * packet like the previous ones costs a compare). */
 const struct ps_who *ps_who_resolve(struct ps_who_table *t, const struct ps_meta *m);
-/* The comment words for w: "pid=… comm=… container=… netns=…", or
+/* The comment words for w: "pid=… comm=… container=… netns=…" (a
+ * container by its name and image where its runtime's records name it, a
+ * Kubernetes one by "pod=<namespace>/<pod> container=<name>", then
+ * "cid=<runtime>:<id>"), or
  * "owner=none:no-socket" and the like (doc/guide.md lists them); "" with
  * attribution off. Returns what snprintf returns. Pure. */
 int ps_who_format(const struct ps_who *w, char *buf, size_t len);
+/* w's container in a few words: the name its runtime gives it
+ * ("shopweb"), a Kubernetes one's namespace, pod and name
+ * ("shop/cart-7d9f/cart"), else its id ("docker:1cd6e7c7d83e"), else the
+ * cgroup's path; "(none)". Pure. */
+void ps_who_container_label(const struct ps_who *w, char *buf, size_t len);
 
 #endif

@@ -22,7 +22,10 @@
 	X(PID, "pid")             \
 	X(TID, "tid")             \
 	X(COMM, "comm")           \
+	X(POD, "pod")             \
 	X(CONTAINER, "container") \
+	X(IMAGE, "image")         \
+	X(CID, "cid")             \
 	X(CGROUP, "cgroup")       \
 	X(NETNS, "netns")         \
 	X(TRIGGER, "trigger")
