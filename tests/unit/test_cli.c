@@ -279,9 +279,9 @@ static void rejects_bad_input(void **state)
 		BAD("--batch, --top-group and --top-sort go with --top", "-i", "a", "--batch"),
 		BAD("--top and --print would both write to stdout", "-i", "a", "--top", "--print"),
 		BAD("--top and -w - would both write to stdout", "-i", "a", "--top", "-w", "-"),
-		BAD("bad --top-group 'pid': use process, container, flow, interface or drop", "-i",
-		    "a", "--top", "--top-group", "pid"),
-		BAD("bad --top-sort 'rate': use bytes, packets, drops, name", "-i", "a", "--top",
+		BAD("bad --top-group 'pid': use process, container, flow, interface, drop, pod or namespace",
+		    "-i", "a", "--top", "--top-group", "pid"),
+		BAD("bad --top-sort 'rate': use bytes, packets, drops or name", "-i", "a", "--top",
 		    "--top-sort", "rate"),
 		BAD("--top is for a live capture; -r reads a file", "-r", "f", "--top"),
 		BAD("-t repeats at most five times", "-i", "a", "-tttttt"),
@@ -615,7 +615,7 @@ static void module_rows_gathered(void **state)
 	assert_true(o.top_opts);
 	assert_int_equal(ps_cli_set(&o, "top-group", "nope", err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "bad --top-group 'nope': use process, container, flow, "
-				 "interface or drop");
+				 "interface, drop, pod or namespace");
 	assert_int_equal(ps_cli_set(&o, "no-such", "1", err, sizeof(err)), -EINVAL);
 	ps_cli_usage(f);
 	fclose(f);

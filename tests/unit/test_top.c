@@ -186,7 +186,8 @@ static void packets_are_named_in_every_grouping(void **state)
 			      .known = true,
 			      .pid = 4242,
 			      .comm = "curl",
-			      .container = "docker:3f4e5a6b7c8d" };
+			      .container = "docker:3f4e5a6b7c8d",
+			      .container_key = 7 };
 	struct ps_meta m = { .hook = PS_HOOK_TC_EGRESS, .cgroup_id = 77 };
 	struct ps_drop_words dw = { .reason = "NO_SOCKET" };
 	uint8_t b[128];
@@ -208,6 +209,29 @@ static void packets_are_named_in_every_grouping(void **state)
 	assert_string_equal(only(&t, PS_TOP_PROCESS)->name, "curl (4242)");
 	assert_string_equal(only(&t, PS_TOP_CONTAINER)->name, "docker:3f4e5a6b7c8d");
 	assert_int_equal(t.g[PS_TOP_IFACE].n, 2); /* eth0 tc-egress, eth0 tc-ingress */
+	assert_string_equal(only(&t, PS_TOP_POD)->name, "(none)");
+	ps_top_free(&t);
+
+	/* A Kubernetes container: by its pod's names; and packets of no
+	 * container, from two cgroups, are one row of none. */
+	ps_top_init(&t);
+	who.names = (struct ps_ctr_names){
+		.pod = "cart-7d9f", .pod_ns = "shop", .k8s_container = "cart", .image = "bb:1"
+	};
+	who.container_key = 8, who.pod_key = 9, who.k8s_ns_key = 10;
+	ps_top_add(&t, &p, 1);
+	assert_string_equal(only(&t, PS_TOP_CONTAINER)->name, "shop/cart-7d9f/cart");
+	assert_string_equal(only(&t, PS_TOP_POD)->name, "shop/cart-7d9f");
+	assert_string_equal(only(&t, PS_TOP_NAMESPACE)->name, "shop");
+	ps_top_free(&t);
+	ps_top_init(&t);
+	who = (struct ps_who){ .ctx = PS_CTX_SKB, .known = true, .pid = 1, .comm = "a" };
+	ps_top_add(&t, &p, 1);
+	m.cgroup_id = 78;
+	who.pid = 2;
+	ps_top_add(&t, &p, 1);
+	assert_string_equal(only(&t, PS_TOP_CONTAINER)->name, "(none)");
+	assert_string_equal(only(&t, PS_TOP_NAMESPACE)->name, "(none)");
 	ps_top_free(&t);
 
 	/* IPv6 TCP; nobody's; dropped, with its reason. */

@@ -25,14 +25,23 @@ static int set_top_word(unsigned int *to, const char *const *words, int n, const
 			*to = (unsigned int)i;
 			return 0;
 		}
-	return ps_fail(err, len, "bad %s '%s': use %s, %s, %s, %s%s%s", opt, a, words[0], words[1],
-		       words[2], words[3], n > 4 ? " or " : "", n > 4 ? words[4] : "");
+	char list[128] = "";
+	size_t at = 0;
+
+	for (int i = 0; i < n && at < sizeof(list); i++)
+		at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s",
+				       i == 0	  ? "" :
+				       i == n - 1 ? " or " :
+						    ", ",
+				       words[i]);
+	return ps_fail(err, len, "bad %s '%s': use %s", opt, a, list);
 }
 
 static int set_top_group(struct ps_opts *o, const char *a, char *err, size_t len)
 {
-	static const char *const words[PS_TOP_NGROUPS] = { "process", "container", "flow",
-							   "interface", "drop" };
+	static const char *const words[PS_TOP_NGROUPS] = { "process",	"container", "flow",
+							   "interface", "drop",	     "pod",
+							   "namespace" };
 
 	o->top_opts = true;
 	return set_top_word(&o->top_group, words, PS_TOP_NGROUPS, "--top-group", a, err, len);
@@ -55,7 +64,8 @@ static const struct cli_opt rows[] = {
 	  "with --top: a plain table every second, as top -b (so too when stdout is no terminal)",
 	  set_top_batch, LIVE, NOCONF },
 	{ "top-group", 0, required_argument, "BY",
-	  "with --top: rows by process (default), container, flow, interface or drop (reason)",
+	  "with --top: rows by process (default), container, flow, interface, drop (reason), "
+	  "pod or namespace (Kubernetes')",
 	  set_top_group, LIVE, NOCONF },
 	{ "top-sort", 0, required_argument, "KEY",
 	  "with --top: most bytes first (default), or packets, drops, name", set_top_sort, LIVE,

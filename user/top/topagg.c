@@ -9,8 +9,9 @@
 #define FIRST_CAP 64u
 
 static const char *const group_names[PS_TOP_NGROUPS] = {
-	[PS_TOP_PROCESS] = "process", [PS_TOP_CONTAINER] = "container", [PS_TOP_FLOW] = "flow",
-	[PS_TOP_IFACE] = "interface", [PS_TOP_DROP] = "drop reason",
+	[PS_TOP_PROCESS] = "process",	  [PS_TOP_CONTAINER] = "container", [PS_TOP_FLOW] = "flow",
+	[PS_TOP_IFACE] = "interface",	  [PS_TOP_DROP] = "drop reason",    [PS_TOP_POD] = "pod",
+	[PS_TOP_NAMESPACE] = "namespace",
 };
 static const char *const sort_names[PS_TOP_NSORTS] = {
 	[PS_TOP_BY_BYTES] = "bytes",

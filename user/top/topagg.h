@@ -27,8 +27,10 @@ enum ps_top_group {
 	PS_TOP_PROCESS,
 	PS_TOP_CONTAINER,
 	PS_TOP_FLOW,
-	PS_TOP_IFACE, /* interface and hook */
-	PS_TOP_DROP,  /* drop reason: the drop hooks' packets alone */
+	PS_TOP_IFACE,	  /* interface and hook */
+	PS_TOP_DROP,	  /* drop reason: the drop hooks' packets alone */
+	PS_TOP_POD,	  /* Kubernetes pod, as namespace/name */
+	PS_TOP_NAMESPACE, /* Kubernetes namespace */
 	PS_TOP_NGROUPS,
 };
 

@@ -50,14 +50,27 @@ static uint64_t process_key(const struct ps_who *w)
 	return w->known ? w->pid : REASON_KEY(w->ctx);
 }
 
-static void name_container(struct ps_top_row *r, const struct ps_who *w)
+/* A row per container, pod or namespace: keyed by the number the owner's
+ * words give it (who.h), so that one thing is one row however many
+ * cgroups it has, and "(none)" is one row. */
+static void count_named(struct ps_top *t, enum ps_top_group g, const struct ps_who *w, uint64_t key,
+			enum ps_top_dir dir, const struct ps_sink_pkt *p, uint32_t weight)
 {
-	const char *name = !w		   ? "(context off)" :
-			   w->container[0] ? w->container :
-			   w->cgroup[0]	   ? w->cgroup :
-					     "(none)";
+	struct ps_top_row *r = ps_top_row(t, g, w ? key : REASON_KEY(0xff));
 
-	snprintf(r->name, sizeof(r->name), "%s", name);
+	if (!r->name[0]) {
+		if (!w)
+			snprintf(r->name, sizeof(r->name), "(context off)");
+		else if (!key)
+			snprintf(r->name, sizeof(r->name), "(none)");
+		else if (g == PS_TOP_CONTAINER)
+			ps_who_container_label(w, r->name, sizeof(r->name));
+		else if (g == PS_TOP_POD)
+			snprintf(r->name, sizeof(r->name), "%s/%s", w->names.pod_ns, w->names.pod);
+		else
+			snprintf(r->name, sizeof(r->name), "%s", w->names.pod_ns);
+	}
+	ps_top_count(r, dir, p->wire_len, weight);
 }
 
 /* One end to end of a flow: what a row is keyed and named by. */
@@ -207,13 +220,13 @@ void ps_top_add(struct ps_top *t, const struct ps_sink_pkt *p, uint32_t weight)
 		name_process(r, p->who);
 	ps_top_count(r, dir, p->wire_len, weight);
 
-	r = ps_top_row(t, PS_TOP_CONTAINER, p->who ? p->m->cgroup_id : REASON_KEY(0xff));
-	if (!r->name[0])
-		name_container(r, p->who);
-	ps_top_count(r, dir, p->wire_len, weight);
+	count_named(t, PS_TOP_CONTAINER, p->who, p->who ? p->who->container_key : 0, dir, p,
+		    weight);
 
 	if (!(t->groups & (1u << PS_TOP_FLOW)))
 		return; /* the metrics' two alone */
+	count_named(t, PS_TOP_POD, p->who, p->who ? p->who->pod_key : 0, dir, p, weight);
+	count_named(t, PS_TOP_NAMESPACE, p->who, p->who ? p->who->k8s_ns_key : 0, dir, p, weight);
 	memset(&f, 0, sizeof(f));
 	flow_of(p, dir, &f);
 	r = ps_top_row(t, PS_TOP_FLOW, flow_key(&f));

@@ -119,6 +119,8 @@ int ps_topscreen_read(struct ps_topscreen *s, struct ps_topcmd *cmd)
 	case '3':
 	case '4':
 	case '5':
+	case '6':
+	case '7':
 		cmd->kind = PS_TOPCMD_GROUP;
 		cmd->arg = ch - '1';
 		return 1;
@@ -190,7 +192,8 @@ void ps_topscreen_draw(struct ps_topscreen *s, const struct ps_topframe *f)
 		mvprintw(LINES - 1, 0, "%.*s", COLS, f->status);
 	else
 		mvprintw(LINES - 1, 0, "%.*s", COLS,
-			 "g or 1-5: process container flow interface drop   s: sort   "
+			 "g or 1-7: process container flow interface drop pod namespace   "
+			 "s: sort   "
 			 "p: pause   /: filter   q: quit");
 	refresh();
 }
