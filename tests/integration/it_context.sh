@@ -289,6 +289,16 @@ bad() { # DESCRIPTION REGEX ARGS...
 bad "an unknown pid" "--pid 2147483647: no such process" --netns "$ENV-cap" --pid 2147483647
 bad "an unknown container" "--container 0123deadbeef: no such container" --netns "$ENV-cap" \
 	--container 0123deadbeef
+# Two containers whose ids begin alike: that beginning names neither
+# (docker's and podman's rule), the whole id one.
+AMB=$(hex64)
+AMB=${AMB:0:8}
+for k in 1 2; do
+	id=$AMB$(hex64)
+	mkdir "$TOP/docker-${id:0:64}.scope" && CLEAN_CGROUPS+=("$TOP/docker-${id:0:64}.scope")
+done
+bad "a beginning of two containers' ids" "--container $AMB: more than one container's id begins so" \
+	--netns "$ENV-cap" --container "$AMB"
 bad "an unknown cgroup" "--cgroup /nosuch-$$: no such cgroup" --netns "$ENV-cap" --cgroup "/nosuch-$$"
 bad "an unknown netns" "--netns nosuch-$$: no such network namespace" --netns "nosuch-$$"
 bad "a filter without context" "--pid needs --context on" --netns "$ENV-cap" --context off --pid 1

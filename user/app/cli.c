@@ -468,8 +468,8 @@ static const struct cli_opt capture_rows[] = {
 	{ "cgroup", 0, required_argument, "PATH",
 	  "only the packets of sockets in this cgroup v2 or below it", set_cgroup, LIVE },
 	{ "container", 0, required_argument, "ID|NAME",
-	  "only the packets of this container's sockets (docker, podman, containerd, CRI-O; "
-	  "pod:UID, unit:NAME)",
+	  "only the packets of this container's sockets (its name or id: docker, podman, "
+	  "containerd, CRI-O; pod:UID, unit:NAME)",
 	  set_container, LIVE },
 	{ "netns", 0, required_argument, "NAME|PATH|PID",
 	  "capture in this network namespace (ip netns's NAME, a path, or a process's)", set_netns,

@@ -222,8 +222,9 @@ int ps_cgroup_index_under(const struct ps_cgroup_index *x, const char *path, uin
 	return collect_under(x, rel, ids, n);
 }
 
-int ps_cgroup_index_container(const struct ps_cgroup_index *x, const char *what, uint64_t **ids,
-			      size_t *n)
+int ps_cgroup_index_pick(const struct ps_cgroup_index *x,
+			 bool (*pick)(const struct ps_container *c, void *arg), void *arg,
+			 uint64_t **ids, size_t *n)
 {
 	*ids = NULL;
 	*n = 0;
@@ -231,8 +232,8 @@ int ps_cgroup_index_container(const struct ps_cgroup_index *x, const char *what,
 		struct ps_container c;
 
 		ps_container_of_path(x->e[i].path, &c);
-		/* The container's own cgroup: where its name first appears. */
-		if (!ps_container_matches(&c, what))
+		/* The container's own cgroup: where it first appears. */
+		if (c.kind == PS_CONTAINER_NONE || !pick(&c, arg))
 			continue;
 		if (collect_under(x, x->e[i].path, ids, n))
 			return -ENOMEM;

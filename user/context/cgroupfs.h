@@ -10,6 +10,7 @@
 #define PS_CGROUPFS_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,9 +39,11 @@ const char *ps_cgroup_index_path(struct ps_cgroup_index *x, uint64_t id);
  * below it, into a malloc'd *ids. 0, or -ENOENT (no such cgroup). */
 int ps_cgroup_index_under(const struct ps_cgroup_index *x, const char *path, uint64_t **ids,
 			  size_t *n);
-/* The ids of every cgroup of the container what names (container.h's
- * ps_container_matches) and of those below them. 0, or -ENOENT. */
-int ps_cgroup_index_container(const struct ps_cgroup_index *x, const char *what, uint64_t **ids,
-			      size_t *n);
+struct ps_container;
+/* The ids of every cgroup whose container (container.h) pick(arg) takes,
+ * and of those below them. 0, or -ENOENT (none). */
+int ps_cgroup_index_pick(const struct ps_cgroup_index *x,
+			 bool (*pick)(const struct ps_container *c, void *arg), void *arg,
+			 uint64_t **ids, size_t *n);
 
 #endif

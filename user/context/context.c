@@ -5,8 +5,83 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cgroupfs.h"
+#include "container.h"
 #include "context.h"
+#include "ctrnames.h"
 #include "log.h"
+
+/* The containers --container chose, by runtime and id. */
+struct chosen {
+	struct ps_container *c;
+	size_t n;
+};
+
+static bool same(const struct ps_container *a, const struct ps_container *b)
+{
+	return a->kind == b->kind && !strcmp(a->id, b->id);
+}
+
+static bool is_chosen(const struct ps_container *c, void *arg)
+{
+	const struct chosen *ch = arg;
+
+	for (size_t i = 0; i < ch->n; i++)
+		if (same(&ch->c[i], c))
+			return true;
+	return false;
+}
+
+static int add(struct chosen *ch, const struct ps_container *c)
+{
+	struct ps_container *more;
+
+	if (is_chosen(c, ch))
+		return 0;
+	more = realloc(ch->c, (ch->n + 1) * sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	ch->c = more;
+	ch->c[ch->n++] = *c;
+	return 0;
+}
+
+/*
+ * --container WHAT as docker and podman take it: the containers whose
+ * whole id or name is WHAT (the name its runtime's records give it, or as
+ * pktsample shows it: docker:ID, pod:UID, unit:NAME), else the one whose
+ * id begins with WHAT. 0, -ENOENT (none), -ENOTUNIQ (a beginning more than
+ * one container's id has), -ENOMEM.
+ */
+static int choose_containers(const struct ps_cgroup_index *x, const char *what,
+			     struct chosen *exact)
+{
+	struct chosen prefix = { 0 };
+	char shown[sizeof(((struct ps_container *)0)->id) + 16];
+	int err = 0;
+
+	for (size_t i = 0; i < x->n && !err; i++) {
+		struct ps_container c;
+		struct ps_ctr_names names;
+
+		ps_container_of_path(x->e[i].path, &c);
+		if (c.kind == PS_CONTAINER_NONE || is_chosen(&c, exact) || is_chosen(&c, &prefix))
+			continue;
+		ps_container_name(&c, shown, sizeof(shown));
+		ps_ctr_names_read("", &c, &names);
+		if (!strcmp(what, shown) || !strcmp(what, c.id) || !strcmp(what, names.name))
+			err = add(exact, &c);
+		else if (ps_container_matches(&c, what))
+			err = add(&prefix, &c);
+	}
+	if (!err && !exact->n) {
+		if (prefix.n > 1)
+			err = -ENOTUNIQ;
+		else if (prefix.n)
+			err = add(exact, &prefix.c[0]);
+	}
+	free(prefix.c);
+	return err ? err : exact->n ? 0 : -ENOENT;
+}
 
 int ps_context_resolve(struct ps_context *c, const struct ps_context_cfg *cfg)
 {
@@ -47,11 +122,20 @@ int ps_context_resolve(struct ps_context *c, const struct ps_context_cfg *cfg)
 		if (err == -ENOENT)
 			pr_err("--cgroup %s: no such cgroup under %s\n", cfg->cgroup, cg->root);
 	} else {
-		err = ps_cgroup_index_container(cg, cfg->container, &c->cgroups, &n);
+		struct chosen ch = { 0 };
+
+		err = choose_containers(cg, cfg->container, &ch);
+		if (!err)
+			err = ps_cgroup_index_pick(cg, is_chosen, &ch, &c->cgroups, &n);
+		free(ch.c);
 		if (err == -ENOENT)
-			pr_err("--container %s: no such container (docker, podman, containerd or "
-			       "CRI-O id, pod:UID or unit:NAME) under %s\n",
+			pr_err("--container %s: no such container (a docker, podman, containerd or "
+			       "CRI-O name or id, pod:UID or unit:NAME) under %s\n",
 			       cfg->container, cg->root);
+		if (err == -ENOTUNIQ)
+			pr_err("--container %s: more than one container's id begins so: give more "
+			       "of it, or the name\n",
+			       cfg->container);
 	}
 	if (err == -ENOMEM)
 		pr_err("cannot list the cgroups: %s\n", strerror(ENOMEM));

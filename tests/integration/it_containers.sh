@@ -1,0 +1,208 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Containers by name, with real runtimes: a docker container (dockerd
+# started here by hand, cgroupfs driver, no bridge and no NAT) and a podman
+# container given a Kubernetes pod's annotations as CRI-O writes them
+# (runc, cgroupfs), both from an image imported from a busybox tree and
+# without a network of their own: each gets a veth whose other end is in
+# the capture namespace, so their traffic goes only to the test's own
+# addresses. Captured there, every packet of theirs names the container by
+# its name and image (docker), or by its pod, namespace and name (podman),
+# with the runtime's id after: in the file, from -r -v, and in --top's
+# container, pod and namespace groupings.
+. "$(dirname "$0")/lib.sh"
+need_tools dockerd docker podman runc busybox python3
+
+RUN=pst$$
+WEB=web-$RUN
+IMAGE=bb-$RUN:1
+NS=shop-$RUN
+POD=cart-7d9f
+
+env_up
+CTRS=()   # docker containers, removed at the end
+PCTRS=()  # podman's
+DOCKERD=""
+export CONTAINERS_CONF=$WORK/containers.conf
+cat >"$CONTAINERS_CONF" <<'EOF'
+[containers]
+default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+EOF
+
+runtimes_down() {
+	local c
+	for c in "${CTRS[@]}"; do docker rm -f "$c" >/dev/null 2>&1 || true; done
+	docker rmi "$IMAGE" >/dev/null 2>&1 || true
+	for c in "${PCTRS[@]}"; do podman rm -f -t 0 "$c" >/dev/null 2>&1 || true; done
+	podman rmi "localhost/$IMAGE" >/dev/null 2>&1 || true
+	if [ -n "$DOCKERD" ]; then
+		kill -TERM "$DOCKERD" 2>/dev/null || true
+		for _ in $(seq 100); do kill -0 "$DOCKERD" 2>/dev/null || break; sleep 0.1; done
+	fi
+}
+trap 'rc=$?; runtimes_down; (exit $rc); cleanup' EXIT
+
+# The image: a busybox-static tree.
+mkdir -p "$WORK/root/bin"
+cp "$(command -v busybox)" "$WORK/root/bin/busybox"
+for a in sh sleep ping nc; do ln -s busybox "$WORK/root/bin/$a"; done
+
+# docker: the host's daemon where one answers, else one of our own (no
+# bridge, no iptables: nothing of the host's network changes).
+if ! docker info >/dev/null 2>&1; then
+	export DOCKER_HOST=unix://$WORK/docker.sock
+	dockerd --iptables=false --ip6tables=false --bridge=none \
+		--exec-opt native.cgroupdriver=cgroupfs -H "$DOCKER_HOST" \
+		--pidfile "$WORK/docker.pid" >"$WORK/dockerd.log" 2>&1 &
+	DOCKERD=$!
+	for _ in $(seq $((300 * PS_TIME_SCALE))); do
+		docker info >/dev/null 2>&1 && break
+		kill -0 "$DOCKERD" 2>/dev/null || fail "dockerd did not start: $(tail -5 "$WORK/dockerd.log")"
+		sleep 0.1
+	done
+	docker info >/dev/null 2>&1 || fail "dockerd did not answer: $(tail -5 "$WORK/dockerd.log")"
+fi
+tar -C "$WORK/root" -c . | docker import - "$IMAGE" >/dev/null || fail "docker import failed"
+tar -C "$WORK/root" -c . | podman import - "$IMAGE" >/dev/null 2>"$WORK/podman.err" ||
+	fail "podman import failed: $(cat "$WORK/podman.err")"
+
+CTRS+=("$WEB")
+DID=$(docker run -d --name "$WEB" --network none "$IMAGE" sleep 600) || fail "docker run failed"
+PCTRS+=("$RUN-cart")
+PID_=$(podman run -d --name "$RUN-cart" --network none \
+	--annotation io.kubernetes.pod.name="$POD" \
+	--annotation io.kubernetes.pod.namespace="$NS" \
+	--annotation io.kubernetes.container.name=cart \
+	"localhost/$IMAGE" sleep 600 2>"$WORK/podman.err") ||
+	fail "podman run failed: $(cat "$WORK/podman.err")"
+
+# wire N PID: a veth from the capture namespace (198.18.N.1, ${ENV}cN) to
+# the container whose first process is PID (198.18.N.2).
+wire() {
+	local n=$1 pid=$2 ifc=${ENV}c$1 ifx=${ENV}x$1
+	ip link add "$ifc" type veth peer name "$ifx"
+	ip link set "$ifc" netns "$ENV-cap"
+	ip link set "$ifx" netns "$pid"
+	in_cap ip addr add "198.18.$n.1/24" dev "$ifc"
+	in_cap ip link set "$ifc" up
+	# No IPv6 housekeeping (router solicitations, MLD): IPv4 alone.
+	in_cap sysctl -qw "net.ipv6.conf.$ifc.disable_ipv6=1"
+	nsenter -t "$pid" -n sysctl -qw "net.ipv6.conf.$ifx.disable_ipv6=1"
+	nsenter -t "$pid" -n ip addr add "198.18.$n.2/24" dev "$ifx"
+	nsenter -t "$pid" -n ip link set "$ifx" up
+}
+wire 1 "$(docker inspect -f '{{.State.Pid}}' "$WEB")"
+wire 2 "$(podman inspect -f '{{.State.Pid}}' "$RUN-cart")"
+
+CAPTURE=(-i "${ENV}c1" -i "${ENV}c2" --hook tc-ingress,tc-egress)
+start_capture "${CAPTURE[@]}" -w "$WORK/names.pcapng"
+"$TESTENV" exec "$ENV" cap -- "$PKTSAMPLE" "${CAPTURE[@]}" --top --batch --top-group container \
+	>"$WORK/top-container.txt" 2>"$WORK/top.err" &
+TOP_PID=$!
+PIDS+=("$TOP_PID")
+for _ in $(seq $((100 * PS_TIME_SCALE))); do
+	started "$WORK/top.err" && break
+	sleep 0.1
+done
+started "$WORK/top.err" || fail "--top did not start: $(cat "$WORK/top.err")"
+
+# --container by the docker container's name, and by the beginning of
+# the podman container's id.
+declare -A BY
+for f in "name $WEB" "prefix ${PID_:0:8}"; do
+	: >"$WORK/by-${f% *}.err"
+	"$TESTENV" exec "$ENV" cap -- "$PKTSAMPLE" "${CAPTURE[@]}" --container "${f#* }" \
+		-w "$WORK/by-${f% *}.pcapng" 2>"$WORK/by-${f% *}.err" &
+	BY[${f% *}]=$!
+	PIDS+=($!)
+	for _ in $(seq $((100 * PS_TIME_SCALE))); do
+		started "$WORK/by-${f% *}.err" && break
+		sleep 0.1
+	done
+	started "$WORK/by-${f% *}.err" || fail "--container ${f#* } did not start: $(cat "$WORK/by-${f% *}.err")"
+done
+
+docker exec "$WEB" ping -c 3 -i 0.2 198.18.1.1 >/dev/null || fail "the docker container's ping failed"
+podman exec "$RUN-cart" ping -c 3 -i 0.2 198.18.2.1 >/dev/null || fail "the podman container's ping failed"
+sleep "$(scaled 2)"
+stop_capture
+assert_eq 0 "$PS_RC" "the capture ends cleanly"
+kill -INT "$TOP_PID"
+wait "$TOP_PID" || fail "--top did not end cleanly: $(cat "$WORK/top.err")"
+for b in name prefix; do
+	kill -INT "${BY[$b]}"
+	wait "${BY[$b]}" || fail "--container by $b did not end cleanly: $(cat "$WORK/by-$b.err")"
+done
+
+who() { fields "$WORK/names.pcapng" "$1" frame.comment; }
+D_WORDS="container=$WEB image=$IMAGE cid=docker:${DID:0:12}"
+P_WORDS="pod=$NS/$POD container=cart image=localhost/$IMAGE cid=podman:${PID_:0:12}"
+lines=$(who 'icmp.type == 8 && ip.src == 198.18.1.2')
+[ "$(wc -l <<<"$lines")" -eq 3 ] || fail "not the docker container's 3 echo requests: $lines"
+assert_eq "" "$(grep -v "comm=ping $D_WORDS netns=" <<<"$lines" || true)" \
+	"docker: each echo request names the container by its name and image, its id after"
+lines=$(who 'icmp.type == 8 && ip.src == 198.18.2.2')
+[ "$(wc -l <<<"$lines")" -eq 3 ] || fail "not the podman container's 3 echo requests: $lines"
+assert_eq "" "$(grep -v "comm=ping $P_WORDS netns=" <<<"$lines" || true)" \
+	"podman: each echo request names the pod, its namespace and the container, its id after"
+[ "$(count "$WORK/names.pcapng" "icmp.type == 8 && frame.comment contains \"pod=$NS/\"")" -eq 3 ] ||
+	fail "Wireshark's filter on the namespace does not find the pod's 3 requests"
+assert_eq 0 "$(count "$WORK/names.pcapng" "frame.comment contains \"pod=$NS/\" && !(ip.src == 198.18.2.2)")" \
+	"Wireshark's filter on the namespace finds the pod's packets alone"
+ok "a pod's namespace is a Wireshark filter: frame.comment contains \"pod=$NS/\""
+
+# Each --container capture holds exactly the full capture's packets of
+# that container: its 3 requests, and nothing of the other's.
+for b in "name 198.18.1.2 198.18.2.2" "prefix 198.18.2.2 198.18.1.2"; do
+	set -- $b
+	assert_eq 3 "$(count "$WORK/by-$1.pcapng" "icmp.type == 8 && ip.src == $2")" \
+		"--container by $1: the container's 3 requests"
+	assert_eq 0 "$(count "$WORK/by-$1.pcapng" "ip.src == $3 || ip.dst == $3")" \
+		"--container by $1: nothing of the other container's"
+done
+bad() { # DESCRIPTION REGEX ARGS...
+	local rc=0 err
+	err=$("$TESTENV" exec "$ENV" cap -- "$PKTSAMPLE" "${CAPTURE[@]}" "${@:3}" -w "$WORK/bad.pcapng" 2>&1 >/dev/null) || rc=$?
+	assert_eq 2 "$rc" "$1: exit 2"
+	assert_match "^pktsample: $2" "$err" "$1: says so, in one line"
+	assert_eq 1 "$(printf '%s\n' "$err" | wc -l)" "$1: one line"
+}
+bad "a container by no one's name" "--container nosuch-$RUN: no such container" --container "nosuch-$RUN"
+
+"$PKTSAMPLE" -r "$WORK/names.pcapng" -v >"$WORK/read.txt" 2>&1 || fail "-r -v failed"
+[ "$(grep -c "$D_WORDS" "$WORK/read.txt")" -eq 3 ] && [ "$(grep -c "$P_WORDS" "$WORK/read.txt")" -eq 3 ] ||
+	fail "-r -v does not print the names: $(cat "$WORK/read.txt")"
+ok "-r -v prints the names"
+
+# (Each pktsample is started as start_capture starts it, not through a
+# shell function, so that its pid is pktsample's and SIGINT reaches it.)
+# --top: one row per container by its name; then the pod and namespace
+# groupings, over the same packets read back.
+grep -q " $WEB\$" "$WORK/top-container.txt" || fail "--top: no row for $WEB: $(cat "$WORK/top-container.txt")"
+grep -q " $NS/$POD/cart\$" "$WORK/top-container.txt" ||
+	fail "--top: no row for $NS/$POD/cart: $(cat "$WORK/top-container.txt")"
+ok "--top groups by the containers' names"
+for g in "pod $NS/$POD" "namespace $NS"; do
+	"$TESTENV" exec "$ENV" cap -- "$PKTSAMPLE" "${CAPTURE[@]}" --top --batch --top-group "${g% *}" \
+		>"$WORK/top-g.txt" 2>"$WORK/top.err" &
+	TOP_PID=$!
+	PIDS+=("$TOP_PID")
+	for _ in $(seq $((100 * PS_TIME_SCALE))); do
+		started "$WORK/top.err" && break
+		sleep 0.1
+	done
+	podman exec "$RUN-cart" ping -c 2 -i 0.2 198.18.2.1 >/dev/null
+	docker exec "$WEB" ping -c 2 -i 0.2 198.18.1.1 >/dev/null
+	sleep "$(scaled 2)"
+	kill -INT "$TOP_PID"
+	wait "$TOP_PID" || fail "--top-group ${g% *} did not end cleanly"
+	grep -q " ${g#* }\$" "$WORK/top-g.txt" || fail "--top-group ${g% *}: no row ${g#* }: $(cat "$WORK/top-g.txt")"
+	[ "$(grep -c ' (none)$' "$WORK/top-g.txt")" -le "$(grep -c '^pktsample top ' "$WORK/top-g.txt")" ] ||
+		fail "--top-group ${g% *}: (none) more than once a table: $(cat "$WORK/top-g.txt")"
+	ok "--top-group ${g% *}: a row ${g#* }, (none) once"
+done
+assert_nothing_attached "${ENV}c1"
+assert_nothing_attached "${ENV}c2"
