@@ -43,7 +43,9 @@ runtimes_down() {
 		for _ in $(seq 100); do kill -0 "$DOCKERD" 2>/dev/null || break; sleep 0.1; done
 	fi
 }
-trap 'rc=$?; runtimes_down; (exit $rc); cleanup' EXIT
+# cleanup reads the exit status first: given back to it, errexit off so
+# that giving it back does not end the trap.
+trap 'rc=$?; set +e; runtimes_down; (exit $rc); cleanup' EXIT
 
 # The image: a busybox-static tree.
 mkdir -p "$WORK/root/bin"
