@@ -174,6 +174,16 @@ bad() { # DESCRIPTION REGEX ARGS...
 }
 bad "a container by no one's name" "--container nosuch-$RUN: no such container" --container "nosuch-$RUN"
 
+# Wireshark's profile: the hook, the direction and the annotation as
+# columns (a personal profile here; the package installs it as the
+# global one).
+mkdir -p "$WORK/ws/profiles/pktsample"
+cp "$top/packaging/wireshark/preferences" "$WORK/ws/profiles/pktsample/"
+line=$(WIRESHARK_CONFIG_DIR=$WORK/ws tshark -C pktsample -r "$WORK/names.pcapng" \
+	-Y 'icmp.type == 8 && ip.src == 198.18.2.2' 2>/dev/null | head -1)
+assert_match "${ENV}c2 tc ingress Inbound .* $P_WORDS " "$line" \
+	"tshark -C pktsample: the interface, hook, direction and annotation in columns"
+
 "$PKTSAMPLE" -r "$WORK/names.pcapng" -v >"$WORK/read.txt" 2>&1 || fail "-r -v failed"
 [ "$(grep -c "$D_WORDS" "$WORK/read.txt")" -eq 3 ] && [ "$(grep -c "$P_WORDS" "$WORK/read.txt")" -eq 3 ] ||
 	fail "-r -v does not print the names: $(cat "$WORK/read.txt")"

@@ -69,10 +69,11 @@ assert_eq "libbpf1, libxdp1, libpcap0.8, libelf1, zlib1g, libmicrohttpd12, libya
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for f in ./usr/sbin/pktsample ./usr/share/man/man8/pktsample.8.gz \
 	./usr/share/bash-completion/completions/pktsample ./usr/share/doc/pktsample/guide.md \
-	./usr/lib/systemd/system/pktsample.service ./usr/share/doc/pktsample/examples/pktsample.conf; do
+	./usr/lib/systemd/system/pktsample.service ./usr/share/doc/pktsample/examples/pktsample.conf \
+	./usr/share/wireshark/profiles/pktsample/preferences; do
 	grep -qx -- "$f" <<<"$contents" || fail "the .deb lacks $f"
 done
-ok "the .deb carries the binary, the man page, the completion, the guide and the service"
+ok "the .deb carries the binary, the man page, the completion, the guide, the service and Wireshark's profile"
 assert_match "^l.* \./usr/lib/x86_64-linux-gnu/wireshark/extcap/pktsample -> \.\./\.\./\.\./\.\./sbin/pktsample$" \
 	"$(dpkg-deb -c "$deb" | grep extcap/pktsample | awk '{print $1, $6, $7, $8}')" \
 	"the .deb links pktsample into Wireshark's extcap directory"
