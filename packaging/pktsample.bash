@@ -35,7 +35,7 @@ _pktsample()
 	-s | --snaplen | -c | --count | --duration | -B | --buffer-size | -j | --threads | --sample | \
 	--sample-flows | --sample-interval | --max-rate | --stats | -C | --file-size | \
 	-G | --rotate-seconds | -W | --file-count | --sflow | --sflow-agent | --sflow-header | \
-	--sflow-counters | --sflow-burst | --container | --metrics | --max-ifaces | --filter | \
+	--sflow-counters | --sflow-burst | --container | --pod | --k8s-namespace | --metrics | --max-ifaces | --filter | \
 	--flight | --flight-size | --after | --holdoff | --incidents)
 		return ;;
 	--trigger) COMPREPLY=($(compgen -W "drop drop:" -- "$cur")); compopt -o nospace; return ;;

@@ -114,9 +114,11 @@ started "$WORK/top.err" || fail "--top did not start: $(cat "$WORK/top.err")"
 # --container by the docker container's name, and by the beginning of
 # the podman container's id.
 declare -A BY
-for f in "name $WEB" "prefix ${PID_:0:8}"; do
+# --pod and --k8s-namespace by the podman container's annotations.
+for f in "name --container=$WEB" "prefix --container=${PID_:0:8}" "pod --pod=$NS/$POD" \
+	"podname --pod=$POD" "ns --k8s-namespace=$NS"; do
 	: >"$WORK/by-${f% *}.err"
-	"$TESTENV" exec "$ENV" cap -- "$PKTSAMPLE" "${CAPTURE[@]}" --container "${f#* }" \
+	"$TESTENV" exec "$ENV" cap -- "$PKTSAMPLE" "${CAPTURE[@]}" "${f#* }" \
 		-w "$WORK/by-${f% *}.pcapng" 2>"$WORK/by-${f% *}.err" &
 	BY[${f% *}]=$!
 	PIDS+=($!)
@@ -124,7 +126,7 @@ for f in "name $WEB" "prefix ${PID_:0:8}"; do
 		started "$WORK/by-${f% *}.err" && break
 		sleep 0.1
 	done
-	started "$WORK/by-${f% *}.err" || fail "--container ${f#* } did not start: $(cat "$WORK/by-${f% *}.err")"
+	started "$WORK/by-${f% *}.err" || fail "${f#* } did not start: $(cat "$WORK/by-${f% *}.err")"
 done
 
 docker exec "$WEB" ping -c 3 -i 0.2 198.18.1.1 >/dev/null || fail "the docker container's ping failed"
@@ -134,9 +136,9 @@ stop_capture
 assert_eq 0 "$PS_RC" "the capture ends cleanly"
 kill -INT "$TOP_PID"
 wait "$TOP_PID" || fail "--top did not end cleanly: $(cat "$WORK/top.err")"
-for b in name prefix; do
+for b in name prefix pod podname ns; do
 	kill -INT "${BY[$b]}"
-	wait "${BY[$b]}" || fail "--container by $b did not end cleanly: $(cat "$WORK/by-$b.err")"
+	wait "${BY[$b]}" || fail "the capture by $b did not end cleanly: $(cat "$WORK/by-$b.err")"
 done
 
 who() { fields "$WORK/names.pcapng" "$1" frame.comment; }
@@ -158,12 +160,13 @@ ok "a pod's namespace is a Wireshark filter: frame.comment contains \"pod=$NS/\"
 
 # Each --container capture holds exactly the full capture's packets of
 # that container: its 3 requests, and nothing of the other's.
-for b in "name 198.18.1.2 198.18.2.2" "prefix 198.18.2.2 198.18.1.2"; do
+for b in "name 198.18.1.2 198.18.2.2" "prefix 198.18.2.2 198.18.1.2" "pod 198.18.2.2 198.18.1.2" \
+	"podname 198.18.2.2 198.18.1.2" "ns 198.18.2.2 198.18.1.2"; do
 	set -- $b
 	assert_eq 3 "$(count "$WORK/by-$1.pcapng" "icmp.type == 8 && ip.src == $2")" \
-		"--container by $1: the container's 3 requests"
+		"the capture by $1: the container's 3 requests"
 	assert_eq 0 "$(count "$WORK/by-$1.pcapng" "ip.src == $3 || ip.dst == $3")" \
-		"--container by $1: nothing of the other container's"
+		"the capture by $1: nothing of the other container's"
 done
 bad() { # DESCRIPTION REGEX ARGS...
 	local rc=0 err
@@ -173,6 +176,9 @@ bad() { # DESCRIPTION REGEX ARGS...
 	assert_eq 1 "$(printf '%s\n' "$err" | wc -l)" "$1: one line"
 }
 bad "a container by no one's name" "--container nosuch-$RUN: no such container" --container "nosuch-$RUN"
+bad "a pod nobody runs" "--pod $NS/nosuch: no container of such a pod" --pod "$NS/nosuch"
+bad "a namespace without pods" "--k8s-namespace nosuch-$RUN: no container of such a namespace" \
+	--k8s-namespace "nosuch-$RUN"
 
 # Wireshark's profile: the hook, the direction and the annotation as
 # columns (a personal profile here; the package installs it as the

@@ -229,6 +229,25 @@ static int set_container(struct ps_opts *o, const char *a, char *err, size_t len
 	return 0;
 }
 
+static int set_pod(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	const char *slash = strchr(a, '/');
+
+	if (!*a || (slash && (slash == a || !slash[1] || strchr(slash + 1, '/'))))
+		return ps_fail(err, len, "bad --pod '%s': use NAME or NAMESPACE/NAME", a);
+	o->ctx_pod = a;
+	return 0;
+}
+
+static int set_k8s_ns(struct ps_opts *o, const char *a, char *err, size_t len)
+{
+	if (!*a || strchr(a, '/'))
+		return ps_fail(err, len, "bad --k8s-namespace '%s': a Kubernetes namespace's name",
+			       a);
+	o->ctx_k8s_ns = a;
+	return 0;
+}
+
 static int set_netns(struct ps_opts *o, const char *a, char *err, size_t len)
 {
 	if (!*a)
@@ -471,6 +490,12 @@ static const struct cli_opt capture_rows[] = {
 	  "only the packets of this container's sockets (its name or id: docker, podman, "
 	  "containerd, CRI-O; pod:UID, unit:NAME)",
 	  set_container, LIVE },
+	{ "pod", 0, required_argument, "[NAMESPACE/]NAME",
+	  "only the packets of this Kubernetes pod's containers (as their runtime's records say)",
+	  set_pod, LIVE },
+	{ "k8s-namespace", 0, required_argument, "NAMESPACE",
+	  "only the packets of the containers of this Kubernetes namespace's pods", set_k8s_ns,
+	  LIVE },
 	{ "netns", 0, required_argument, "NAME|PATH|PID",
 	  "capture in this network namespace (ip netns's NAME, a path, or a process's)", set_netns,
 	  LIVE },

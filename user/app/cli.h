@@ -134,6 +134,8 @@ struct ps_opts {
 	const char *ctx_comm;	   /* --comm */
 	const char *ctx_cgroup;	   /* --cgroup */
 	const char *ctx_container; /* --container */
+	const char *ctx_pod;	   /* --pod: [NAMESPACE/]NAME */
+	const char *ctx_k8s_ns;	   /* --k8s-namespace */
 	const char *netns;	   /* --netns: capture in this network namespace */
 	/* --top (user/top/topview.h): the live ranking, and how. */
 	bool top;

@@ -77,14 +77,21 @@ int ps_cli_check(struct ps_opts *o, char *err, size_t errlen)
 	}
 	if (!o->n_ifaces)
 		return ps_fail(err, errlen, "no interface: use -i IFACE (or -r FILE to read one)");
-	if (o->no_context && (o->ctx_pid || o->ctx_comm || o->ctx_cgroup || o->ctx_container))
+	if (o->no_context && (o->ctx_pid || o->ctx_comm || o->ctx_cgroup || o->ctx_container ||
+			      o->ctx_pod || o->ctx_k8s_ns))
 		return ps_fail(err, errlen,
 			       "--%s needs --context on: it filters on whom packets "
 			       "belong to",
-			       o->ctx_pid    ? "pid" :
-			       o->ctx_comm   ? "comm" :
-			       o->ctx_cgroup ? "cgroup" :
-					       "container");
+			       o->ctx_pid	? "pid" :
+			       o->ctx_comm	? "comm" :
+			       o->ctx_cgroup	? "cgroup" :
+			       o->ctx_container ? "container" :
+			       o->ctx_pod	? "pod" :
+						  "k8s-namespace");
+	if (!!o->ctx_cgroup + !!o->ctx_container + !!o->ctx_pod + !!o->ctx_k8s_ns > 1)
+		return ps_fail(err, errlen,
+			       "--cgroup, --container, --pod and --k8s-namespace choose cgroups: "
+			       "give one of them");
 	if ((o->file_size || o->rotate_seconds) && (!o->output || !strcmp(o->output, "-")))
 		return ps_fail(err, errlen, "-C and -G need -w FILE, not stdout");
 	ret = cli_check_flight(o, err, errlen);

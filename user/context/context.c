@@ -83,6 +83,78 @@ static int choose_containers(const struct ps_cgroup_index *x, const char *what,
 	return err ? err : exact->n ? 0 : -ENOENT;
 }
 
+/*
+ * --pod [NAMESPACE/]NAME and --k8s-namespace NAMESPACE: the containers
+ * whose runtime's records put them in that pod or namespace. A pod's name
+ * without its namespace is the pod of that name in whichever namespace has
+ * one: -ENOTUNIQ where more than one has. 0, -ENOENT (none), -ENOMEM.
+ */
+static int choose_k8s(const struct ps_cgroup_index *x, const char *pod, const char *ns,
+		      struct chosen *ch)
+{
+	const char *slash = pod ? strchr(pod, '/') : NULL;
+	char want_ns[64] = "", first_ns[64] = "";
+	bool other_ns = false;
+	int err = 0;
+
+	if (slash) {
+		snprintf(want_ns, sizeof(want_ns), "%.*s", (int)(slash - pod), pod);
+		pod = slash + 1;
+	} else if (ns) {
+		snprintf(want_ns, sizeof(want_ns), "%s", ns);
+	}
+	for (size_t i = 0; i < x->n && !err; i++) {
+		struct ps_container c;
+		struct ps_ctr_names names;
+
+		ps_container_of_path(x->e[i].path, &c);
+		if (c.kind == PS_CONTAINER_NONE || is_chosen(&c, ch) ||
+		    ps_ctr_names_read("", &c, &names) || !names.pod[0])
+			continue;
+		if ((pod && strcmp(pod, names.pod)) ||
+		    (want_ns[0] && strcmp(want_ns, names.pod_ns)))
+			continue;
+		if (!first_ns[0])
+			snprintf(first_ns, sizeof(first_ns), "%s", names.pod_ns);
+		other_ns |= strcmp(first_ns, names.pod_ns) != 0;
+		err = add(ch, &c);
+	}
+	if (!err && pod && !want_ns[0] && other_ns)
+		err = -ENOTUNIQ;
+	return err ? err : ch->n ? 0 : -ENOENT;
+}
+
+/* --container, --pod or --k8s-namespace into the ids of their cgroups. */
+static int container_cgroups(struct ps_context *c, const struct ps_context_cfg *cfg, size_t *n)
+{
+	const char *opt = cfg->container ? "container" : cfg->pod ? "pod" : "k8s-namespace";
+	const char *what = cfg->container ?: cfg->pod ?: cfg->k8s_ns;
+	struct chosen ch = { 0 };
+	int err;
+
+	err = cfg->container ? choose_containers(&c->cg, cfg->container, &ch) :
+			       choose_k8s(&c->cg, cfg->pod, cfg->k8s_ns, &ch);
+	if (!err)
+		err = ps_cgroup_index_pick(&c->cg, is_chosen, &ch, &c->cgroups, n);
+	free(ch.c);
+	if (err == -ENOENT && cfg->container)
+		pr_err("--container %s: no such container (a docker, podman, containerd or CRI-O "
+		       "name or id, pod:UID or unit:NAME) under %s\n",
+		       what, c->cg.root);
+	else if (err == -ENOENT)
+		pr_err("--%s %s: no container of such a %s (as the runtimes' records on disk say)\n",
+		       opt, what, cfg->pod ? "pod" : "namespace");
+	if (err == -ENOTUNIQ && cfg->container)
+		pr_err("--container %s: more than one container's id begins so: give more of it, "
+		       "or the name\n",
+		       what);
+	else if (err == -ENOTUNIQ)
+		pr_err("--pod %s: pods of that name in more than one namespace: give "
+		       "NAMESPACE/%s\n",
+		       what, what);
+	return err;
+}
+
 int ps_context_resolve(struct ps_context *c, const struct ps_context_cfg *cfg)
 {
 	struct ps_cgroup_index *cg = &c->cg;
@@ -109,11 +181,14 @@ int ps_context_resolve(struct ps_context *c, const struct ps_context_cfg *cfg)
 	/* The cgroup v2 tree, walked once (the mount made now if need be,
 	 * while single-threaded); the who table takes it over at the start. */
 	c->cg_err = ps_cgroup_index_open(cg);
-	if (!cfg->cgroup && !cfg->container)
+	if (!cfg->cgroup && !cfg->container && !cfg->pod && !cfg->k8s_ns)
 		return 0;
 	if (c->cg_err) {
 		pr_err("--%s needs the cgroup v2 hierarchy mounted: %s\n",
-		       cfg->cgroup ? "cgroup" : "container",
+		       cfg->cgroup    ? "cgroup" :
+		       cfg->container ? "container" :
+		       cfg->pod	      ? "pod" :
+					"k8s-namespace",
 		       c->cg_err == -ENOENT ? "there is no cgroup2 mount" : strerror(-c->cg_err));
 		return -EOPNOTSUPP;
 	}
@@ -122,20 +197,7 @@ int ps_context_resolve(struct ps_context *c, const struct ps_context_cfg *cfg)
 		if (err == -ENOENT)
 			pr_err("--cgroup %s: no such cgroup under %s\n", cfg->cgroup, cg->root);
 	} else {
-		struct chosen ch = { 0 };
-
-		err = choose_containers(cg, cfg->container, &ch);
-		if (!err)
-			err = ps_cgroup_index_pick(cg, is_chosen, &ch, &c->cgroups, &n);
-		free(ch.c);
-		if (err == -ENOENT)
-			pr_err("--container %s: no such container (a docker, podman, containerd or "
-			       "CRI-O name or id, pod:UID or unit:NAME) under %s\n",
-			       cfg->container, cg->root);
-		if (err == -ENOTUNIQ)
-			pr_err("--container %s: more than one container's id begins so: give more "
-			       "of it, or the name\n",
-			       cfg->container);
+		err = container_cgroups(c, cfg, &n);
 	}
 	if (err == -ENOMEM)
 		pr_err("cannot list the cgroups: %s\n", strerror(ENOMEM));

@@ -22,6 +22,8 @@ struct ps_context_cfg {
 	const char *comm;      /* --comm; NULL: none */
 	const char *cgroup;    /* --cgroup */
 	const char *container; /* --container */
+	const char *pod;       /* --pod: [NAMESPACE/]NAME */
+	const char *k8s_ns;    /* --k8s-namespace */
 };
 
 struct ps_context {
