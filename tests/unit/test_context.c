@@ -122,6 +122,13 @@ static void words(void **state)
 	strcpy(w.names.k8s_container, "cart");
 	format(&w, "owner=sender pid=42 tid=43 comm=curl pod=shop/cart-7d9f container=cart "
 		   "image=bb:1 cid=docker:0123456789ab netns=blue");
+	/* A pod without a namespace, its sandbox (no container name); an
+	 * image alone does not name a container. */
+	w.names = (struct ps_ctr_names){ .pod = "cart" };
+	format(&w, "owner=sender pid=42 tid=43 comm=curl pod=cart cid=docker:0123456789ab "
+		   "netns=blue");
+	w.names = (struct ps_ctr_names){ .image = "bb:1" };
+	format(&w, "owner=sender pid=42 tid=43 comm=curl container=docker:0123456789ab netns=blue");
 	w = (struct ps_who){ .ctx = PS_CTX_LOOKUP };
 	format(&w, "owner=unknown:socket-not-found");
 	strcpy(w.container, "pod:" UID);

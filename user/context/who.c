@@ -335,12 +335,12 @@ static void netns_words(const struct ps_who_table *t, uint32_t ino, char *buf, s
 	snprintf(buf, len, "%u", ino);
 }
 
-/* A name's number (FNV-1a); 0 for none. */
+/* The number of the name a/b (FNV-1a); 0 for none. */
 static uint64_t name_key(const char *a, const char *b)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 
-	if (!a[0])
+	if (!a[0] && !b[0])
 		return 0;
 	for (const char *c = a; *c; c++)
 		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
@@ -521,19 +521,19 @@ int ps_who_format(const struct ps_who *w, char *buf, size_t len)
 			n = ps_word_put(buf, len, n, PS_WORD_TID, "%u", w->tid);
 		n = ps_word_put(buf, len, n, PS_WORD_COMM, "%s", w->comm);
 	}
-	if (w->names.pod[0]) {
-		n = ps_word_put(buf, len, n, PS_WORD_POD, "%s/%s", w->names.pod_ns, w->names.pod);
-		if (w->names.k8s_container[0])
+	if (w->names.pod[0] || w->names.name[0]) {
+		/* By name: a Kubernetes one by its pod's, the image and the
+		 * runtime's id after. */
+		if (w->names.pod[0])
+			n = ps_word_put(buf, len, n, PS_WORD_POD, "%s%s%s", w->names.pod_ns,
+					w->names.pod_ns[0] ? "/" : "", w->names.pod);
+		if (!w->names.pod[0] || w->names.k8s_container[0])
 			n = ps_word_put(buf, len, n, PS_WORD_CONTAINER, "%s",
-					w->names.k8s_container);
-	} else if (w->names.name[0]) {
-		n = ps_word_put(buf, len, n, PS_WORD_CONTAINER, "%s", w->names.name);
-	}
-	if (w->names.image[0])
-		n = ps_word_put(buf, len, n, PS_WORD_IMAGE, "%s", w->names.image);
-	if (w->names.pod[0] || w->names.name[0])
+					w->names.pod[0] ? w->names.k8s_container : w->names.name);
+		if (w->names.image[0])
+			n = ps_word_put(buf, len, n, PS_WORD_IMAGE, "%s", w->names.image);
 		n = ps_word_put(buf, len, n, PS_WORD_CID, "%s", w->container);
-	else if (w->container[0])
+	} else if (w->container[0])
 		n = ps_word_put(buf, len, n, PS_WORD_CONTAINER, "%s", w->container);
 	else if (w->cgroup[0])
 		n = ps_word_put(buf, len, n, PS_WORD_CGROUP, "%s", w->cgroup);
