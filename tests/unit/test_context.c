@@ -4,8 +4,11 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 #include "cgroupfs.h"
 #include "clock.h"
@@ -222,6 +225,76 @@ static void rescans_keep_to_their_share(void **state)
 }
 
 /*
+ * The words of a cgroup the tree no longer has are let go at the next
+ * walk (one a new cgroup's packet has made): a host whose containers come
+ * and go holds the words of those that are there. A tree of directories
+ * stands for the cgroup mount (a cgroup's id is its directory's inode).
+ */
+static void gone_cgroups_are_let_go(void **state)
+{
+	char root[] = "/tmp/test_context.XXXXXX", dir[256];
+	const char *ids[3] = { "a", "b", "c" };
+	uint64_t ino[3];
+	struct ps_cgroup_index cg = { 0 };
+	struct ps_who_table *t;
+	const struct ps_who *w;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/docker", root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	for (int i = 0; i < 3; i++) {
+		snprintf(dir, sizeof(dir), "%s/docker/%s", root, ids[i]);
+		for (int k = 0; k < 63; k++)
+			strncat(dir, ids[i], 1);
+		if (i < 2) /* c: made later */
+			assert_int_equal(mkdir(dir, 0700), 0);
+		ids[i] = strdup(dir);
+		assert_non_null(ids[i]);
+	}
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(stat(ids[i], &st), 0);
+		ino[i] = st.st_ino;
+	}
+	snprintf(cg.root, sizeof(cg.root), "%s", root);
+	t = ps_who_new(-1, &cg);
+	assert_non_null(t);
+	for (int i = 0; i < 2; i++) {
+		const struct ps_meta m = { .ctx = PS_CTX_NO_SOCKET, .cgroup_id = ino[i] };
+
+		w = ps_who_resolve(t, &m);
+		assert_string_equal(w->container,
+				    i ? "docker:bbbbbbbbbbbb" : "docker:aaaaaaaaaaaa");
+	}
+	assert_int_equal(ps_who_cgroups(t), 2);
+	/* a goes, c comes: c's first packet walks the tree (a second after
+	 * the last walk at the soonest), and a's words go. */
+	assert_int_equal(mkdir(ids[2], 0700), 0);
+	assert_int_equal(stat(ids[2], &st), 0);
+	ino[2] = st.st_ino;
+	/* After c is made: a filesystem that is not cgroupfs may give c a's
+	 * inode again, which cgroupfs's ids never are. */
+	assert_int_equal(rmdir(ids[0]), 0);
+	usleep(1100 * 1000);
+	{
+		const struct ps_meta m = { .ctx = PS_CTX_NO_SOCKET, .cgroup_id = ino[2] };
+
+		w = ps_who_resolve(t, &m);
+		assert_string_equal(w->container, "docker:cccccccccccc");
+	}
+	assert_int_equal(ps_who_cgroups(t), 2); /* b and c */
+	ps_who_free(t);
+	rmdir(ids[1]);
+	rmdir(ids[2]);
+	snprintf(dir, sizeof(dir), "%s/docker", root);
+	rmdir(dir);
+	rmdir(root);
+	for (int i = 0; i < 3; i++)
+		free((void *)ids[i]);
+}
+
+/*
  * A socket first seen after the last scan has the sockets scanned again
  * (spaced by the scans' cost), but not one the hook said is no TCP or UDP
  * socket (a packet socket's flood): no scan can find it.
@@ -292,6 +365,7 @@ int main(void)
 		cmocka_unit_test(rescans_keep_to_their_share),
 		cmocka_unit_test(scans_only_for_what_a_scan_finds),
 		cmocka_unit_test(waiting_owners_are_worded_once),
+		cmocka_unit_test(gone_cgroups_are_let_go),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -155,6 +155,26 @@ const char *ps_cgroup_index_path(struct ps_cgroup_index *x, uint64_t id)
 	return find_id(x, id);
 }
 
+static int by_id(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int ps_cgroup_index_ids(const struct ps_cgroup_index *x, uint64_t **ids, size_t *n)
+{
+	*n = 0;
+	*ids = malloc((x->n ? x->n : 1) * sizeof(**ids));
+	if (!*ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < x->n; i++)
+		(*ids)[i] = x->e[i].id;
+	qsort(*ids, x->n, sizeof(**ids), by_id);
+	*n = x->n;
+	return 0;
+}
+
 static bool find_id_by_path(const struct ps_cgroup_index *x, const char *path)
 {
 	for (size_t i = 0; i < x->n; i++)

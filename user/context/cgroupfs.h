@@ -35,6 +35,9 @@ void ps_cgroup_index_free(struct ps_cgroup_index *x);
 /* The path of cgroup id, walking the tree again (at most once a second)
  * for an id made since; NULL if there is none. */
 const char *ps_cgroup_index_path(struct ps_cgroup_index *x, uint64_t id);
+/* The ids the tree had at its last walk, sorted, into a malloc'd *ids.
+ * 0 or -ENOMEM. */
+int ps_cgroup_index_ids(const struct ps_cgroup_index *x, uint64_t **ids, size_t *n);
 /* The ids of path (absolute, or relative to the mount) and every cgroup
  * below it, into a malloc'd *ids. 0, or -ENOENT (no such cgroup). */
 int ps_cgroup_index_under(const struct ps_cgroup_index *x, const char *path, uint64_t **ids,

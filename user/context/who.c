@@ -264,6 +264,11 @@ int ps_who_scan(struct ps_who_table *t)
 	return n;
 }
 
+size_t ps_who_cgroups(const struct ps_who_table *t)
+{
+	return t->n_cgroups;
+}
+
 unsigned long ps_who_scans(const struct ps_who_table *t)
 {
 	return t->scans;
@@ -363,6 +368,39 @@ static void set_keys(struct cgroup_node *n)
 	n->k8s_ns_key = name_key(n->names.pod_ns, "");
 }
 
+static int by_id(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* After a walk of the tree: the words of the cgroups it no longer has (a
+ * container gone) are let go, so that a host whose containers come and go
+ * keeps the words of those there are. Memos hold copies: nothing to
+ * invalidate. */
+static void forget_gone_cgroups(struct ps_who_table *t)
+{
+	uint64_t *ids;
+	size_t n;
+
+	if (ps_cgroup_index_ids(&t->cg, &ids, &n))
+		return; /* kept until the cap: no harm but memory */
+	for (size_t b = 0; b < BUCKETS; b++)
+		for (struct cgroup_node **p = &t->cgroups[b]; *p;) {
+			struct cgroup_node *c = *p;
+
+			if (bsearch(&c->id, ids, n, sizeof(*ids), by_id)) {
+				p = &c->next;
+				continue;
+			}
+			*p = c->next;
+			free(c);
+			t->n_cgroups--;
+		}
+	free(ids);
+}
+
 /* Cgroup id's container, or its path where it has none: from the cache,
  * else from the tree (walked again at most once a second for a new id).
  * NULL if it is not there. */
@@ -372,11 +410,15 @@ static const struct cgroup_node *cgroup_words(struct ps_who_table *t, uint64_t i
 	struct cgroup_node *n;
 	struct ps_container c;
 	const char *path;
+	uint64_t walked;
 
 	for (n = t->cgroups[b]; n; n = n->next)
 		if (n->id == id)
 			return n;
+	walked = t->cg.built_ns;
 	path = ps_cgroup_index_path(&t->cg, id);
+	if (t->cg.built_ns != walked)
+		forget_gone_cgroups(t);
 	if (!path)
 		return NULL;
 	if (t->n_cgroups == CGROUPS_MAX)

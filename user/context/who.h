@@ -64,6 +64,9 @@ int ps_who_scan(struct ps_who_table *t);
 /* How many scans the table has made: at the start, and for a TCP or UDP
  * socket a packet named that no scan since its first packet had found. */
 unsigned long ps_who_scans(const struct ps_who_table *t);
+/* How many cgroups' words the table holds: those its packets named, let
+ * go when a walk of the tree no longer finds them. */
+size_t ps_who_cgroups(const struct ps_who_table *t);
 /* What m says, in words: the table's, valid until the next call (a
  * packet like the previous ones costs a compare). */
 const struct ps_who *ps_who_resolve(struct ps_who_table *t, const struct ps_meta *m);
