@@ -100,7 +100,7 @@ wire 1 "$(docker inspect -f '{{.State.Pid}}' "$WEB")"
 wire 2 "$(podman inspect -f '{{.State.Pid}}' "$RUN-cart")"
 
 CAPTURE=(-i "${ENV}c1" -i "${ENV}c2" --hook tc-ingress,tc-egress)
-start_capture "${CAPTURE[@]}" -w "$WORK/names.pcapng" --metrics 127.0.0.1:9651
+start_capture "${CAPTURE[@]}" -w "$WORK/names.pcapng"
 "$TESTENV" exec "$ENV" cap -- "$PKTSAMPLE" "${CAPTURE[@]}" --top --batch --top-group container \
 	>"$WORK/top-container.txt" 2>"$WORK/top.err" &
 TOP_PID=$!
@@ -132,15 +132,8 @@ done
 docker exec "$WEB" ping -c 3 -i 0.2 198.18.1.1 >/dev/null || fail "the docker container's ping failed"
 podman exec "$RUN-cart" ping -c 3 -i 0.2 198.18.2.1 >/dev/null || fail "the podman container's ping failed"
 sleep "$(scaled 2)"
-in_cap curl -sf http://127.0.0.1:9651/metrics >"$WORK/metrics" || fail "no metrics"
 stop_capture
 assert_eq 0 "$PS_RC" "the capture ends cleanly"
-promtool check metrics <"$WORK/metrics" >"$WORK/promtool" 2>&1 || fail "promtool: $(cat "$WORK/promtool")"
-for c in "$WEB" "$NS/$POD/cart"; do
-	grep -q "^pktsample_container_packets_total{container=\"$c\",direction=\"in\"} [1-9]" "$WORK/metrics" ||
-		fail "--metrics: no packets of container $c: $(grep container_packets "$WORK/metrics")"
-done
-ok "--metrics: the containers' packets labelled by their names, promtool takes the text"
 kill -INT "$TOP_PID"
 wait "$TOP_PID" || fail "--top did not end cleanly: $(cat "$WORK/top.err")"
 for b in name prefix pod podname ns; do
@@ -201,6 +194,26 @@ assert_match "${ENV}c2 tc ingress Inbound .* $P_WORDS " "$line" \
 [ "$(grep -c "$D_WORDS" "$WORK/read.txt")" -eq 3 ] && [ "$(grep -c "$P_WORDS" "$WORK/read.txt")" -eq 3 ] ||
 	fail "-r -v does not print the names: $(cat "$WORK/read.txt")"
 ok "-r -v prints the names"
+
+# --metrics: each container's packets under its name. The metrics name a
+# row at the first second's tick that finds it sending, and count it from
+# then: both containers ping all through, and the text is read meanwhile.
+start_capture "${CAPTURE[@]}" -w /dev/null --metrics 127.0.0.1:9651
+docker exec "$WEB" ping -c $((15 * PS_TIME_SCALE)) -i 0.2 198.18.1.1 >/dev/null &
+PINGS=($!)
+podman exec "$RUN-cart" ping -c $((15 * PS_TIME_SCALE)) -i 0.2 198.18.2.1 >/dev/null &
+PINGS+=($!)
+PIDS+=("${PINGS[@]}")
+sleep "$(scaled 2)"
+in_cap curl -sf http://127.0.0.1:9651/metrics >"$WORK/metrics" || fail "no metrics"
+stop_capture
+wait "${PINGS[@]}" || true
+promtool check metrics <"$WORK/metrics" >"$WORK/promtool" 2>&1 || fail "promtool: $(cat "$WORK/promtool")"
+for c in "$WEB" "$NS/$POD/cart"; do
+	grep -q "^pktsample_container_packets_total{container=\"$c\",direction=\"in\"} [1-9]" "$WORK/metrics" ||
+		fail "--metrics: no packets of container $c: $(grep container_packets "$WORK/metrics")"
+done
+ok "--metrics: the containers' packets labelled by their names, promtool takes the text"
 
 # (Each pktsample is started as start_capture starts it, not through a
 # shell function, so that its pid is pktsample's and SIGINT reaches it.)
