@@ -100,16 +100,28 @@ wire 1 "$(docker inspect -f '{{.State.Pid}}' "$WEB")"
 wire 2 "$(podman inspect -f '{{.State.Pid}}' "$RUN-cart")"
 
 CAPTURE=(-i "${ENV}c1" -i "${ENV}c2" --hook tc-ingress,tc-egress)
+
+# side OUT ERR ARGS...: another pktsample on the capture, stdout to OUT,
+# stderr to ERR, started as start_capture starts one (its pid pktsample's,
+# so that SIGINT reaches it: SIDE_PID), once it has attached.
+side() {
+	local out=$1 err=$2
+	shift 2
+	: >"$err"
+	"$TESTENV" exec "$ENV" cap -- "$PKTSAMPLE" "${CAPTURE[@]}" "$@" >"$out" 2>"$err" &
+	SIDE_PID=$!
+	PIDS+=("$SIDE_PID")
+	for _ in $(seq $((100 * PS_TIME_SCALE))); do
+		started "$err" && return 0
+		kill -0 "$SIDE_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "pktsample $* did not start: $(cat "$err")"
+}
+
 start_capture "${CAPTURE[@]}" -w "$WORK/names.pcapng"
-"$TESTENV" exec "$ENV" cap -- "$PKTSAMPLE" "${CAPTURE[@]}" --top --batch --top-group container \
-	>"$WORK/top-container.txt" 2>"$WORK/top.err" &
-TOP_PID=$!
-PIDS+=("$TOP_PID")
-for _ in $(seq $((100 * PS_TIME_SCALE))); do
-	started "$WORK/top.err" && break
-	sleep 0.1
-done
-started "$WORK/top.err" || fail "--top did not start: $(cat "$WORK/top.err")"
+side "$WORK/top-container.txt" "$WORK/top.err" --top --batch --top-group container
+TOP_PID=$SIDE_PID
 
 # --container by the docker container's name, and by the beginning of
 # the podman container's id.
@@ -117,16 +129,8 @@ declare -A BY
 # --pod and --k8s-namespace by the podman container's annotations.
 for f in "name --container=$WEB" "prefix --container=${PID_:0:8}" "pod --pod=$NS/$POD" \
 	"podname --pod=$POD" "ns --k8s-namespace=$NS"; do
-	: >"$WORK/by-${f% *}.err"
-	"$TESTENV" exec "$ENV" cap -- "$PKTSAMPLE" "${CAPTURE[@]}" "${f#* }" \
-		-w "$WORK/by-${f% *}.pcapng" 2>"$WORK/by-${f% *}.err" &
-	BY[${f% *}]=$!
-	PIDS+=($!)
-	for _ in $(seq $((100 * PS_TIME_SCALE))); do
-		started "$WORK/by-${f% *}.err" && break
-		sleep 0.1
-	done
-	started "$WORK/by-${f% *}.err" || fail "${f#* } did not start: $(cat "$WORK/by-${f% *}.err")"
+	side /dev/null "$WORK/by-${f% *}.err" "${f#* }" -w "$WORK/by-${f% *}.pcapng"
+	BY[${f% *}]=$SIDE_PID
 done
 
 docker exec "$WEB" ping -c 3 -i 0.2 198.18.1.1 >/dev/null || fail "the docker container's ping failed"
@@ -215,8 +219,6 @@ for c in "$WEB" "$NS/$POD/cart"; do
 done
 ok "--metrics: the containers' packets labelled by their names, promtool takes the text"
 
-# (Each pktsample is started as start_capture starts it, not through a
-# shell function, so that its pid is pktsample's and SIGINT reaches it.)
 # --top: one row per container by its name; then the pod and namespace
 # groupings, over the same packets read back.
 grep -q " $WEB\$" "$WORK/top-container.txt" || fail "--top: no row for $WEB: $(cat "$WORK/top-container.txt")"
@@ -224,14 +226,8 @@ grep -q " $NS/$POD/cart\$" "$WORK/top-container.txt" ||
 	fail "--top: no row for $NS/$POD/cart: $(cat "$WORK/top-container.txt")"
 ok "--top groups by the containers' names"
 for g in "pod $NS/$POD" "namespace $NS"; do
-	"$TESTENV" exec "$ENV" cap -- "$PKTSAMPLE" "${CAPTURE[@]}" --top --batch --top-group "${g% *}" \
-		>"$WORK/top-g.txt" 2>"$WORK/top.err" &
-	TOP_PID=$!
-	PIDS+=("$TOP_PID")
-	for _ in $(seq $((100 * PS_TIME_SCALE))); do
-		started "$WORK/top.err" && break
-		sleep 0.1
-	done
+	side "$WORK/top-g.txt" "$WORK/top.err" --top --batch --top-group "${g% *}"
+	TOP_PID=$SIDE_PID
 	podman exec "$RUN-cart" ping -c 2 -i 0.2 198.18.2.1 >/dev/null
 	docker exec "$WEB" ping -c 2 -i 0.2 198.18.1.1 >/dev/null
 	sleep "$(scaled 2)"
