@@ -46,6 +46,55 @@ static int add(struct chosen *ch, const struct ps_container *c)
 }
 
 /*
+ * Each container the tree has, once (a container may have several
+ * cgroups), with the names its runtime's records give it: visit(c, names,
+ * arg), until it returns an error. 0 or that error, or -ENOMEM.
+ */
+static int each_container(const struct ps_cgroup_index *x,
+			  int (*visit)(const struct ps_container *c,
+				       const struct ps_ctr_names *names, void *arg),
+			  void *arg)
+{
+	struct chosen seen = { 0 };
+	int err = 0;
+
+	for (size_t i = 0; i < x->n && !err; i++) {
+		struct ps_container c;
+		struct ps_ctr_names names;
+
+		ps_container_of_path(x->e[i].path, &c);
+		if (c.kind == PS_CONTAINER_NONE || is_chosen(&c, &seen))
+			continue;
+		err = add(&seen, &c);
+		if (err)
+			break;
+		ps_ctr_names_read("", &c, &names); /* none: names cleared */
+		err = visit(&c, &names, arg);
+	}
+	free(seen.c);
+	return err;
+}
+
+/* --container's choice: the containers WHAT names whole, and those whose
+ * id begins with it. */
+struct by_container {
+	const char *what;
+	struct chosen *exact, prefix;
+};
+
+static int match_container(const struct ps_container *c, const struct ps_ctr_names *names,
+			   void *arg)
+{
+	struct by_container *b = arg;
+	char shown[sizeof(c->id) + 16];
+
+	ps_container_name(c, shown, sizeof(shown));
+	if (!strcmp(b->what, shown) || !strcmp(b->what, c->id) || !strcmp(b->what, names->name))
+		return add(b->exact, c);
+	return ps_container_matches(c, b->what) ? add(&b->prefix, c) : 0;
+}
+
+/*
  * --container WHAT as docker and podman take it: the containers whose
  * whole id or name is WHAT (the name its runtime's records give it, or as
  * pktsample shows it: docker:ID, pod:UID, unit:NAME), else the one whose
@@ -55,32 +104,40 @@ static int add(struct chosen *ch, const struct ps_container *c)
 static int choose_containers(const struct ps_cgroup_index *x, const char *what,
 			     struct chosen *exact)
 {
-	struct chosen prefix = { 0 };
-	char shown[sizeof(((struct ps_container *)0)->id) + 16];
-	int err = 0;
+	struct by_container b = { .what = what, .exact = exact };
+	int err = each_container(x, match_container, &b);
 
-	for (size_t i = 0; i < x->n && !err; i++) {
-		struct ps_container c;
-		struct ps_ctr_names names;
-
-		ps_container_of_path(x->e[i].path, &c);
-		if (c.kind == PS_CONTAINER_NONE || is_chosen(&c, exact) || is_chosen(&c, &prefix))
-			continue;
-		ps_container_name(&c, shown, sizeof(shown));
-		ps_ctr_names_read("", &c, &names);
-		if (!strcmp(what, shown) || !strcmp(what, c.id) || !strcmp(what, names.name))
-			err = add(exact, &c);
-		else if (ps_container_matches(&c, what))
-			err = add(&prefix, &c);
-	}
 	if (!err && !exact->n) {
-		if (prefix.n > 1)
+		if (b.prefix.n > 1)
 			err = -ENOTUNIQ;
-		else if (prefix.n)
-			err = add(exact, &prefix.c[0]);
+		else if (b.prefix.n)
+			err = add(exact, &b.prefix.c[0]);
 	}
-	free(prefix.c);
+	free(b.prefix.c);
 	return err ? err : exact->n ? 0 : -ENOENT;
+}
+
+/* --pod's and --k8s-namespace's choice: the pod's name (NULL: any) and
+ * namespace ("": any), and whether the pods chosen are of more than one
+ * namespace. */
+struct by_pod {
+	const char *pod;
+	char ns[64], first_ns[64];
+	bool other_ns;
+	struct chosen *ch;
+};
+
+static int match_pod(const struct ps_container *c, const struct ps_ctr_names *names, void *arg)
+{
+	struct by_pod *b = arg;
+
+	if (!names->pod[0] || (b->pod && strcmp(b->pod, names->pod)) ||
+	    (b->ns[0] && strcmp(b->ns, names->pod_ns)))
+		return 0;
+	if (!b->first_ns[0])
+		snprintf(b->first_ns, sizeof(b->first_ns), "%s", names->pod_ns);
+	b->other_ns |= strcmp(b->first_ns, names->pod_ns) != 0;
+	return add(b->ch, c);
 }
 
 /*
@@ -93,33 +150,17 @@ static int choose_k8s(const struct ps_cgroup_index *x, const char *pod, const ch
 		      struct chosen *ch)
 {
 	const char *slash = pod ? strchr(pod, '/') : NULL;
-	char want_ns[64] = "", first_ns[64] = "";
-	bool other_ns = false;
-	int err = 0;
+	struct by_pod b = { .pod = pod, .ch = ch };
+	int err;
 
 	if (slash) {
-		snprintf(want_ns, sizeof(want_ns), "%.*s", (int)(slash - pod), pod);
-		pod = slash + 1;
+		snprintf(b.ns, sizeof(b.ns), "%.*s", (int)(slash - pod), pod);
+		b.pod = slash + 1;
 	} else if (ns) {
-		snprintf(want_ns, sizeof(want_ns), "%s", ns);
+		snprintf(b.ns, sizeof(b.ns), "%s", ns);
 	}
-	for (size_t i = 0; i < x->n && !err; i++) {
-		struct ps_container c;
-		struct ps_ctr_names names;
-
-		ps_container_of_path(x->e[i].path, &c);
-		if (c.kind == PS_CONTAINER_NONE || is_chosen(&c, ch) ||
-		    ps_ctr_names_read("", &c, &names) || !names.pod[0])
-			continue;
-		if ((pod && strcmp(pod, names.pod)) ||
-		    (want_ns[0] && strcmp(want_ns, names.pod_ns)))
-			continue;
-		if (!first_ns[0])
-			snprintf(first_ns, sizeof(first_ns), "%s", names.pod_ns);
-		other_ns |= strcmp(first_ns, names.pod_ns) != 0;
-		err = add(ch, &c);
-	}
-	if (!err && pod && !want_ns[0] && other_ns)
+	err = each_container(x, match_pod, &b);
+	if (!err && b.pod && !b.ns[0] && b.other_ns)
 		err = -ENOTUNIQ;
 	return err ? err : ch->n ? 0 : -ENOENT;
 }
