@@ -224,6 +224,16 @@ static void packets_are_named_in_every_grouping(void **state)
 	assert_string_equal(only(&t, PS_TOP_POD)->name, "shop/cart-7d9f");
 	assert_string_equal(only(&t, PS_TOP_NAMESPACE)->name, "shop");
 	ps_top_free(&t);
+	/* A pod its records give no namespace: its name alone, as the
+	 * words say it. */
+	ps_top_init(&t);
+	who.names.pod_ns[0] = '\0';
+	who.k8s_ns_key = 0;
+	ps_top_add(&t, &p, 1);
+	assert_string_equal(only(&t, PS_TOP_CONTAINER)->name, "cart-7d9f/cart");
+	assert_string_equal(only(&t, PS_TOP_POD)->name, "cart-7d9f");
+	assert_string_equal(only(&t, PS_TOP_NAMESPACE)->name, "(none)");
+	ps_top_free(&t);
 	ps_top_init(&t);
 	who = (struct ps_who){ .ctx = PS_CTX_SKB, .known = true, .pid = 1, .comm = "a" };
 	ps_top_add(&t, &p, 1);

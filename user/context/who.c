@@ -589,7 +589,7 @@ void ps_who_container_label(const struct ps_who *w, char *buf, size_t len)
 	const struct ps_ctr_names *n = &w->names;
 
 	if (n->pod[0])
-		snprintf(buf, len, "%s/%s/%s", n->pod_ns, n->pod,
+		snprintf(buf, len, "%s%s%s/%s", n->pod_ns, n->pod_ns[0] ? "/" : "", n->pod,
 			 n->k8s_container[0] ? n->k8s_container : "(sandbox)");
 	else
 		snprintf(buf, len, "%s",

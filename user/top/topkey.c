@@ -66,7 +66,8 @@ static void count_named(struct ps_top *t, enum ps_top_group g, const struct ps_w
 		else if (g == PS_TOP_CONTAINER)
 			ps_who_container_label(w, r->name, sizeof(r->name));
 		else if (g == PS_TOP_POD)
-			snprintf(r->name, sizeof(r->name), "%s/%s", w->names.pod_ns, w->names.pod);
+			snprintf(r->name, sizeof(r->name), "%s%s%s", w->names.pod_ns,
+				 w->names.pod_ns[0] ? "/" : "", w->names.pod);
 		else
 			snprintf(r->name, sizeof(r->name), "%s", w->names.pod_ns);
 	}
