@@ -18,7 +18,6 @@
 #include "filter.bpf.h"
 #include "maps.bpf.h"
 #include "output.bpf.h"
-#include "pkt.bpf.h"
 #include "sampler.bpf.h"
 
 #ifndef PS_CTX_HAS_NET_OFF
@@ -53,18 +52,21 @@ static __always_inline __u32 ps_pool_next(__u64 *candidates)
  * Count the packet, run the filter, find whom it belongs to (and run the
  * context filter), sample, and emit metadata + the first min(snaplen, len,
  * filter result) bytes. Every packet ends in exactly one counter stage
- * (include/pktsample.h). iface: the packet's interface, where the hook
- * looked it up already (ps_iface_of()); NULL has it looked up here.
+ * (include/pktsample.h). meta: what the hook's entry knows of the packet
+ * (its interface, queue, whole length, verdict, hook, flags, out-of-band
+ * tag, a drop's place), every other field zero; this completes it, so a
+ * field the entry knows is set there alone. iface: the packet's
+ * interface, where the hook looked it up already (ps_iface_of()); NULL
+ * has it looked up here.
  */
-static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p,
+static __always_inline void ps_capture(PS_CTX *ctx, struct ps_meta *meta,
 				       const struct ps_iface *iface)
 {
 	__u32 slot;
-	bool raw = false;
-	int have_slot = ps_slot_of(iface ?: ps_iface_of(p->ifindex), p->hook, &slot, &raw);
+	bool raw = false, egress = meta->hook == PS_HOOK_TC_EGRESS;
+	int have_slot = ps_slot_of(iface ?: ps_iface_of(meta->ifindex), meta->hook, &slot, &raw);
 	struct ps_counters *cnt = have_slot ? bpf_map_lookup_elem(&counters, &slot) : NULL;
-	struct ps_meta meta = {};
-	__u32 zero = 0, cap, pool = 0, len = p->len, off = 0;
+	__u32 zero = 0, cap, pool = 0, len = meta->wire_len, off = 0;
 	__u8 flags;
 	struct ps_emit_state *emit;
 	long err;
@@ -75,7 +77,7 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p,
 	/* Everything below sees the packet from its IP header; the output
 	 * adds what lies in front (ps_meta.net_off). */
 	if (raw) {
-		off = ps_ctx_net_off(ctx, p->hook, p->len);
+		off = ps_ctx_net_off(ctx, meta->hook, meta->wire_len);
 		len -= off;
 	}
 	cap = len < snaplen ? len : snaplen;
@@ -86,14 +88,14 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p,
 	if (transport == PS_TRANSPORT_PERF && cap > PS_PERF_CONT)
 		cap = PS_PERF_CONT;
 #endif
-	flags = p->flags;
+	flags = meta->flags;
 	if (filter_enabled) {
 		__u64 vlan = 0;
 		__u32 keep;
 
-		if (p->flags & PS_F_VLAN_OOB)
-			vlan = PS_FILTER_VLAN_PRESENT | (__u64)bpf_ntohs(p->vlan_proto) << 16 |
-			       p->vlan_tci;
+		if (meta->flags & PS_F_VLAN_OOB)
+			vlan = PS_FILTER_VLAN_PRESENT | (__u64)bpf_ntohs(meta->vlan_proto) << 16 |
+			       meta->vlan_tci;
 		/* Each interface's packets meet the expression compiled for
 		 * its link type, as tcpdump's would. */
 		if (raw)
@@ -101,8 +103,8 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p,
 						    ps_ctx_data_end(ctx), (__u64)off << 32 | len,
 						    vlan);
 		else
-			keep = pktsample_filter(ctx, ps_ctx_data(ctx), ps_ctx_data_end(ctx), p->len,
-						vlan);
+			keep = pktsample_filter(ctx, ps_ctx_data(ctx), ps_ctx_data_end(ctx),
+						meta->wire_len, vlan);
 		if (!keep) {
 			if (cnt)
 				cnt->filtered++;
@@ -113,7 +115,7 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p,
 	}
 	/* --pid, --comm, --cgroup, --container: a filter too, before the
 	 * sampler (which samples what they let through), counted as one. */
-	if (ctx_filter && !ps_context(ctx, raw, off, ps_pkt_egress(p), &meta)) {
+	if (ctx_filter && !ps_context(ctx, raw, off, egress, meta)) {
 		if (cnt)
 			cnt->filtered++;
 		return;
@@ -129,7 +131,7 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p,
 
 		if (!s)
 			return;
-		if (!ps_sample(ctx, p, s, &flags)) {
+		if (!ps_sample(ctx, meta, s, &flags)) {
 			if (cnt)
 				cnt->sampled_out++;
 			return;
@@ -144,7 +146,7 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p,
 	/* Without the context filter, only what is kept pays for the
 	 * lookups (doc/performance.md#owners, bench/datapath_cost.c). */
 	if (!ctx_filter)
-		ps_context(ctx, raw, off, ps_pkt_egress(p), &meta);
+		ps_context(ctx, raw, off, egress, meta);
 
 	emit = bpf_map_lookup_elem(&emit_state, &zero);
 	if (!emit)
@@ -159,24 +161,16 @@ static __always_inline void ps_capture(PS_CTX *ctx, const struct ps_pkt *p,
 	 * the sequence numbers already assume.
 	 */
 	*(volatile __u64 *)&emit->in_flight = 1;
-	meta.ts_ns = bpf_ktime_get_ns();
-	meta.seq = emit->seq++;
-	meta.ifindex = p->ifindex;
-	meta.rx_queue = p->rx_queue;
-	meta.wire_len = p->len;
-	meta.cap_len = cap + off;
-	meta.net_off = off;
-	meta.verdict = p->verdict;
-	meta.cpu = bpf_get_smp_processor_id();
-	meta.version = PS_META_VERSION;
-	meta.hook = p->hook;
-	meta.flags |= flags; /* and the context's (PS_F_SOCK_NOT_INET) */
-	meta.vlan_tci = p->vlan_tci;
-	meta.vlan_proto = p->vlan_proto;
-	meta.pool = pool;
-	meta.location = p->location;
+	meta->ts_ns = bpf_ktime_get_ns();
+	meta->seq = emit->seq++;
+	meta->cap_len = cap + off;
+	meta->net_off = off;
+	meta->cpu = bpf_get_smp_processor_id();
+	meta->version = PS_META_VERSION;
+	meta->flags |= flags; /* the sampler's, and the context's (PS_F_SOCK_NOT_INET) */
+	meta->pool = pool;
 
-	err = ps_output(ctx, &meta);
+	err = ps_output(ctx, meta);
 	*(volatile __u64 *)&emit->in_flight = 0;
 	if (cnt) {
 		if (err)

@@ -9,7 +9,6 @@
 
 #include <stdbool.h>
 #include "maps.bpf.h"
-#include "pkt.bpf.h"
 
 #define PS_FLOW_HDR 128 /* header bytes copied for parsing */
 
@@ -51,10 +50,10 @@ static __always_inline __u32 ps_fmix(__u32 h)
  * non-IP frames by MAC addresses and EtherType. Parsed from a copy of the
  * first bytes, so frags and non-linear skbs are read the same way.
  */
-static __always_inline __u32 ps_flow_hash(PS_CTX *ctx, const struct ps_pkt *p)
+static __always_inline __u32 ps_flow_hash(PS_CTX *ctx, const struct ps_meta *m)
 {
 	__u8 b[PS_FLOW_HDR + 4];
-	__u64 n = p->len; /* 64-bit: the verifier tracks bounds across its copies */
+	__u64 n = m->wire_len; /* 64-bit: the verifier tracks bounds across its copies */
 	__u32 l3 = 14, l4 = 0, proto, ipproto = 0, vid = 0;
 	__u32 ea, eb, sport = 0, dport = 0, lo, hi, h;
 	bool have_vid = false;
@@ -74,8 +73,8 @@ static __always_inline __u32 ps_flow_hash(PS_CTX *ctx, const struct ps_pkt *p)
 	if (err)
 		return ps_fmix(flow_seed);
 
-	if (p->flags & PS_F_VLAN_OOB) { /* the outer tag, at TC */
-		vid = p->vlan_tci & 0xfff;
+	if (m->flags & PS_F_VLAN_OOB) { /* the outer tag, at TC */
+		vid = m->vlan_tci & 0xfff;
 		have_vid = true;
 	}
 	proto = PS_GET16(b, 12);

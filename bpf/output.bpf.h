@@ -67,8 +67,9 @@ static __always_inline long ps_ring_output(PS_CTX *ctx, struct ps_meta *meta)
 	struct ps_ring_scratch *s;
 	__u64 prod, len, rec;
 	void *ring;
+	__u32 m;
 
-	/* A bound the verifier sees, for the copies and the output's length. */
+	/* A bound the verifier sees, for the copies. */
 	if (cap > PS_SNAPLEN_MAX)
 		return -1;
 	ring = bpf_map_lookup_elem(&rings, &cpu);
@@ -81,7 +82,6 @@ static __always_inline long ps_ring_output(PS_CTX *ctx, struct ps_meta *meta)
 		const __u32 off = k * PS_LOAD_MAX;
 		const __u32 lim = PS_SNAPLEN_MAX - off < PS_LOAD_MAX ? PS_SNAPLEN_MAX - off :
 								       PS_LOAD_MAX;
-		__u32 m;
 
 		if (off >= cap)
 			break;
@@ -106,9 +106,14 @@ static __always_inline long ps_ring_output(PS_CTX *ctx, struct ps_meta *meta)
 	 * lost. The record takes its 8-byte header and is rounded up to 8
 	 * bytes.
 	 */
-	len = sizeof(*meta) + cap;
-	rec = (len + 8 + 7) & ~7ull;
 	prod = bpf_ringbuf_query(ring, BPF_RB_PROD_POS);
+	/* The length bounded again where it is used: clang may test one
+	 * copy of cap above and spill another for here, whose bound older
+	 * verifiers do not carry. */
+	if (!ps_len_less_one(sizeof(*meta) + cap, sizeof(*meta) + PS_SNAPLEN_MAX, &m))
+		return -1;
+	len = m + 1;
+	rec = (len + 8 + 7) & ~7ull;
 	return bpf_ringbuf_output(ring, s, len,
 				  ((prod + rec) ^ prod) >= ring_wakeup_bytes ? BPF_RB_FORCE_WAKEUP :
 									       BPF_RB_NO_WAKEUP);

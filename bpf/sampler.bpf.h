@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include "flow_hash.bpf.h"
 #include "maps.bpf.h"
-#include "pkt.bpf.h"
 
 /*
  * A per-CPU xorshift64* generator for random sampling (Marsaglia's
@@ -36,7 +35,7 @@ static __always_inline __u32 ps_random(struct ps_sampler *s)
  * The sampler: true if this matching packet is chosen. All state is
  * per CPU, so no atomics; the hooks of one CPU never run concurrently.
  */
-static __always_inline bool ps_sample(PS_CTX *ctx, const struct ps_pkt *p, struct ps_sampler *s,
+static __always_inline bool ps_sample(PS_CTX *ctx, const struct ps_meta *m, struct ps_sampler *s,
 				      __u8 *flags)
 {
 	__u64 now, due;
@@ -50,7 +49,7 @@ static __always_inline bool ps_sample(PS_CTX *ctx, const struct ps_pkt *p, struc
 		s->count = 0;
 		return true;
 	case PS_SAMPLE_FLOW:
-		return ps_flow_hash(ctx, p) < sample_threshold;
+		return ps_flow_hash(ctx, m) < sample_threshold;
 	case PS_SAMPLE_CLOCK:
 		if (s->armed) {
 			s->armed = 0;

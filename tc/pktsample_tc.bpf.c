@@ -5,9 +5,9 @@
 
 static __always_inline void tc_capture(struct __sk_buff *skb, __u8 hook)
 {
-	struct ps_pkt p = {
+	struct ps_meta m = {
 		.ifindex = skb->ifindex,
-		.len = skb->len,
+		.wire_len = skb->len,
 		.verdict = PS_TC_VERDICT,
 		.hook = hook,
 	};
@@ -17,18 +17,18 @@ static __always_inline void tc_capture(struct __sk_buff *skb, __u8 hook)
 	 * (0 = not recorded); at egress queue_mapping is the tx queue.
 	 */
 	if (hook == PS_HOOK_TC_INGRESS)
-		p.rx_queue = skb->queue_mapping ? skb->queue_mapping - 1 : 0;
+		m.rx_queue = skb->queue_mapping ? skb->queue_mapping - 1 : 0;
 	else
-		p.rx_queue = skb->queue_mapping;
+		m.rx_queue = skb->queue_mapping;
 
 	/* The tag may live in the skb, not in the bytes: the ingest puts
 	 * it back so the capture shows the frame as it was on the wire. */
 	if (skb->vlan_present) {
-		p.flags |= PS_F_VLAN_OOB;
-		p.vlan_tci = skb->vlan_tci;
-		p.vlan_proto = skb->vlan_proto;
+		m.flags |= PS_F_VLAN_OOB;
+		m.vlan_tci = skb->vlan_tci;
+		m.vlan_proto = skb->vlan_proto;
 	}
-	ps_capture(skb, &p, NULL);
+	ps_capture(skb, &m, NULL);
 }
 
 SEC(PS_SEC_TC)

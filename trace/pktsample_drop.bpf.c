@@ -36,7 +36,7 @@ int pktsample_drop(__u64 *args)
 	 * drop it did not explain, then. */
 	__u32 reason = drop_reason_arg ? (__u32)args[2] : PS_DROP_REASON_NOT_SPECIFIED;
 	struct ps_drop_ctx ctx = { .args = args, .skb = skb };
-	struct ps_pkt p = { .verdict = (__s32)reason, .location = args[1] };
+	struct ps_meta m = { .verdict = (__s32)reason, .location = args[1] };
 	const struct ps_iface *iface;
 	struct net_device *dev;
 	unsigned char *head, *start;
@@ -48,8 +48,8 @@ int pktsample_drop(__u64 *args)
 	dev = BPF_CORE_READ(skb, dev);
 	if (!dev)
 		return 0;
-	p.ifindex = BPF_CORE_READ(dev, ifindex);
-	iface = ps_iface_of(p.ifindex);
+	m.ifindex = BPF_CORE_READ(dev, ifindex);
+	iface = ps_iface_of(m.ifindex);
 	if (!iface || BPF_CORE_READ(dev, nd_net.net, ns.inum) != drop_netns_ino)
 		return 0;
 
@@ -58,10 +58,10 @@ int pktsample_drop(__u64 *args)
 	nh = BPF_CORE_READ(skb, network_header);
 	if (mac != PS_SKB_HDR_UNSET) {
 		start = head + mac;
-		p.hook = PS_HOOK_DROP;
+		m.hook = PS_HOOK_DROP;
 	} else if (nh != PS_SKB_HDR_UNSET) {
 		start = head + nh;
-		p.hook = PS_HOOK_DROP_IP;
+		m.hook = PS_HOOK_DROP_IP;
 	} else {
 		return 0;
 	}
@@ -71,10 +71,11 @@ int pktsample_drop(__u64 *args)
 		return 0;
 	/* skb->len counts from skb->data, which the layers above the MAC
 	 * header have moved on (or, on the way down, not reached yet). */
-	p.len = BPF_CORE_READ(skb, len) + (__u32)((long)BPF_CORE_READ(skb, data) - (long)start);
-	p.rx_queue = BPF_CORE_READ(skb, queue_mapping);
+	m.wire_len = BPF_CORE_READ(skb, len) +
+		     (__u32)((long)BPF_CORE_READ(skb, data) - (long)start);
+	m.rx_queue = BPF_CORE_READ(skb, queue_mapping);
 	count_reason(reason);
-	ps_capture(&ctx, &p, iface);
+	ps_capture(&ctx, &m, iface);
 	return 0;
 }
 

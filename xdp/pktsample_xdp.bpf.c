@@ -16,10 +16,10 @@ extern int bpf_xdp_metadata_rx_vlan_tag(const struct xdp_md *ctx, __be16 *vlan_p
 
 static __always_inline int xdp_capture(struct xdp_md *ctx, bool vlan_meta)
 {
-	struct ps_pkt p = {
+	struct ps_meta m = {
 		.ifindex = ctx->ingress_ifindex,
 		.rx_queue = ctx->rx_queue_index,
-		.len = ps_ctx_xdp_len(ctx),
+		.wire_len = ps_ctx_xdp_len(ctx),
 		.verdict = PS_XDP_VERDICT,
 		.hook = PS_HOOK_XDP,
 	};
@@ -29,11 +29,11 @@ static __always_inline int xdp_capture(struct xdp_md *ctx, bool vlan_meta)
 	/* A tag the NIC (or, on veth, the peer) holds out of band: the
 	 * ingest puts it back, as at TC. */
 	if (vlan_meta && !bpf_xdp_metadata_rx_vlan_tag(ctx, &proto, &tci)) {
-		p.flags |= PS_F_VLAN_OOB;
-		p.vlan_tci = tci;
-		p.vlan_proto = proto;
+		m.flags |= PS_F_VLAN_OOB;
+		m.vlan_tci = tci;
+		m.vlan_proto = proto;
 	}
-	ps_capture(ctx, &p, NULL);
+	ps_capture(ctx, &m, NULL);
 	return PS_XDP_VERDICT;
 }
 

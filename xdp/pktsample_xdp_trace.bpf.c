@@ -13,19 +13,19 @@
 
 static __always_inline void trace_capture(struct xdp_buff *xdp, __u8 hook, __s32 verdict)
 {
-	struct ps_pkt p = {
+	struct ps_meta m = {
 		.ifindex = xdp->rxq->dev->ifindex,
 		.rx_queue = xdp->rxq->queue_index,
-		.len = (__u32)((__u64)xdp->data_end - (__u64)xdp->data),
+		.wire_len = (__u32)((__u64)xdp->data_end - (__u64)xdp->data),
 		.verdict = verdict,
 		.hook = hook,
 	};
-	const struct ps_iface *iface = ps_iface_of(p.ifindex);
+	const struct ps_iface *iface = ps_iface_of(m.ifindex);
 
 	/* The traced program may run on interfaces we do not capture. */
 	if (!iface)
 		return;
-	ps_capture(xdp, &p, iface);
+	ps_capture(xdp, &m, iface);
 }
 
 /* fentry: the arguments of the traced program, ctx[0] its xdp_buff. */
