@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -8,10 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include "cgroupfs.h"
 #include "container.h"
+
+/* include/linux/exportfs.h: a kernfs node by its 64-bit id. */
+#ifndef FILEID_KERNFS
+#define FILEID_KERNFS 0xfe
+#endif
 
 static uint64_t now_ns(void)
 {
@@ -49,34 +56,34 @@ static int find_mount(char *buf, size_t len)
 static struct ps_cgroup_index *walking;
 static int walk_err;
 
-static int add_entry(const char *fpath, const struct stat *st, int type, struct FTW *ftw)
+static int append(struct ps_cgroup_index *x, uint64_t id, const char *rel)
 {
-	struct ps_cgroup_index *x = walking;
-	size_t rl = strlen(x->root);
-	const char *rel = fpath + rl;
-
-	(void)ftw;
-	if (type != FTW_D)
-		return 0;
 	if (x->n == x->cap) {
 		size_t cap = x->cap ? x->cap * 2 : 256;
 		struct ps_cgroup_entry *e = realloc(x->e, cap * sizeof(*e));
 
-		if (!e) {
-			walk_err = -ENOMEM;
-			return 1;
-		}
+		if (!e)
+			return -ENOMEM;
 		x->e = e;
 		x->cap = cap;
 	}
-	x->e[x->n].id = st->st_ino;
+	x->e[x->n].id = id;
 	x->e[x->n].path = strdup(*rel ? rel : "/");
-	if (!x->e[x->n].path) {
-		walk_err = -ENOMEM;
-		return 1;
-	}
+	if (!x->e[x->n].path)
+		return -ENOMEM;
 	x->n++;
 	return 0;
+}
+
+static int add_entry(const char *fpath, const struct stat *st, int type, struct FTW *ftw)
+{
+	struct ps_cgroup_index *x = walking;
+
+	(void)ftw;
+	if (type != FTW_D)
+		return 0;
+	walk_err = append(x, st->st_ino, fpath + strlen(x->root));
+	return walk_err ? 1 : 0;
 }
 
 static void drop_entries(struct ps_cgroup_index *x)
@@ -145,10 +152,48 @@ static const char *find_id(const struct ps_cgroup_index *x, uint64_t id)
 	return NULL;
 }
 
+/*
+ * The path of cgroup id without a walk: the cgroup v2 file system takes an
+ * id as a file handle (FILEID_KERNFS), which open_by_handle_at opens with
+ * CAP_DAC_READ_SEARCH, and the fd's link names the directory. Added to the
+ * index; NULL without that privilege (after -Z), or for an id gone.
+ */
+static const char *by_handle(struct ps_cgroup_index *x, uint64_t id)
+{
+	union {
+		struct file_handle fh;
+		char bytes[sizeof(struct file_handle) + sizeof(uint64_t)];
+	} h = { .fh = { .handle_bytes = sizeof(uint64_t), .handle_type = FILEID_KERNFS } };
+	char link[64], full[PATH_MAX];
+	size_t rl = strlen(x->root);
+	int mnt, fd = -1;
+	ssize_t len = -1;
+
+	memcpy(h.fh.f_handle, &id, sizeof(id));
+	mnt = open(x->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mnt >= 0)
+		fd = open_by_handle_at(mnt, &h.fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		len = readlink(link, full, sizeof(full) - 1);
+		close(fd);
+	}
+	if (mnt >= 0)
+		close(mnt);
+	if (len < (ssize_t)rl || (size_t)len >= sizeof(full))
+		return NULL;
+	full[len] = '\0';
+	if (strncmp(full, x->root, rl) || (full[rl] && full[rl] != '/') || append(x, id, full + rl))
+		return NULL;
+	return x->e[x->n - 1].path;
+}
+
 const char *ps_cgroup_index_path(struct ps_cgroup_index *x, uint64_t id)
 {
 	const char *p = find_id(x, id);
 
+	if (!p && x->root[0])
+		p = by_handle(x, id);
 	if (p || !x->root[0] || now_ns() - x->built_ns < 1000000000ull)
 		return p;
 	walk(x);
