@@ -240,3 +240,54 @@ for g in "pod $NS/$POD" "namespace $NS"; do
 done
 assert_nothing_attached "${ENV}c1"
 assert_nothing_attached "${ENV}c2"
+
+# A filter by name follows: a container that stops leaves it, and one
+# started during the capture under the same name is in it from its first
+# packet (its first process is the ping); an agent (--config) whose pod
+# is not there yet waits for it, and takes it from its first packet. All
+# share the network of a holder container (wired as 3), whose own
+# packets no filter takes.
+CTRS+=("$RUN-net" "$RUN-fol")
+docker run -d --name "$RUN-net" --network none "$IMAGE" sleep 600 >/dev/null || fail "docker run failed"
+HPID=$(docker inspect -f '{{.State.Pid}}' "$RUN-net")
+wire 3 "$HPID"
+FID1=$(docker run -d --name "$RUN-fol" --network "container:$RUN-net" "$IMAGE" sleep 600) ||
+	fail "docker run failed"
+CAPTURE=(-i "${ENV}c3" --hook tc-ingress,tc-egress)
+side /dev/null "$WORK/follow.err" -v --container "$RUN-fol" -w "$WORK/follow.pcapng"
+FOL_PID=$SIDE_PID
+printf 'pod %s/later\n' "$NS" >"$WORK/agent.conf"
+side /dev/null "$WORK/agent.err" --config "$WORK/agent.conf" -w "$WORK/agent.pcapng"
+AGENT_PID=$SIDE_PID
+docker exec "$RUN-fol" ping -c 2 -i 0.2 198.18.3.1 >/dev/null || fail "the first follower's ping failed"
+docker rm -f "$RUN-fol" >/dev/null
+FID2=$(docker run -d --name "$RUN-fol" --network "container:$RUN-net" "$IMAGE" \
+	ping -c 3 -i 0.2 198.18.3.1) || fail "docker run failed"
+assert_eq 0 "$(docker wait "$RUN-fol")" "the second follower's ping answered"
+docker exec "$RUN-net" ping -c 2 -i 0.2 198.18.3.1 >/dev/null || fail "the holder's ping failed"
+PCTRS+=("$RUN-later")
+podman run --name "$RUN-later" --network "ns:/proc/$HPID/ns/net" \
+	--annotation io.kubernetes.pod.name=later --annotation io.kubernetes.pod.namespace="$NS" \
+	--annotation io.kubernetes.container.name=app \
+	"localhost/$IMAGE" ping -c 3 -i 0.2 198.18.3.1 >/dev/null 2>"$WORK/podman.err" ||
+	fail "the pod that comes later: $(cat "$WORK/podman.err")"
+sleep "$(scaled 2)"
+for p in "$FOL_PID follow" "$AGENT_PID agent"; do
+	kill -INT "${p% *}"
+	wait "${p% *}" || fail "the ${p#* } capture did not end cleanly: $(cat "$WORK/${p#* }.err")"
+done
+FOL="frame.comment contains \"container=$RUN-fol \""
+assert_eq 2 "$(count "$WORK/follow.pcapng" "icmp.type == 8 && $FOL && frame.comment contains \"docker:${FID1:0:12}\"")" \
+	"--container NAME: the first container's 2 requests"
+assert_eq 3 "$(count "$WORK/follow.pcapng" "icmp.type == 8 && $FOL && frame.comment contains \"docker:${FID2:0:12}\"")" \
+	"--container NAME: the one run later under that name, from its first packet"
+assert_eq 5 "$(count "$WORK/follow.pcapng" "icmp.type == 8")" \
+	"--container NAME: nothing of the holder's or the pod's"
+assert_match "cgroup /docker/$FID1 is gone from the filter" "$(cat "$WORK/follow.err")" \
+	"-v: the container that stopped leaves the filter"
+assert_match "pktsample: --pod $NS/later: none there yet; waiting for it" "$(cat "$WORK/agent.err")" \
+	"an agent whose pod is not there yet says it waits"
+assert_eq 3 "$(count "$WORK/agent.pcapng" "icmp.type == 8 && frame.comment contains \"pod=$NS/later container=app \"")" \
+	"the agent: the pod's 3 requests, from its first packet"
+assert_eq 3 "$(count "$WORK/agent.pcapng" "icmp.type == 8")" "the agent: nothing but the pod's"
+assert_nothing_attached "${ENV}c3"

@@ -198,6 +198,12 @@ static uint64_t deadline_due(void *arg, uint64_t now)
 	return r->deadline_ns;
 }
 
+static int run_follow(void *arg, uint64_t now)
+{
+	(void)now;
+	return ps_context_follow(arg);
+}
+
 static int run_reload(void *arg, uint64_t now)
 {
 	struct ps_stop *stop = arg;
@@ -216,6 +222,10 @@ static int add_sources(struct ps_capture *cap)
 	struct ps_cap_out *o = &cap->out;
 	const struct ps_run_src src[] = {
 		{ cap->run.link_fd, false, run_link, NULL, cap },
+		/* Before the packets: a container's cgroup joins the filter
+		 * before its first packet does. */
+		{ ps_context_follow_fd(&cap->ctx), false,
+		  ps_context_follow_fd(&cap->ctx) >= 0 ? run_follow : NULL, NULL, &cap->ctx },
 		{ -1, true, run_retry, NULL, &cap->ifaces },
 		{ ps_ingest_epoll_fd(o->in), true, run_ingest, ingest_due, cap },
 		{ -1, true, o->sflow ? run_sflow : NULL, sflow_due, o->sflow },
@@ -231,7 +241,7 @@ static int add_sources(struct ps_capture *cap)
 	int err = 0;
 
 	for (size_t i = 0; !err && i < sizeof(src) / sizeof(src[0]); i++)
-		if (src[i].run) /* sFlow's, the file's, the recorder's, --top's only with them */
+		if (src[i].run) /* some only with their option */
 			err = ps_runloop_add(&cap->run.loop, &src[i]);
 	return err;
 }

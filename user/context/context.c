@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cgfollow.h"
 #include "cgroupfs.h"
 #include "container.h"
 #include "context.h"
@@ -121,18 +122,23 @@ static int choose_containers(const struct ps_cgroup_index *x, const char *what,
  * namespace ("": any), and whether the pods chosen are of more than one
  * namespace. */
 struct by_pod {
-	const char *pod;
-	char ns[64], first_ns[64];
+	const char *pod; /* in name[] */
+	char name[256], ns[64], first_ns[64];
 	bool other_ns;
 	struct chosen *ch;
 };
+
+static bool pod_fits(const struct by_pod *b, const struct ps_ctr_names *names)
+{
+	return names->pod[0] && (!b->pod || !strcmp(b->pod, names->pod)) &&
+	       (!b->ns[0] || !strcmp(b->ns, names->pod_ns));
+}
 
 static int match_pod(const struct ps_container *c, const struct ps_ctr_names *names, void *arg)
 {
 	struct by_pod *b = arg;
 
-	if (!names->pod[0] || (b->pod && strcmp(b->pod, names->pod)) ||
-	    (b->ns[0] && strcmp(b->ns, names->pod_ns)))
+	if (!pod_fits(b, names))
 		return 0;
 	if (!b->first_ns[0])
 		snprintf(b->first_ns, sizeof(b->first_ns), "%s", names->pod_ns);
@@ -146,38 +152,85 @@ static int match_pod(const struct ps_container *c, const struct ps_ctr_names *na
  * without its namespace is the pod of that name in whichever namespace has
  * one: -ENOTUNIQ where more than one has. 0, -ENOENT (none), -ENOMEM.
  */
-static int choose_k8s(const struct ps_cgroup_index *x, const char *pod, const char *ns,
-		      struct chosen *ch)
+static int choose_k8s(const struct ps_cgroup_index *x, struct by_pod *b)
 {
-	const char *slash = pod ? strchr(pod, '/') : NULL;
-	struct by_pod b = { .pod = pod, .ch = ch };
-	int err;
+	int err = each_container(x, match_pod, b);
 
-	if (slash) {
-		snprintf(b.ns, sizeof(b.ns), "%.*s", (int)(slash - pod), pod);
-		b.pod = slash + 1;
-	} else if (ns) {
-		snprintf(b.ns, sizeof(b.ns), "%s", ns);
-	}
-	err = each_container(x, match_pod, &b);
-	if (!err && b.pod && !b.ns[0] && b.other_ns)
+	if (!err && b->pod && !b->ns[0] && b->other_ns)
 		err = -ENOTUNIQ;
-	return err ? err : ch->n ? 0 : -ENOENT;
+	/* Followed from here on in the namespace where it is. */
+	if (!err && b->pod && !b->ns[0])
+		snprintf(b->ns, sizeof(b->ns), "%s", b->first_ns);
+	return err ? err : b->ch->n ? 0 : -ENOENT;
 }
 
-/* --container, --pod or --k8s-namespace into the ids of their cgroups. */
+/* A filter by name, kept for following: what it names (its own copies:
+ * a reload frees the options), and the containers it has chosen. */
+struct ps_ctx_byname {
+	char container[256]; /* --container; "": --pod or --k8s-namespace */
+	struct by_pod pod;
+	struct chosen ch;
+};
+
+/* A cgroup made during the capture: one of a container chosen already
+ * (a cgroup below it), or of one the filter names. */
+static bool follow_wants(const char *path, void *arg)
+{
+	struct ps_ctx_byname *b = arg;
+	struct ps_container k;
+	struct ps_ctr_names names;
+
+	ps_container_of_path(path, &k);
+	if (k.kind == PS_CONTAINER_NONE)
+		return false;
+	if (is_chosen(&k, &b->ch))
+		return true;
+	ps_ctr_names_read("", &k, &names);
+	if (b->container[0] ? strcmp(b->container, names.name) != 0 : !pod_fits(&b->pod, &names))
+		return false;
+	/* A pod named without its namespace: the first one found is it. */
+	if (b->pod.pod && !b->pod.ns[0])
+		snprintf(b->pod.ns, sizeof(b->pod.ns), "%s", names.pod_ns);
+	return add(&b->ch, &k) == 0;
+}
+
+/* --container, --pod or --k8s-namespace into the ids of their cgroups,
+ * and what following them needs. None there: -ENOENT, or for an agent
+ * (cfg->wait) an empty choice that waits for them. */
 static int container_cgroups(struct ps_context *c, const struct ps_context_cfg *cfg, size_t *n)
 {
 	const char *opt = cfg->container ? "container" : cfg->pod ? "pod" : "k8s-namespace";
 	const char *what = cfg->container ?: cfg->pod ?: cfg->k8s_ns;
-	struct chosen ch = { 0 };
+	const char *slash = cfg->pod ? strchr(cfg->pod, '/') : NULL;
+	struct ps_ctx_byname *b = calloc(1, sizeof(*b));
 	int err;
 
-	err = cfg->container ? choose_containers(&c->cg, cfg->container, &ch) :
-			       choose_k8s(&c->cg, cfg->pod, cfg->k8s_ns, &ch);
+	if (!b)
+		return -ENOMEM;
+	c->byname = b;
+	b->pod.ch = &b->ch;
+	if (cfg->container) {
+		snprintf(b->container, sizeof(b->container), "%s", cfg->container);
+	} else {
+		snprintf(b->pod.name, sizeof(b->pod.name), "%s",
+			 slash	  ? slash + 1 :
+			 cfg->pod ?:
+				    "");
+		b->pod.pod = cfg->pod ? b->pod.name : NULL;
+		if (slash)
+			snprintf(b->pod.ns, sizeof(b->pod.ns), "%.*s", (int)(slash - cfg->pod),
+				 cfg->pod);
+		else if (cfg->k8s_ns)
+			snprintf(b->pod.ns, sizeof(b->pod.ns), "%s", cfg->k8s_ns);
+	}
+	err = cfg->container ? choose_containers(&c->cg, cfg->container, &b->ch) :
+			       choose_k8s(&c->cg, &b->pod);
 	if (!err)
-		err = ps_cgroup_index_pick(&c->cg, is_chosen, &ch, &c->cgroups, n);
-	free(ch.c);
+		err = ps_cgroup_index_pick(&c->cg, is_chosen, &b->ch, &c->cgroups, n);
+	if (err == -ENOENT && cfg->wait) {
+		pr_warn("--%s %s: none there yet; waiting for it\n", opt, what);
+		return 0;
+	}
 	if (err == -ENOENT && cfg->container)
 		pr_err("--container %s: no such container (a docker, podman, containerd or CRI-O "
 		       "name or id, pod:UID or unit:NAME) under %s\n",
@@ -247,6 +300,7 @@ int ps_context_resolve(struct ps_context *c, const struct ps_context_cfg *cfg)
 	c->knobs.filter |= PS_CTXF_CGROUP;
 	c->knobs.cgroups = c->cgroups;
 	c->knobs.n_cgroups = n;
+	c->knobs.cgroups_room = n + (c->byname ? PS_CTX_FOLLOW_ROOM : 0);
 	return 0;
 }
 
@@ -276,6 +330,15 @@ int ps_context_start(struct ps_context *c, struct ps_loader *l)
 		       "capture are found by looking for them, at most every %d s\n",
 		       err == -ENOENT ? "no cgroup v2 mount" : strerror(-err),
 		       PS_WHO_RESCAN_MS / 1000);
+	/* A filter by name follows from here on: what is made from now is
+	 * seen, what was made since the start's walk is judged now. */
+	if (c->byname) {
+		err = ps_cgfollow_open(&c->cg, c->cgroups, c->knobs.n_cgroups,
+				       ps_loader_ctx_cgroups_fd(l), follow_wants, c->byname,
+				       &c->follow);
+		if (err)
+			return err;
+	}
 	c->who = ps_who_new(ps_loader_owners_fd(l), &c->cg);
 	if (!c->who) {
 		pr_err("cannot set up the packets' context: %s\n", strerror(ENOMEM));
@@ -290,6 +353,16 @@ int ps_context_start(struct ps_context *c, struct ps_loader *l)
 	return 0;
 }
 
+int ps_context_follow_fd(const struct ps_context *c)
+{
+	return ps_cgfollow_fd(c->follow);
+}
+
+int ps_context_follow(struct ps_context *c)
+{
+	return c->follow ? ps_cgfollow_run(c->follow) : 0;
+}
+
 void ps_context_free(struct ps_context *c)
 {
 	ps_cgroup_index_free(&c->cg);
@@ -297,4 +370,10 @@ void ps_context_free(struct ps_context *c)
 	c->who = NULL;
 	free(c->cgroups);
 	c->cgroups = NULL;
+	ps_cgfollow_free(c->follow);
+	c->follow = NULL;
+	if (c->byname)
+		free(c->byname->ch.c);
+	free(c->byname);
+	c->byname = NULL;
 }

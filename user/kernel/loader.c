@@ -293,6 +293,15 @@ static int pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
 	return pick_trace_programs(skel, o);
 }
 
+/* The cgroup filter's map: its ids, and the room a filter that follows
+ * wants; 1 (the least a map has) without a filter. */
+static uint32_t ctx_cgroups_size(const struct ps_ctx_knobs *k)
+{
+	size_t n = k ? (k->cgroups_room > k->n_cgroups ? k->cgroups_room : k->n_cgroups) : 0;
+
+	return n ? (uint32_t)n : 1;
+}
+
 /* Every map's size: the rings' array (a ring per possible CPU; the rings
  * themselves are the ingest's to make, of any size: the kernel compares an
  * inner ring with the template by type alone) and their scratch, the
@@ -322,10 +331,7 @@ static int size_maps(struct ps_loader *l, struct pktsample *skel, const struct p
 	err = bpf_map__set_max_entries(skel->maps.owners,
 				       o->ctx && o->ctx->enabled ? PS_OWNERS_MAX : 1);
 	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.ctx_cgroups,
-					       o->ctx && o->ctx->n_cgroups ?
-						       (uint32_t)o->ctx->n_cgroups :
-						       1);
+		err = bpf_map__set_max_entries(skel->maps.ctx_cgroups, ctx_cgroups_size(o->ctx));
 	if (err) {
 		pr_err("cannot size the context maps: %s\n", strerror(-err));
 		return err;
@@ -441,6 +447,11 @@ int ps_loader_load(struct ps_loader *l, const struct ps_load_opts *o)
 	}
 	l->skel = skel;
 	return 0;
+}
+
+int ps_loader_ctx_cgroups_fd(const struct ps_loader *l)
+{
+	return l->skel ? bpf_map__fd(l->skel->maps.ctx_cgroups) : -ENOENT;
 }
 
 int ps_loader_owners_fd(const struct ps_loader *l)

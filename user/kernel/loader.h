@@ -46,6 +46,7 @@ struct ps_ctx_knobs {
 	char comm[PS_COMM_LEN];
 	const uint64_t *cgroups; /* PS_CTXF_CGROUP: the cgroup ids wanted */
 	size_t n_cgroups;
+	size_t cgroups_room; /* the map's size, if more (a filter that follows) */
 };
 
 /* Sockets whose owner the kernel keeps (an LRU map: older ones go first). */
@@ -135,6 +136,9 @@ int ps_loader_read_drop_reasons(const struct ps_loader *l, uint64_t *counts);
 
 /* The owners map (struct ps_owner per socket cookie), or -ENOENT. */
 int ps_loader_owners_fd(const struct ps_loader *l);
+/* The cgroup filter's map (ps_ctx_knobs.cgroups), for a filter that
+ * follows containers to change. */
+int ps_loader_ctx_cgroups_fd(const struct ps_loader *l);
 /*
  * Attach the socket-owner program (loaded with o->ctx enabled) to the
  * cgroup v2 root cgroup_root, as a link: it goes when pktsample does,
