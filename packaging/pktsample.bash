@@ -29,7 +29,7 @@ _pktsample()
 	--pid) COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur")); return ;;
 	--comm) COMPREPLY=($(compgen -W "$(ps -e -o comm= 2>/dev/null | sort -u)" -- "$cur")); return ;;
 	--netns) COMPREPLY=($(compgen -W "$(ls /run/netns 2>/dev/null)" -- "$cur")); return ;;
-	--cgroup) _filedir -d; return ;;
+	--cgroup | --host-root) _filedir -d; return ;;
 	-Z | --relinquish-privileges) COMPREPLY=($(compgen -u -- "$cur")); return ;;
 	-z | --postrotate-command) COMPREPLY=($(compgen -c -- "$cur")); return ;;
 	-s | --snaplen | -c | --count | --duration | -B | --buffer-size | -j | --threads | --sample | \

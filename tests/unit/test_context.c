@@ -184,7 +184,7 @@ static void says(struct ps_who_table *t, const struct ps_meta *m, const char *wa
 static void owners_are_worded_once(void **state)
 {
 	struct ps_cgroup_index cg = { 0 }; /* no cgroup tree: no walks */
-	struct ps_who_table *t = ps_who_new(-1, &cg);
+	struct ps_who_table *t = ps_who_new(-1, &cg, "");
 	const struct ps_meta none = { .ctx = PS_CTX_NO_SOCKET };
 	const struct ps_meta l4 = { .ctx = PS_CTX_NOT_L4 };
 	const struct ps_meta cgroup = { .ctx = PS_CTX_NO_SOCKET, .cgroup_id = 4242 };
@@ -258,7 +258,7 @@ static void gone_cgroups_are_let_go(void **state)
 		ino[i] = st.st_ino;
 	}
 	snprintf(cg.root, sizeof(cg.root), "%s", root);
-	t = ps_who_new(-1, &cg);
+	t = ps_who_new(-1, &cg, "");
 	assert_non_null(t);
 	for (int i = 0; i < 2; i++) {
 		const struct ps_meta m = { .ctx = PS_CTX_NO_SOCKET, .cgroup_id = ino[i] };
@@ -302,7 +302,7 @@ static void gone_cgroups_are_let_go(void **state)
 static void scans_only_for_what_a_scan_finds(void **state)
 {
 	struct ps_cgroup_index cg = { 0 };
-	struct ps_who_table *t = ps_who_new(-1, &cg);
+	struct ps_who_table *t = ps_who_new(-1, &cg, "");
 	const struct ps_meta packet = { .ctx = PS_CTX_SENDER,
 					.flags = PS_F_SOCK_NOT_INET,
 					.sock_cookie = 77 };
@@ -331,7 +331,7 @@ static void scans_only_for_what_a_scan_finds(void **state)
 static void waiting_owners_are_worded_once(void **state)
 {
 	struct ps_cgroup_index cg = { 0 };
-	struct ps_who_table *t = ps_who_new(-1, &cg);
+	struct ps_who_table *t = ps_who_new(-1, &cg, "");
 	struct ps_meta udp = { .ctx = PS_CTX_SENDER, .sock_cookie = 90 };
 	const struct ps_who *a, *b;
 

@@ -41,7 +41,8 @@ static const char *const file_line = "the file (write, file-size, rotate-seconds
 static const char *const print_line = "what is printed (print and its flags)";
 static const char *const flight_line =
 	"the flight recorder (flight, flight-size, trigger, after, holdoff, incidents)";
-static const char *const ctx_line = "context, pid, comm, cgroup, container, pod or k8s-namespace";
+static const char *const ctx_line =
+	"context, pid, comm, cgroup, container, pod, k8s-namespace or host-root";
 static const char *const buf_line = "transport, buffer-size or threads";
 
 /* Setting k changed in c; the name the line gives it (NULL past the last). */

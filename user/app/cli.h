@@ -136,6 +136,7 @@ struct ps_opts {
 	const char *ctx_container; /* --container */
 	const char *ctx_pod;	   /* --pod: [NAMESPACE/]NAME */
 	const char *ctx_k8s_ns;	   /* --k8s-namespace */
+	const char *host_root;	   /* --host-root */
 	const char *netns;	   /* --netns: capture in this network namespace */
 	/* --top (user/top/topview.h): the live ranking, and how. */
 	bool top;

@@ -49,6 +49,7 @@ void ps_options_capture_cfg(const struct ps_opts *o, struct ps_capture_cfg *c)
 			.enabled = !o->no_context, .pid = o->ctx_pid, .comm = o->ctx_comm,
 			.cgroup = o->ctx_cgroup, .container = o->ctx_container,
 			.pod = o->ctx_pod, .k8s_ns = o->ctx_k8s_ns,
+			.host_root = o->host_root,
 			.wait = o->config != NULL, /* an agent waits for its pods */
 		},
 	};

@@ -32,7 +32,8 @@ static bool same_context(const struct ps_context_cfg *a, const struct ps_context
 {
 	return a->enabled == b->enabled && a->pid == b->pid && same_str(a->comm, b->comm) &&
 	       same_str(a->cgroup, b->cgroup) && same_str(a->container, b->container) &&
-	       same_str(a->pod, b->pod) && same_str(a->k8s_ns, b->k8s_ns);
+	       same_str(a->pod, b->pod) && same_str(a->k8s_ns, b->k8s_ns) &&
+	       same_str(a->host_root, b->host_root);
 }
 
 /* Are a's and b's hook settings written alike? */
@@ -90,7 +91,7 @@ static const char *needs_restart(const struct ps_reload_run *run, const struct p
 	if ((a->sflow.n_collectors > 0) != (b->sflow.n_collectors > 0))
 		return "whether there is sflow";
 	if (!same_context(&a->context, &b->context))
-		return "context, pid, comm, cgroup, container, pod or k8s-namespace";
+		return "context, pid, comm, cgroup, container, pod, k8s-namespace or host-root";
 	if (a->no_promisc != b->no_promisc)
 		return "no-promiscuous-mode";
 	return NULL;

@@ -48,10 +48,10 @@ static int add(struct chosen *ch, const struct ps_container *c)
 
 /*
  * Each container the tree has, once (a container may have several
- * cgroups), with the names its runtime's records give it: visit(c, names,
+ * cgroups), with the names its runtime's records (under root) give it: visit(c, names,
  * arg), until it returns an error. 0 or that error, or -ENOMEM.
  */
-static int each_container(const struct ps_cgroup_index *x,
+static int each_container(const struct ps_cgroup_index *x, const char *root,
 			  int (*visit)(const struct ps_container *c,
 				       const struct ps_ctr_names *names, void *arg),
 			  void *arg)
@@ -69,7 +69,7 @@ static int each_container(const struct ps_cgroup_index *x,
 		err = add(&seen, &c);
 		if (err)
 			break;
-		ps_ctr_names_read("", &c, &names); /* none: names cleared */
+		ps_ctr_names_read(root, &c, &names); /* none: names cleared */
 		err = visit(&c, &names, arg);
 	}
 	free(seen.c);
@@ -102,11 +102,11 @@ static int match_container(const struct ps_container *c, const struct ps_ctr_nam
  * id begins with WHAT. 0, -ENOENT (none), -ENOTUNIQ (a beginning more than
  * one container's id has), -ENOMEM.
  */
-static int choose_containers(const struct ps_cgroup_index *x, const char *what,
+static int choose_containers(const struct ps_cgroup_index *x, const char *root, const char *what,
 			     struct chosen *exact)
 {
 	struct by_container b = { .what = what, .exact = exact };
-	int err = each_container(x, match_container, &b);
+	int err = each_container(x, root, match_container, &b);
 
 	if (!err && !exact->n) {
 		if (b.prefix.n > 1)
@@ -152,9 +152,9 @@ static int match_pod(const struct ps_container *c, const struct ps_ctr_names *na
  * without its namespace is the pod of that name in whichever namespace has
  * one: -ENOTUNIQ where more than one has. 0, -ENOENT (none), -ENOMEM.
  */
-static int choose_k8s(const struct ps_cgroup_index *x, struct by_pod *b)
+static int choose_k8s(const struct ps_cgroup_index *x, const char *root, struct by_pod *b)
 {
-	int err = each_container(x, match_pod, b);
+	int err = each_container(x, root, match_pod, b);
 
 	if (!err && b->pod && !b->ns[0] && b->other_ns)
 		err = -ENOTUNIQ;
@@ -167,7 +167,8 @@ static int choose_k8s(const struct ps_cgroup_index *x, struct by_pod *b)
 /* A filter by name, kept for following: what it names (its own copies:
  * a reload frees the options), and the containers it has chosen. */
 struct ps_ctx_byname {
-	char container[256]; /* --container; "": --pod or --k8s-namespace */
+	char records_root[PATH_MAX]; /* --host-root */
+	char container[256];	     /* --container; "": --pod or --k8s-namespace */
 	struct by_pod pod;
 	struct chosen ch;
 };
@@ -185,7 +186,7 @@ static bool follow_wants(const char *path, void *arg)
 		return false;
 	if (is_chosen(&k, &b->ch))
 		return true;
-	ps_ctr_names_read("", &k, &names);
+	ps_ctr_names_read(b->records_root, &k, &names);
 	if (b->container[0] ? strcmp(b->container, names.name) != 0 : !pod_fits(&b->pod, &names))
 		return false;
 	/* A pod named without its namespace: the first one found is it. */
@@ -223,8 +224,9 @@ static int container_cgroups(struct ps_context *c, const struct ps_context_cfg *
 		else if (cfg->k8s_ns)
 			snprintf(b->pod.ns, sizeof(b->pod.ns), "%s", cfg->k8s_ns);
 	}
-	err = cfg->container ? choose_containers(&c->cg, cfg->container, &b->ch) :
-			       choose_k8s(&c->cg, &b->pod);
+	snprintf(b->records_root, sizeof(b->records_root), "%s", c->records_root);
+	err = cfg->container ? choose_containers(&c->cg, c->records_root, cfg->container, &b->ch) :
+			       choose_k8s(&c->cg, c->records_root, &b->pod);
 	if (!err)
 		err = ps_cgroup_index_pick(&c->cg, is_chosen, &b->ch, &c->cgroups, n);
 	if (err == -ENOENT && cfg->wait) {
@@ -257,6 +259,7 @@ int ps_context_resolve(struct ps_context *c, const struct ps_context_cfg *cfg)
 
 	memset(c, 0, sizeof(*c));
 	c->knobs.enabled = cfg->enabled;
+	snprintf(c->records_root, sizeof(c->records_root), "%s", cfg->host_root ?: "");
 	if (!cfg->enabled)
 		return 0;
 	if (cfg->pid) {
@@ -339,7 +342,7 @@ int ps_context_start(struct ps_context *c, struct ps_loader *l)
 		if (err)
 			return err;
 	}
-	c->who = ps_who_new(ps_loader_owners_fd(l), &c->cg);
+	c->who = ps_who_new(ps_loader_owners_fd(l), &c->cg, c->records_root);
 	if (!c->who) {
 		pr_err("cannot set up the packets' context: %s\n", strerror(ENOMEM));
 		return -ENOMEM;

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include "cgroupfs.h"
 #include "loader.h"
@@ -24,6 +25,7 @@ struct ps_context_cfg {
 	const char *container; /* --container */
 	const char *pod;       /* --pod: [NAMESPACE/]NAME */
 	const char *k8s_ns;    /* --k8s-namespace */
+	const char *host_root; /* --host-root: the runtimes' records under it */
 	bool wait;	       /* an agent: a name that matches nothing yet waits */
 };
 
@@ -42,6 +44,7 @@ struct ps_context {
 	struct ps_cgroup_index cg;
 	int cg_err;
 	struct ps_who_table *who;
+	char records_root[PATH_MAX]; /* --host-root; "" for / */
 	/* --container, --pod, --k8s-namespace: what they name, followed
 	 * through the cgroup tree's changes; NULL for the other filters. */
 	struct ps_ctx_byname *byname;

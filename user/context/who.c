@@ -78,6 +78,7 @@ struct memo {
 struct ps_who_table {
 	int owners_fd;
 	struct ps_cgroup_index cg;
+	char records_root[PATH_MAX]; /* the runtimes' records under it */
 	struct sock_node *socks[BUCKETS];
 	struct proc_node *procs[BUCKETS];
 	struct cgroup_node *cgroups[BUCKETS];
@@ -132,7 +133,7 @@ static void read_netns_names(struct ps_who_table *t)
 		closedir(d);
 }
 
-struct ps_who_table *ps_who_new(int owners_fd, struct ps_cgroup_index *cg)
+struct ps_who_table *ps_who_new(int owners_fd, struct ps_cgroup_index *cg, const char *records_root)
 {
 	struct ps_who_table *t = calloc(1, sizeof(*t));
 
@@ -140,6 +141,7 @@ struct ps_who_table *ps_who_new(int owners_fd, struct ps_cgroup_index *cg)
 		return NULL;
 	t->owners_fd = owners_fd;
 	t->gen = 1;
+	snprintf(t->records_root, sizeof(t->records_root), "%s", records_root);
 	t->rescan_gap_ns = ps_who_rescan_gap_ns(0);
 	/* Without cgroup v2, packets have no container: not an error. */
 	t->cg = *cg;
@@ -430,7 +432,7 @@ static const struct cgroup_node *cgroup_words(struct ps_who_table *t, uint64_t i
 	ps_container_of_path(path, &c);
 	ps_container_name(&c, n->container, sizeof(n->container));
 	/* Once a cgroup: its runtime's records, where it has any. */
-	ps_ctr_names_read("", &c, &n->names);
+	ps_ctr_names_read(t->records_root, &c, &n->names);
 	if (!n->container[0] && strcmp(path, "/"))
 		snprintf(n->cgroup, sizeof(n->cgroup), "%s", path);
 	set_keys(n);

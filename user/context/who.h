@@ -54,8 +54,10 @@ struct ps_who_table;
 
 /* owners_fd: the owners map (may be -1: nothing but what the packets say).
  * cg: the cgroup v2 tree, walked (or failed: root ""), which the table
- * takes over (*cg is left empty). NULL on -ENOMEM. */
-struct ps_who_table *ps_who_new(int owners_fd, struct ps_cgroup_index *cg);
+ * takes over (*cg is left empty). records_root: where the container
+ * runtimes' records are (ctrnames.h; "" for /). NULL on -ENOMEM. */
+struct ps_who_table *ps_who_new(int owners_fd, struct ps_cgroup_index *cg,
+				const char *records_root);
 void ps_who_free(struct ps_who_table *t);
 /* Find and record the owners of the sockets that exist now (sockscan.h),
  * into the owners map too, where the map has none. The number found, or
