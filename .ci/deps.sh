@@ -13,5 +13,5 @@ apt-get install -y -qq --no-install-recommends \
 	man-db groff-base bash-completion libcap2-bin pmacct ethtool wireguard-tools \
 	qemu-system-x86 busybox-static cpio lintian clang-format nftables \
 	prometheus curl sqlite3 systemd libmicrohttpd-dev libyaml-dev libcrypt-dev libjansson-dev openssl \
-	libncurses-dev tmux docker.io podman runc catatonit python3-yaml \
+	libncurses-dev tmux docker.io containerd podman runc catatonit python3-yaml \
 	>/dev/null

@@ -11,7 +11,7 @@
 # with the runtime's id after: in the file, from -r -v, and in --top's
 # container, pod and namespace groupings.
 . "$(dirname "$0")/lib.sh"
-need_tools dockerd docker podman runc busybox python3 curl promtool
+need_tools dockerd docker podman runc containerd ctr busybox python3 curl promtool
 
 RUN=pst$$
 WEB=web-$RUN
@@ -32,8 +32,31 @@ runtime = "runc"
 cgroup_manager = "cgroupfs"
 EOF
 
+CTRD_NS=pst$$     # containerd's namespace of the test
+CTRD=""           # the containerd started here, if one was
+CID=""            # its container
 runtimes_down() {
-	local c
+	local c h
+	if [ -n "$CID" ]; then
+		ctr -n "$CTRD_NS" task kill -s KILL "$CID" >/dev/null 2>&1
+		for _ in $(seq 50); do
+			ctr -n "$CTRD_NS" task rm "$CID" >/dev/null 2>&1 && break
+			sleep 0.1
+		done
+		ctr -n "$CTRD_NS" container rm "$CID" >/dev/null 2>&1
+		ctr -n "$CTRD_NS" image rm --sync "localhost/$IMAGE" >/dev/null 2>&1
+		ctr -n "$CTRD_NS" content ls -q 2>/dev/null | xargs -r ctr -n "$CTRD_NS" content rm >/dev/null 2>&1
+		ctr namespace rm "$CTRD_NS" >/dev/null 2>&1
+	fi
+	# runc made the cgroups (those of each v1 hierarchy too) below the
+	# pod's, which the runtime leaves to kubelet.
+	for h in /sys/fs/cgroup/*/"$RUN-kubepods" /sys/fs/cgroup/"$RUN-kubepods"; do
+		[ -d "$h" ] && find "$h" -depth -type d -exec rmdir {} + 2>/dev/null
+	done
+	if [ -n "$CTRD" ]; then
+		kill -TERM "$CTRD" 2>/dev/null || true
+		for _ in $(seq 100); do kill -0 "$CTRD" 2>/dev/null || break; sleep 0.1; done
+	fi
 	for c in "${CTRS[@]}"; do docker rm -f "$c" >/dev/null 2>&1 || true; done
 	docker rmi "$IMAGE" >/dev/null 2>&1 || true
 	for c in "${PCTRS[@]}"; do podman rm -f -t 0 "$c" >/dev/null 2>&1 || true; done
@@ -291,3 +314,44 @@ assert_eq 3 "$(count "$WORK/agent.pcapng" "icmp.type == 8 && frame.comment conta
 	"the agent: the pod's 3 requests, from its first packet"
 assert_eq 3 "$(count "$WORK/agent.pcapng" "icmp.type == 8")" "the agent: nothing but the pod's"
 assert_nothing_attached "${ENV}c3"
+
+# containerd: a task made through containerd itself (ctr), with the
+# annotations containerd's CRI writes for a Kubernetes container, in a pod
+# cgroup as kubelet's cgroupfs driver makes them: named from its bundle.
+# The host's containerd where one answers, else one of our own (no CRI).
+if ! ctr version >/dev/null 2>&1; then
+	printf 'version = 2\ndisabled_plugins = ["io.containerd.grpc.v1.cri"]\n' >"$WORK/containerd.toml"
+	containerd --config "$WORK/containerd.toml" >"$WORK/containerd.log" 2>&1 &
+	CTRD=$!
+	for _ in $(seq $((100 * PS_TIME_SCALE))); do
+		ctr version >/dev/null 2>&1 && break
+		kill -0 "$CTRD" 2>/dev/null || fail "containerd did not start: $(tail -5 "$WORK/containerd.log")"
+		sleep 0.1
+	done
+fi
+podman save --format oci-archive -o "$WORK/image.tar" "localhost/$IMAGE" >/dev/null 2>&1 ||
+	fail "podman save failed"
+CID=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
+ctr -n "$CTRD_NS" image import --base-name "localhost/${IMAGE%:*}" "$WORK/image.tar" >/dev/null 2>&1 ||
+	fail "ctr image import failed"
+ctr -n "$CTRD_NS" run -d --cgroup "/$RUN-kubepods/pod$(python3 -c 'import uuid; print(uuid.uuid4())')/$CID" \
+	--annotation io.kubernetes.cri.sandbox-name=cart2 \
+	--annotation io.kubernetes.cri.sandbox-namespace="$NS" \
+	--annotation io.kubernetes.cri.container-name=app \
+	--annotation io.kubernetes.cri.image-name="localhost/$IMAGE" \
+	"localhost/$IMAGE" "$CID" sleep 600 >"$WORK/ctr.out" 2>&1 || fail "ctr run failed: $(cat "$WORK/ctr.out")"
+wire 4 "$(ctr -n "$CTRD_NS" task ls | awk -v id="$CID" '$1 == id {print $2}')"
+CAPTURE=(-i "${ENV}c4" --hook tc-ingress,tc-egress)
+side /dev/null "$WORK/ctrd.err" --pod "$NS/cart2" -w "$WORK/ctrd.pcapng"
+CTRD_PID=$SIDE_PID
+ctr -n "$CTRD_NS" task exec --exec-id "ping$RUN" "$CID" ping -c 3 -i 0.2 198.18.4.1 >/dev/null ||
+	fail "the containerd container's ping failed"
+sleep "$(scaled 1)"
+kill -INT "$CTRD_PID"
+wait "$CTRD_PID" || fail "the capture by the containerd pod did not end cleanly: $(cat "$WORK/ctrd.err")"
+C_WORDS="pod=$NS/cart2 container=app image=localhost/$IMAGE cid=containerd:${CID:0:12}"
+lines=$(fields "$WORK/ctrd.pcapng" 'icmp.type == 8' frame.comment)
+[ "$(wc -l <<<"$lines")" -eq 3 ] || fail "not the containerd container's 3 echo requests: $lines"
+assert_eq "" "$(grep -v "comm=ping $C_WORDS netns=" <<<"$lines" || true)" \
+	"containerd: --pod finds the task by its CRI annotations, each request names its pod"
+assert_nothing_attached "${ENV}c4"
