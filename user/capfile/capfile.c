@@ -312,30 +312,29 @@ static uint32_t direction_of(unsigned int hook)
 static void encode_opts(struct ps_capfile *f, struct ps_epb_cache *cs, const struct ps_sink_pkt *p)
 {
 	const struct ps_annot *a = &p->a;
+	const struct ps_meta *k = &a->k;
 	int64_t pib = pib_of(f, p->who);
 	char comment[400];
+	struct pcapng_epb epb = {
+		.direction = direction_of(k->hook),
+		.has_queue = true,
+		.queue = k->rx_queue,
+		/* A drop's reason is no XDP or TC verdict: it is in the
+		 * comment. */
+		.has_verdict = f->cfg.epb_verdict && k->hook != PS_HOOK_XDP_ENTRY &&
+			       !ps_hook_is_drop(k->hook),
+		.verdict_type = ps_hook_is_tc(k->hook) ? PCAPNG_VERDICT_TC : PCAPNG_VERDICT_XDP,
+		.verdict = k->verdict,
+		.has_process = a->known,
+		.pid = a->pid,
+		.tid = a->tid,
+		.has_pib = pib >= 0,
+		.pib = pib >= 0 ? (uint32_t)pib : 0,
+		.comment = comment,
+	};
 
 	ps_sink_comment(comment, sizeof(comment), p, f->cfg.tag, PS_COMMENT_BLOCK);
-	pcapng_epb_opts_encode(&cs->opts,
-			       &(struct pcapng_epb){
-				       .direction = direction_of(a->hook),
-				       .has_queue = true,
-				       .queue = a->queue,
-				       /* A drop's reason is no XDP or TC verdict:
-					* it is in the comment. */
-				       .has_verdict = f->cfg.epb_verdict &&
-						      a->hook != PS_HOOK_XDP_ENTRY &&
-						      !ps_hook_is_drop(a->hook),
-				       .verdict_type = ps_hook_is_tc(a->hook) ? PCAPNG_VERDICT_TC :
-										PCAPNG_VERDICT_XDP,
-				       .verdict = a->verdict,
-				       .has_process = a->known,
-				       .pid = a->pid,
-				       .tid = a->tid,
-				       .has_pib = pib >= 0,
-				       .pib = pib >= 0 ? (uint32_t)pib : 0,
-				       .comment = comment,
-			       });
+	pcapng_epb_opts_encode(&cs->opts, &epb);
 	cs->valid = true;
 	cs->key = *a;
 }

@@ -32,22 +32,19 @@ struct ps_drop_words {
 
 /*
  * What a packet's words and its pcapng options say of it, but its id and
- * drop count: plain data, made by ps_annot_of alone and compared
- * whole (a capture file encodes a CPU's options once for the packets that
- * follow with the same annotation): a new field is filled there, said by
- * ps_sink_comment or the file's options, and given an input in
- * tests/unit/test_annot.c, which fails on a byte no input reaches.
+ * drop count: plain data, made by ps_annot_of alone and compared whole (a
+ * capture file encodes a CPU's options once for the packets that follow
+ * with the same annotation). The kernel's part is the packet's ps_meta
+ * less what differs from packet to packet and no word says, which
+ * ps_annot_of clears: a field added to ps_meta is part of it, compared and
+ * cached, with no edit here; said by ps_sink_comment or the file's
+ * options. tests/unit/test_annot.c fails on a byte no input reaches.
  */
 struct ps_annot {
-	uint8_t hook, flags; /* ps_meta's */
-	uint8_t ctx;	     /* how the owner was found: enum ps_ctx */
-	bool known;	     /* the owner's process is known */
-	uint32_t cpu, queue;
-	int32_t verdict;	 /* ps_meta's: XDP_*, TC_ACT_*, a drop's reason */
+	struct ps_meta k;
 	uint32_t pid, tid, proc; /* the owner's (ps_who); 0 without one */
-	uint32_t pad;		 /* explicit: test_annot checks every other byte */
-	uint64_t location;	 /* a drop's place */
-	uint64_t cookie, cgroup; /* the owner's socket and cgroup */
+	bool known;		 /* the owner's process is known */
+	uint8_t pad[3];		 /* explicit: test_annot checks every other byte */
 };
 
 /* One packet as every sink gets it: made whole, once, by the ingest
