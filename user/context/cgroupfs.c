@@ -192,12 +192,15 @@ const char *ps_cgroup_index_path(struct ps_cgroup_index *x, uint64_t id)
 {
 	const char *p = find_id(x, id);
 
-	if (!p && x->root[0])
-		p = by_handle(x, id);
-	if (p || !x->root[0] || now_ns() - x->built_ns < 1000000000ull)
+	if (p || !x->root[0])
 		return p;
-	walk(x);
-	return find_id(x, id);
+	/* A walk at most once a second: it also tells which cgroups went
+	 * (built_ns changes), for the callers' caches to let go of. */
+	if (now_ns() - x->built_ns >= 1000000000ull) {
+		walk(x);
+		p = find_id(x, id);
+	}
+	return p ? p : by_handle(x, id);
 }
 
 static int by_id(const void *a, const void *b)

@@ -33,7 +33,8 @@ struct ps_cgroup_index {
 int ps_cgroup_index_open(struct ps_cgroup_index *x);
 void ps_cgroup_index_free(struct ps_cgroup_index *x);
 /* The path of cgroup id, walking the tree again (at most once a second)
- * for an id made since; NULL if there is none. */
+ * for an id made since, else opening the cgroup by its id (with
+ * CAP_DAC_READ_SEARCH); NULL if there is none. */
 const char *ps_cgroup_index_path(struct ps_cgroup_index *x, uint64_t id);
 /* The ids the tree had at its last walk, sorted, into a malloc'd *ids.
  * 0 or -ENOMEM. */

@@ -378,9 +378,9 @@ static int by_id(const void *a, const void *b)
 }
 
 /* After a walk of the tree: the words of the cgroups it no longer has (a
- * container gone) are let go, so that a host whose containers come and go
- * keeps the words of those there are. Memos hold copies: nothing to
- * invalidate. */
+ * container gone), and the sockets made in them, are let go, so that a
+ * host whose containers come and go keeps those of the containers there
+ * are. Memos hold copies: nothing to invalidate. */
 static void forget_gone_cgroups(struct ps_who_table *t)
 {
 	uint64_t *ids;
@@ -399,6 +399,20 @@ static void forget_gone_cgroups(struct ps_who_table *t)
 			*p = c->next;
 			free(c);
 			t->n_cgroups--;
+		}
+	/* And the sockets made in them: a container's go with it. */
+	for (size_t b = 0; b < BUCKETS; b++)
+		for (struct sock_node **p = &t->socks[b]; *p;) {
+			struct sock_node *k = *p;
+
+			if (!k->known || !k->owner.cgroup_id ||
+			    bsearch(&k->owner.cgroup_id, ids, n, sizeof(*ids), by_id)) {
+				p = &k->next;
+				continue;
+			}
+			*p = k->next;
+			free(k);
+			t->n_socks--;
 		}
 	free(ids);
 }
