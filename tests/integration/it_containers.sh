@@ -145,6 +145,10 @@ side() {
 start_capture "${CAPTURE[@]}" -w "$WORK/names.pcapng"
 side "$WORK/top-container.txt" "$WORK/top.err" --top --batch --top-group container
 TOP_PID=$SIDE_PID
+# sFlow: the owner's words in the flow samples' extended_user record.
+start_sflow_tcpdump
+side /dev/null "$WORK/sflow.err" --sflow 127.0.0.1
+SFLOW_PID=$SIDE_PID
 
 # --container by the docker container's name, and by the beginning of
 # the podman container's id.
@@ -167,6 +171,9 @@ for b in name prefix pod podname ns; do
 	kill -INT "${BY[$b]}"
 	wait "${BY[$b]}" || fail "the capture by $b did not end cleanly: $(cat "$WORK/by-$b.err")"
 done
+kill -INT "$SFLOW_PID"
+wait "$SFLOW_PID" || fail "the sFlow export did not end cleanly: $(cat "$WORK/sflow.err")"
+stop_sflow_tcpdump
 
 who() { fields "$WORK/names.pcapng" "$1" frame.comment; }
 D_WORDS="container=$WEB image=$IMAGE cid=docker:${DID:0:12}"
@@ -184,6 +191,9 @@ assert_eq "" "$(grep -v "comm=ping $P_WORDS netns=" <<<"$lines" || true)" \
 assert_eq 0 "$(count "$WORK/names.pcapng" "frame.comment contains \"pod=$NS/\" && !(ip.src == 198.18.2.2)")" \
 	"Wireshark's filter on the namespace finds the pod's packets alone"
 ok "a pod's namespace is a Wireshark filter: frame.comment contains \"pod=$NS/\""
+users=$(tshark_q -r "$WORK/sflow.pcap" -T fields -e sflow_5.extended_user.source_user)
+assert_match "comm=ping $D_WORDS netns=" "$users" "sFlow: the docker container's samples name it"
+assert_match "comm=ping $P_WORDS netns=" "$users" "sFlow: the pod's samples name it"
 
 # Each --container capture holds exactly the full capture's packets of
 # that container: its 3 requests, and nothing of the other's.
