@@ -12,19 +12,13 @@
 #   bench/churn.sh [BUILD_DIR]
 #   env: N=200 STEP=50
 source "$(dirname "$0")/lib.sh"
+. "$top/testenv/containers.sh"
 build=${1:-$top/build}
 N=${N:-200}
 STEP=${STEP:-50}
 bench_env
 RUN=churn$$
-export CONTAINERS_CONF=$SHM/containers.conf
-cat >"$CONTAINERS_CONF" <<'EOF'
-[containers]
-default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-EOF
+podman_conf "$SHM/containers.conf"
 down() {
 	# One at a time (one missing fails the lot), the network's holder last.
 	podman rm -f -t 0 "$RUN" >/dev/null 2>&1 || true
@@ -35,9 +29,7 @@ down() {
 }
 trap down EXIT
 
-mkdir -p "$SHM/root/bin"
-cp "$(command -v busybox)" "$SHM/root/bin/busybox"
-for a in sh sleep ping; do ln -s busybox "$SHM/root/bin/$a"; done
+busybox_tree "$SHM/root"
 tar -C "$SHM/root" -c . | podman import - "localhost/$RUN:1" >/dev/null
 podman run -d --name "$RUN-net" --network none "localhost/$RUN:1" sleep 3600 >/dev/null
 hpid=$(podman inspect -f '{{.State.Pid}}' "$RUN-net")

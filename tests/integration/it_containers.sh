@@ -11,6 +11,7 @@
 # with the runtime's id after: in the file, from -r -v, and in --top's
 # container, pod and namespace groupings.
 . "$(dirname "$0")/lib.sh"
+. "$top/testenv/containers.sh"
 need_tools dockerd docker podman runc containerd ctr busybox python3 curl promtool
 
 RUN=pst$$
@@ -23,14 +24,7 @@ env_up
 CTRS=()   # docker containers, removed at the end
 PCTRS=()  # podman's
 DOCKERD=""
-export CONTAINERS_CONF=$WORK/containers.conf
-cat >"$CONTAINERS_CONF" <<'EOF'
-[containers]
-default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-EOF
+podman_conf "$WORK/containers.conf"
 
 CTRD_NS=pst$$     # containerd's namespace of the test
 CTRD=""           # the containerd started here, if one was
@@ -71,9 +65,20 @@ runtimes_down() {
 trap 'rc=$?; set +e; runtimes_down; (exit $rc); cleanup' EXIT
 
 # The image: a busybox-static tree.
-mkdir -p "$WORK/root/bin"
-cp "$(command -v busybox)" "$WORK/root/bin/busybox"
-for a in sh sleep ping nc; do ln -s busybox "$WORK/root/bin/$a"; done
+busybox_tree "$WORK/root"
+
+# wait_daemon PID NAME CMD...: until CMD answers, while PID (NAME, logging
+# to $WORK/NAME.log) lives.
+wait_daemon() {
+	local pid=$1 name=$2
+	shift 2
+	for _ in $(seq $((300 * PS_TIME_SCALE))); do
+		"$@" >/dev/null 2>&1 && return 0
+		kill -0 "$pid" 2>/dev/null || fail "$name did not start: $(tail -5 "$WORK/$name.log")"
+		sleep 0.1
+	done
+	fail "$name did not answer: $(tail -5 "$WORK/$name.log")"
+}
 
 # docker: the host's daemon where one answers, else one of our own (no
 # bridge, no iptables: nothing of the host's network changes).
@@ -83,12 +88,7 @@ if ! docker info >/dev/null 2>&1; then
 		--exec-opt native.cgroupdriver=cgroupfs -H "$DOCKER_HOST" \
 		--pidfile "$WORK/docker.pid" >"$WORK/dockerd.log" 2>&1 &
 	DOCKERD=$!
-	for _ in $(seq $((300 * PS_TIME_SCALE))); do
-		docker info >/dev/null 2>&1 && break
-		kill -0 "$DOCKERD" 2>/dev/null || fail "dockerd did not start: $(tail -5 "$WORK/dockerd.log")"
-		sleep 0.1
-	done
-	docker info >/dev/null 2>&1 || fail "dockerd did not answer: $(tail -5 "$WORK/dockerd.log")"
+	wait_daemon "$DOCKERD" dockerd docker info
 fi
 tar -C "$WORK/root" -c . | docker import - "$IMAGE" >/dev/null || fail "docker import failed"
 tar -C "$WORK/root" -c . | podman import - "$IMAGE" >/dev/null 2>"$WORK/podman.err" ||
@@ -333,11 +333,7 @@ if ! ctr version >/dev/null 2>&1; then
 	printf 'version = 2\ndisabled_plugins = ["io.containerd.grpc.v1.cri"]\n' >"$WORK/containerd.toml"
 	containerd --config "$WORK/containerd.toml" >"$WORK/containerd.log" 2>&1 &
 	CTRD=$!
-	for _ in $(seq $((100 * PS_TIME_SCALE))); do
-		ctr version >/dev/null 2>&1 && break
-		kill -0 "$CTRD" 2>/dev/null || fail "containerd did not start: $(tail -5 "$WORK/containerd.log")"
-		sleep 0.1
-	done
+	wait_daemon "$CTRD" containerd ctr version
 fi
 podman save --format oci-archive -o "$WORK/image.tar" "localhost/$IMAGE" >/dev/null 2>&1 ||
 	fail "podman save failed"

@@ -17,6 +17,7 @@
 # Only the test namespace's interface is captured; the containers' traffic
 # goes to that namespace's address alone.
 . "$(dirname "$0")/lib.sh"
+. "$top/testenv/containers.sh"
 need_tools podman runc catatonit busybox python3 curl
 python3 -c 'import yaml' 2>/dev/null || skip "needs python3-yaml"
 
@@ -28,14 +29,7 @@ KUBE=$top/packaging/k8s
 env_up
 PCTRS=()  # containers, removed at the end
 PLAYED=() # kube YAML played, taken down at the end
-export CONTAINERS_CONF=$WORK/containers.conf
-cat >"$CONTAINERS_CONF" <<'EOF'
-[containers]
-default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-EOF
+podman_conf "$WORK/containers.conf"
 
 # kube play builds podman's pause image where there is none: removed
 # after if it was not there before.
@@ -60,9 +54,7 @@ trap 'rc=$?; set +e; runtime_down; (exit $rc); cleanup' EXIT
 assert_match "^pktsample [0-9]" "$(podman run --rm "$IMAGE" --version 2>&1)" \
 	"the image made from the build runs pktsample"
 
-mkdir -p "$WORK/root/bin"
-cp "$(command -v busybox)" "$WORK/root/bin/busybox"
-for a in sh sleep ping; do ln -s busybox "$WORK/root/bin/$a"; done
+busybox_tree "$WORK/root"
 tar -C "$WORK/root" -c . | podman import - "$BB" >/dev/null 2>"$WORK/podman.err" ||
 	fail "podman import failed: $(cat "$WORK/podman.err")"
 
