@@ -145,6 +145,9 @@ side() {
 start_capture "${CAPTURE[@]}" -w "$WORK/names.pcapng"
 side "$WORK/top-container.txt" "$WORK/top.err" --top --batch --top-group container
 TOP_PID=$SIDE_PID
+# The live view: -v prints each packet's words after its line.
+side "$WORK/live.txt" "$WORK/live.err" -v
+LIVE_PID=$SIDE_PID
 # sFlow: the owner's words in the flow samples' extended_user record.
 start_sflow_tcpdump
 side /dev/null "$WORK/sflow.err" --sflow 127.0.0.1
@@ -171,6 +174,8 @@ for b in name prefix pod podname ns; do
 	kill -INT "${BY[$b]}"
 	wait "${BY[$b]}" || fail "the capture by $b did not end cleanly: $(cat "$WORK/by-$b.err")"
 done
+kill -INT "$LIVE_PID"
+wait "$LIVE_PID" || fail "the live view did not end cleanly: $(cat "$WORK/live.err")"
 kill -INT "$SFLOW_PID"
 wait "$SFLOW_PID" || fail "the sFlow export did not end cleanly: $(cat "$WORK/sflow.err")"
 stop_sflow_tcpdump
@@ -227,6 +232,9 @@ line=$(WIRESHARK_CONFIG_DIR=$WORK/ws tshark -C pktsample -r "$WORK/names.pcapng"
 assert_match "${ENV}c2 tc ingress Inbound .* $P_WORDS " "$line" \
 	"tshark -C pktsample: the interface, hook, direction and annotation in columns"
 
+[ "$(grep -c "$D_WORDS" "$WORK/live.txt")" -ge 3 ] && [ "$(grep -c "$P_WORDS" "$WORK/live.txt")" -ge 3 ] ||
+	fail "the live view's -v does not print the names: $(cat "$WORK/live.txt")"
+ok "the live view's -v prints the names"
 "$PKTSAMPLE" -r "$WORK/names.pcapng" -v >"$WORK/read.txt" 2>&1 || fail "-r -v failed"
 [ "$(grep -c "$D_WORDS" "$WORK/read.txt")" -eq 3 ] && [ "$(grep -c "$P_WORDS" "$WORK/read.txt")" -eq 3 ] ||
 	fail "-r -v does not print the names: $(cat "$WORK/read.txt")"

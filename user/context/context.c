@@ -48,8 +48,9 @@ static int add(struct chosen *ch, const struct ps_container *c)
 
 /*
  * Each container the tree has, once (a container may have several
- * cgroups), with the names its runtime's records (under root) give it: visit(c, names,
- * arg), until it returns an error. 0 or that error, or -ENOMEM.
+ * cgroups), with the names its runtime's records (under root) give it:
+ * visit(c, names, arg), until it returns an error. 0 or that error, or
+ * -ENOMEM.
  */
 static int each_container(const struct ps_cgroup_index *x, const char *root,
 			  int (*visit)(const struct ps_container *c,
@@ -210,19 +211,17 @@ static int container_cgroups(struct ps_context *c, const struct ps_context_cfg *
 		return -ENOMEM;
 	c->byname = b;
 	b->pod.ch = &b->ch;
+	/* One of the three (cli_check). */
 	if (cfg->container) {
 		snprintf(b->container, sizeof(b->container), "%s", cfg->container);
-	} else {
-		snprintf(b->pod.name, sizeof(b->pod.name), "%s",
-			 slash	  ? slash + 1 :
-			 cfg->pod ?:
-				    "");
-		b->pod.pod = cfg->pod ? b->pod.name : NULL;
+	} else if (cfg->pod) {
+		snprintf(b->pod.name, sizeof(b->pod.name), "%s", slash ? slash + 1 : cfg->pod);
+		b->pod.pod = b->pod.name;
 		if (slash)
 			snprintf(b->pod.ns, sizeof(b->pod.ns), "%.*s", (int)(slash - cfg->pod),
 				 cfg->pod);
-		else if (cfg->k8s_ns)
-			snprintf(b->pod.ns, sizeof(b->pod.ns), "%s", cfg->k8s_ns);
+	} else {
+		snprintf(b->pod.ns, sizeof(b->pod.ns), "%s", cfg->k8s_ns);
 	}
 	snprintf(b->records_root, sizeof(b->records_root), "%s", c->records_root);
 	err = cfg->container ? choose_containers(&c->cg, c->records_root, cfg->container, &b->ch) :
