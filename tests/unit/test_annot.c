@@ -30,24 +30,24 @@ static const struct ps_who base_who = {
 	.ctx = PS_CTX_SKB, .known = true, .pid = 100, .tid = 101, .proc = 1, .comm = "curl"
 };
 
-/* What ps_annot_of leaves out of the kernel's part: what differs from
- * packet to packet and no word says. */
-#define CLEARED(f)                                                            \
+/* What the compare leaves out of the kernel's part, as the test expects
+ * it: what differs from packet to packet and no word says. */
+#define SKIPPED(f)                                                            \
 	{                                                                     \
 		offsetof(struct ps_meta, f), sizeof(((struct ps_meta *)0)->f) \
 	}
 static const struct {
 	size_t off, len;
-} cleared[] = {
-	CLEARED(ts_ns),	  CLEARED(seq),	      CLEARED(ifindex),	 CLEARED(wire_len),
-	CLEARED(cap_len), CLEARED(net_off),   CLEARED(vlan_tci), CLEARED(vlan_proto),
-	CLEARED(pool),	  CLEARED(chunk_off), CLEARED(pad1),
+} skipped[] = {
+	SKIPPED(ts_ns),	  SKIPPED(seq),	      SKIPPED(ifindex),	 SKIPPED(wire_len),
+	SKIPPED(cap_len), SKIPPED(net_off),   SKIPPED(vlan_tci), SKIPPED(vlan_proto),
+	SKIPPED(pool),	  SKIPPED(chunk_off), SKIPPED(pad1),
 };
 
-static bool is_cleared(size_t b)
+static bool is_skipped(size_t b)
 {
-	for (size_t i = 0; i < sizeof(cleared) / sizeof(cleared[0]); i++)
-		if (b >= cleared[i].off && b < cleared[i].off + cleared[i].len)
+	for (size_t i = 0; i < sizeof(skipped) / sizeof(skipped[0]); i++)
+		if (b >= skipped[i].off && b < skipped[i].off + skipped[i].len)
 			return true;
 	return false;
 }
@@ -72,51 +72,47 @@ static void w_proc(struct ps_who *w)
 
 static void (*const who_change[])(struct ps_who *) = { w_known, w_pid, w_tid, w_proc };
 
-/* Mark in reached the bytes of the annotation of (m, w) that differ from
- * base's; whether any does. */
-static bool reach(const struct ps_annot *base, const struct ps_meta *m, const struct ps_who *w,
-		  uint8_t *reached)
-{
-	struct ps_annot a = ps_annot_of(m, w);
-	bool differs = false;
-
-	for (size_t b = 0; b < sizeof(a); b++)
-		if (((const uint8_t *)&a)[b] != ((const uint8_t *)base)[b])
-			reached[b] = 1, differs = true;
-	return differs;
-}
-
-/* Every byte of the kernel's ps_meta reaches the annotation but those
- * cleared, whatever fields it has: a field added to ps_meta is in it with
- * no input to write here; every other byte follows an owner's input. */
+/* Every byte of the kernel's ps_meta counts in the annotation but those
+ * left out, whatever fields ps_meta has: a field added to it is compared
+ * with no input to write here; each of the owner's inputs counts, and
+ * every byte of the annotation is one of those or left out or padding. */
 static void every_field_is_filled(void **state)
 {
+	struct ps_annot base = ps_annot_of(&base_meta, &base_who), a;
 	uint8_t reached[sizeof(struct ps_annot)] = { 0 };
-	struct ps_annot base, a;
 
 	(void)state;
-	base = ps_annot_of(&base_meta, &base_who);
 	for (size_t b = 0; b < sizeof(struct ps_meta); b++) {
 		struct ps_meta m = base_meta;
-		bool differs;
+		bool same;
 
 		((uint8_t *)&m)[b] ^= 0xff;
-		differs = reach(&base, &m, &base_who, reached);
-		if (differs == is_cleared(b))
-			fail_msg("byte %zu of ps_meta %s the annotation", b,
-				 differs ? "is cleared but reaches" : "does not reach");
+		a = ps_annot_of(&m, &base_who);
+		same = ps_annot_same(&base, &a);
+		if (same != is_skipped(b))
+			fail_msg("byte %zu of ps_meta %s", b,
+				 same ? "is left out of the compare" :
+					"is compared but should not be");
+		if (ps_annot_skipped(offsetof(struct ps_annot, k) + b) != is_skipped(b))
+			fail_msg("byte %zu of ps_meta: ps_annot_skipped disagrees", b);
+		for (size_t i = 0; i < sizeof(a); i++)
+			if (((uint8_t *)&a)[i] != ((uint8_t *)&base)[i])
+				reached[i] = 1;
 	}
 	for (size_t i = 0; i < sizeof(who_change) / sizeof(who_change[0]); i++) {
 		struct ps_who w = base_who;
 
 		who_change[i](&w);
-		if (!reach(&base, &base_meta, &w, reached))
+		a = ps_annot_of(&base_meta, &w);
+		if (ps_annot_same(&base, &a))
 			fail_msg("owner change %zu does not reach the annotation", i);
+		for (size_t b = 0; b < sizeof(a); b++)
+			if (((uint8_t *)&a)[b] != ((uint8_t *)&base)[b])
+				reached[b] = 1;
 	}
 	for (size_t b = 0; b < sizeof(reached); b++)
-		if (!reached[b] && !(b < sizeof(struct ps_meta) && is_cleared(b)) &&
-		    (b < offsetof(struct ps_annot, pad) ||
-		     b >= offsetof(struct ps_annot, pad) + sizeof(base.pad)))
+		if (!reached[b] && (b < offsetof(struct ps_annot, pad) ||
+				    b >= offsetof(struct ps_annot, pad) + sizeof(base.pad)))
 			fail_msg("byte %zu of the annotation is reached by no input", b);
 	/* Without an owner: none of the owner's fields. */
 	a = ps_annot_of(&base_meta, NULL);
@@ -126,8 +122,8 @@ static void every_field_is_filled(void **state)
 	assert_int_equal(a.proc, 0);
 }
 
-/* The cache serves a packet only for the same annotation, byte for byte,
- * and never one with a note of its own. */
+/* The cache serves a packet only for the same annotation, every byte
+ * compared but those left out, and never one with a note of its own. */
 static void cache_key_is_compared_whole(void **state)
 {
 	struct ps_epb_cache cs = { .valid = true };
@@ -140,8 +136,9 @@ static void cache_key_is_compared_whole(void **state)
 	for (size_t b = 0; b < sizeof(p.a); b++) {
 		p.a = cs.key;
 		((uint8_t *)&p.a)[b] ^= 0x01;
-		if (ps_epb_cache_fits(&cs, &p))
-			fail_msg("a packet differing in byte %zu of its annotation fits", b);
+		if (ps_epb_cache_fits(&cs, &p) != ps_annot_skipped(b))
+			fail_msg("a packet differing in byte %zu of its annotation %s", b,
+				 ps_annot_skipped(b) ? "misses" : "fits");
 	}
 	p.a = cs.key;
 	p.note = "trigger=tcp";

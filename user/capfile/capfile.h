@@ -61,7 +61,7 @@ struct ps_epb_cache {
  * annotation)? */
 static inline bool ps_epb_cache_fits(const struct ps_epb_cache *cs, const struct ps_sink_pkt *p)
 {
-	return cs->valid && !p->note && !memcmp(&cs->key, &p->a, sizeof(cs->key));
+	return cs->valid && !p->note && ps_annot_same(&cs->key, &p->a);
 }
 
 struct ps_capfile {

@@ -34,11 +34,12 @@ struct ps_drop_words {
  * What a packet's words and its pcapng options say of it, but its id and
  * drop count: plain data, made by ps_annot_of alone and compared whole (a
  * capture file encodes a CPU's options once for the packets that follow
- * with the same annotation). The kernel's part is the packet's ps_meta
- * less what differs from packet to packet and no word says, which
- * ps_annot_of clears: a field added to ps_meta is part of it, compared and
- * cached, with no edit here; said by ps_sink_comment or the file's
- * options. tests/unit/test_annot.c fails on a byte no input reaches.
+ * with the same annotation, ps_annot_same). The kernel's part is the
+ * packet's ps_meta, copied whole; the compare leaves out what differs from
+ * packet to packet and no word says: a field added to ps_meta is part of
+ * it, compared and cached, with no edit here; said by ps_sink_comment or
+ * the file's options. tests/unit/test_annot.c fails on a byte no input
+ * reaches.
  */
 struct ps_annot {
 	struct ps_meta k;
@@ -67,6 +68,11 @@ struct ps_sink_pkt {
 /* The annotation of a packet the kernel described as m, owned by who (or
  * NULL). Pure. */
 struct ps_annot ps_annot_of(const struct ps_meta *m, const struct ps_who *who);
+/* Do a and b say the same, every byte compared but those of ps_meta's
+ * fields that differ from packet to packet and no word says? */
+bool ps_annot_same(const struct ps_annot *a, const struct ps_annot *b);
+/* Is byte (an offset in struct ps_annot) one ps_annot_same leaves out? */
+bool ps_annot_skipped(size_t byte);
 
 struct ps_sink;
 
