@@ -33,18 +33,12 @@ busybox_tree "$SHM/root"
 tar -C "$SHM/root" -c . | podman import - "localhost/$RUN:1" >/dev/null
 podman run -d --name "$RUN-net" --network none "localhost/$RUN:1" sleep 3600 >/dev/null
 hpid=$(podman inspect -f '{{.State.Pid}}' "$RUN-net")
-ip link add "${ENV}h" type veth peer name "${ENV}x"
-ip link set "${ENV}h" netns "$ENV-cap"
-ip link set "${ENV}x" netns "$hpid"
-in_cap ip addr add 198.18.9.1/24 dev "${ENV}h"
-in_cap ip link set "${ENV}h" up
-nsenter -t "$hpid" -n ip addr add 198.18.9.2/24 dev "${ENV}x"
-nsenter -t "$hpid" -n ip link set "${ENV}x" up
+wire_container "$ENV-cap" 9 "$hpid"
 
 # The first of them runs before the capture: a one-off capture's name
 # must match at its start.
 podman run -d --name "$RUN" --network "container:$RUN-net" "localhost/$RUN:1" sleep 3600 >/dev/null
-"$TESTENV" exec "$ENV" cap -- "$build/pktsample" -v -i "${ENV}h" --hook tc-egress,tc-ingress \
+"$TESTENV" exec "$ENV" cap -- "$build/pktsample" -v -i "${ENV}c9" --hook tc-egress,tc-ingress \
 	--container "$RUN" -w "$SHM/churn.pcapng" 2>"$SHM/err" &
 pid=$!
 wait_for "$SHM/err" "capturing on" "$pid"

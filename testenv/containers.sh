@@ -22,3 +22,20 @@ busybox_tree() {
 	cp "$(command -v busybox)" "$1/bin/busybox"
 	for a in sh sleep ping nc; do ln -s busybox "$1/bin/$a"; done
 }
+
+# wire_container NETNS N PID: a veth from NETNS (a testenv pair's
+# ENV-cap; its end ENVcN, 198.18.N.1/24) to the network namespace of
+# process PID (ENVxN, 198.18.N.2/24), both up, IPv4 alone (no IPv6
+# housekeeping: router solicitations, MLD).
+wire_container() {
+	local ns=$1 n=$2 pid=$3 ifc=${1%-cap}c$2 ifx=${1%-cap}x$2
+	ip link add "$ifc" type veth peer name "$ifx"
+	ip link set "$ifc" netns "$ns"
+	ip link set "$ifx" netns "$pid"
+	ip -n "$ns" addr add "198.18.$n.1/24" dev "$ifc"
+	ip -n "$ns" link set "$ifc" up
+	ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$ifc.disable_ipv6=1"
+	nsenter -t "$pid" -n sysctl -qw "net.ipv6.conf.$ifx.disable_ipv6=1"
+	nsenter -t "$pid" -n ip addr add "198.18.$n.2/24" dev "$ifx"
+	nsenter -t "$pid" -n ip link set "$ifx" up
+}

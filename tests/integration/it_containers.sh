@@ -106,19 +106,7 @@ PID_=$(podman run -d --name "$RUN-cart" --network none \
 
 # wire N PID: a veth from the capture namespace (198.18.N.1, ${ENV}cN) to
 # the container whose first process is PID (198.18.N.2).
-wire() {
-	local n=$1 pid=$2 ifc=${ENV}c$1 ifx=${ENV}x$1
-	ip link add "$ifc" type veth peer name "$ifx"
-	ip link set "$ifc" netns "$ENV-cap"
-	ip link set "$ifx" netns "$pid"
-	in_cap ip addr add "198.18.$n.1/24" dev "$ifc"
-	in_cap ip link set "$ifc" up
-	# No IPv6 housekeeping (router solicitations, MLD): IPv4 alone.
-	in_cap sysctl -qw "net.ipv6.conf.$ifc.disable_ipv6=1"
-	nsenter -t "$pid" -n sysctl -qw "net.ipv6.conf.$ifx.disable_ipv6=1"
-	nsenter -t "$pid" -n ip addr add "198.18.$n.2/24" dev "$ifx"
-	nsenter -t "$pid" -n ip link set "$ifx" up
-}
+wire() { wire_container "$ENV-cap" "$1" "$2"; }
 wire 1 "$(docker inspect -f '{{.State.Pid}}' "$WEB")"
 wire 2 "$(podman inspect -f '{{.State.Pid}}' "$RUN-cart")"
 

@@ -66,15 +66,7 @@ podman run -d --name "$RUN-web" --network none "localhost/$BB" sleep 600 >/dev/n
 podman run -d --name "$RUN-other" --network "container:$RUN-web" "localhost/$BB" sleep 600 \
 	>/dev/null || fail "podman run failed"
 WPID=$(podman inspect -f '{{.State.Pid}}' "$RUN-web")
-ip link add "${ENV}c1" type veth peer name "${ENV}x1"
-ip link set "${ENV}c1" netns "$ENV-cap"
-ip link set "${ENV}x1" netns "$WPID"
-in_cap ip addr add 198.18.1.1/24 dev "${ENV}c1"
-in_cap ip link set "${ENV}c1" up
-in_cap sysctl -qw "net.ipv6.conf.${ENV}c1.disable_ipv6=1"
-nsenter -t "$WPID" -n sysctl -qw "net.ipv6.conf.${ENV}x1.disable_ipv6=1"
-nsenter -t "$WPID" -n ip addr add 198.18.1.2/24 dev "${ENV}x1"
-nsenter -t "$WPID" -n ip link set "${ENV}x1" up
+wire_container "$ENV-cap" 1 "$WPID"
 
 # play YAML: podman kube play, taken down at the end.
 play() {
