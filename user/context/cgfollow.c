@@ -29,7 +29,7 @@ struct ps_cgfollow {
 	ps_cgfollow_want_fn want;
 	void *arg;
 	struct watched *w;
-	size_t n, cap, n_wanted;
+	size_t n, cap;
 	bool full_said, watches_said;
 };
 
@@ -70,8 +70,13 @@ static void set_wanted(struct ps_cgfollow *f, struct watched *w)
 		return;
 	}
 	w->wanted = true;
-	f->n_wanted++;
 	pr_info("the filter takes cgroup %s\n", w->path);
+}
+
+/* rel: the path of parent's child name. false where it is too long. */
+static bool child_path(const char *parent, const char *name, char *rel, size_t len)
+{
+	return (size_t)snprintf(rel, len, "%s/%s", strcmp(parent, "/") ? parent : "", name) < len;
 }
 
 /*
@@ -128,8 +133,7 @@ static int add_dir(struct ps_cgfollow *f, const char *rel, const struct ps_cgrou
 
 		if (d->d_type != DT_DIR || d->d_name[0] == '.')
 			continue;
-		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", strcmp(rel, "/") ? rel : "",
-				     d->d_name) < sizeof(sub))
+		if (child_path(rel, d->d_name, sub, sizeof(sub)))
 			err = add_dir(f, sub, x, ids, n_ids);
 	}
 	closedir(dir);
@@ -151,19 +155,11 @@ static void drop_dir(struct ps_cgfollow *f, struct watched *w)
 {
 	if (w->wanted) {
 		bpf_map_delete_elem(f->map_fd, &w->id);
-		f->n_wanted--;
 		pr_info("cgroup %s is gone from the filter\n", w->path);
 	}
 	inotify_rm_watch(f->fd, w->wd);
 	free(w->path);
 	*w = f->w[--f->n];
-}
-
-/* rel: parent's path + "/" + name. false where it is too long. */
-static bool child_path(const struct watched *parent, const char *name, char *rel, size_t len)
-{
-	return (size_t)snprintf(rel, len, "%s/%s", strcmp(parent->path, "/") ? parent->path : "",
-				name) < len;
 }
 
 int ps_cgfollow_open(const struct ps_cgroup_index *x, const uint64_t *ids, size_t n_ids, int map_fd,
@@ -213,18 +209,17 @@ int ps_cgfollow_run(struct ps_cgfollow *f)
 			return errno == EAGAIN || errno == EINTR ? err : -errno;
 		for (char *p = buf; !err && p < buf + got;) {
 			const struct inotify_event *ev = (const void *)p;
-			struct watched *parent = find(f, ev->wd);
+			struct watched *parent = find(f, ev->wd), *gone;
+			char rel[PATH_MAX];
 
 			p += sizeof(*ev) + ev->len;
-			char rel[PATH_MAX];
-			struct watched *gone;
 
 			if (ev->mask & IN_Q_OVERFLOW) {
 				/* Events lost: the whole tree again; what is
 				 * watched already is skipped. */
 				err = add_dir(f, "/", NULL, NULL, 0);
 			} else if (!(ev->mask & IN_ISDIR) || !parent || !ev->len ||
-				   !child_path(parent, ev->name, rel, sizeof(rel))) {
+				   !child_path(parent->path, ev->name, rel, sizeof(rel))) {
 				continue;
 			} else if (ev->mask & IN_CREATE) {
 				err = add_dir(f, rel, NULL, NULL, 0);
@@ -237,11 +232,6 @@ int ps_cgfollow_run(struct ps_cgfollow *f)
 			return err;
 		}
 	}
-}
-
-size_t ps_cgfollow_wanted(const struct ps_cgfollow *f)
-{
-	return f ? f->n_wanted : 0;
 }
 
 void ps_cgfollow_free(struct ps_cgfollow *f)

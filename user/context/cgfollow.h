@@ -36,8 +36,6 @@ int ps_cgfollow_open(const struct ps_cgroup_index *x, const uint64_t *ids, size_
 int ps_cgfollow_fd(const struct ps_cgfollow *f);
 /* The changes that came: 0 or -errno (logged). */
 int ps_cgfollow_run(struct ps_cgfollow *f);
-/* The cgroups wanted now. */
-size_t ps_cgfollow_wanted(const struct ps_cgfollow *f);
 void ps_cgfollow_free(struct ps_cgfollow *f);
 
 #endif
