@@ -39,3 +39,11 @@ wire_container() {
 	nsenter -t "$pid" -n ip addr add "198.18.$n.2/24" dev "$ifx"
 	nsenter -t "$pid" -n ip link set "$ifx" up
 }
+
+# k8s_annotations NAMESPACE POD CONTAINER: the annotations CRI-O writes for
+# a Kubernetes container (podman keeps them in the same OCI config), as
+# podman run's arguments, in the array K8S.
+k8s_annotations() {
+	K8S=(--annotation io.kubernetes.pod.namespace="$1" --annotation io.kubernetes.pod.name="$2"
+		--annotation io.kubernetes.container.name="$3")
+}

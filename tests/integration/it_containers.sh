@@ -97,11 +97,9 @@ tar -C "$WORK/root" -c . | podman import - "$IMAGE" >/dev/null 2>"$WORK/podman.e
 CTRS+=("$WEB")
 DID=$(docker run -d --name "$WEB" --network none "$IMAGE" sleep 600) || fail "docker run failed"
 PCTRS+=("$RUN-cart")
-PID_=$(podman run -d --name "$RUN-cart" --network none \
-	--annotation io.kubernetes.pod.name="$POD" \
-	--annotation io.kubernetes.pod.namespace="$NS" \
-	--annotation io.kubernetes.container.name=cart \
-	"localhost/$IMAGE" sleep 600 2>"$WORK/podman.err") ||
+k8s_annotations "$NS" "$POD" cart
+PID_=$(podman run -d --name "$RUN-cart" --network none "${K8S[@]}" "localhost/$IMAGE" \
+	sleep 600 2>"$WORK/podman.err") ||
 	fail "podman run failed: $(cat "$WORK/podman.err")"
 
 # wire N PID: a veth from the capture namespace (198.18.N.1, ${ENV}cN) to
@@ -295,10 +293,9 @@ FID2=$(docker run -d --name "$RUN-fol" --network "container:$RUN-net" "$IMAGE" \
 assert_eq 0 "$(docker wait "$RUN-fol")" "the second follower's ping answered"
 docker exec "$RUN-net" ping -c 2 -i 0.2 198.18.3.1 >/dev/null || fail "the holder's ping failed"
 PCTRS+=("$RUN-later")
-podman run --name "$RUN-later" --network "ns:/proc/$HPID/ns/net" \
-	--annotation io.kubernetes.pod.name=later --annotation io.kubernetes.pod.namespace="$NS" \
-	--annotation io.kubernetes.container.name=app \
-	"localhost/$IMAGE" ping -c 3 -i 0.2 198.18.3.1 >/dev/null 2>"$WORK/podman.err" ||
+k8s_annotations "$NS" later app
+podman run --name "$RUN-later" --network "ns:/proc/$HPID/ns/net" "${K8S[@]}" "localhost/$IMAGE" \
+	ping -c 3 -i 0.2 198.18.3.1 >/dev/null 2>"$WORK/podman.err" ||
 	fail "the pod that comes later: $(cat "$WORK/podman.err")"
 sleep "$(scaled 2)"
 for p in "$FOL_PID follow" "$AGENT_PID agent"; do

@@ -117,10 +117,9 @@ assert_match "--pod $NS/later: none there yet; waiting for it" "$(podman logs "$
 # The pod sends all through 2.4 s: the metrics name a row at the first
 # second's tick that finds it sending.
 PCTRS+=("$RUN-later")
-podman run --name "$RUN-later" --network "container:$RUN-web" \
-	--annotation io.kubernetes.pod.name=later --annotation io.kubernetes.pod.namespace="$NS" \
-	--annotation io.kubernetes.container.name=app \
-	"localhost/$BB" ping -c 8 -i 0.3 198.18.1.1 >/dev/null 2>"$WORK/podman.err" ||
+k8s_annotations "$NS" later app
+podman run --name "$RUN-later" --network "container:$RUN-web" "${K8S[@]}" "localhost/$BB" \
+	ping -c 8 -i 0.3 198.18.1.1 >/dev/null 2>"$WORK/podman.err" ||
 	fail "the pod that comes later: $(cat "$WORK/podman.err")"
 podman exec "$RUN-web" ping -c 2 -i 0.2 198.18.1.1 >/dev/null || fail "web's ping failed"
 sleep "$(scaled 2)"
