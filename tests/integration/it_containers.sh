@@ -208,15 +208,24 @@ bad "a pod nobody runs" "--pod $NS/nosuch: no container of such a pod" --pod "$N
 bad "a namespace without pods" "--k8s-namespace nosuch-$RUN: no container of such a namespace" \
 	--k8s-namespace "nosuch-$RUN"
 
-# Wireshark's profile: the hook, the direction and the annotation as
-# columns (a personal profile here; the package installs it as the
-# global one).
+# Wireshark's profile: the hook, the direction, the owner, the pod or
+# container and the annotation as columns, the words as fields (a
+# personal profile and the Lua script named here; the package installs
+# both as global ones).
 mkdir -p "$WORK/ws/profiles/pktsample"
 cp "$top/packaging/wireshark/preferences" "$WORK/ws/profiles/pktsample/"
-line=$(WIRESHARK_CONFIG_DIR=$WORK/ws tshark -C pktsample -r "$WORK/names.pcapng" \
-	-Y 'icmp.type == 8 && ip.src == 198.18.2.2' 2>/dev/null | head -1)
-assert_match "${ENV}c2 tc ingress Inbound .* $P_WORDS " "$line" \
-	"tshark -C pktsample: the interface, hook, direction and annotation in columns"
+ws() { WIRESHARK_CONFIG_DIR=$WORK/ws tshark -C pktsample -X "lua_script:$top/packaging/wireshark/pktsample.lua" \
+	-r "$WORK/names.pcapng" "$@" 2>/dev/null; }
+line=$(ws -Y 'icmp.type == 8 && ip.src == 198.18.2.2' | head -1)
+assert_match "${ENV}c2 tc ingress Inbound .* ping \([0-9]+\) $NS/$POD/cart .*$P_WORDS " "$line" \
+	"tshark -C pktsample: the interface, hook, direction, owner, pod and annotation in columns"
+line=$(ws -Y 'icmp.type == 8 && ip.src == 198.18.1.2' | head -1)
+assert_match "${ENV}c1 tc ingress Inbound .* ping \([0-9]+\) $WEB .*$D_WORDS " "$line" \
+	"tshark -C pktsample: the docker container by name in its column"
+assert_eq 3 "$(ws -Y "icmp.type == 8 && pktsample.pod == \"$NS/$POD\"" | wc -l)" \
+	"Wireshark's filter pktsample.pod finds the pod's 3 requests"
+assert_eq 0 "$(ws -Y "pktsample.pod && !(ip.src == 198.18.2.2)" | wc -l)" \
+	"Wireshark's filter pktsample.pod finds the pod's packets alone"
 
 [ "$(grep -c "$D_WORDS" "$WORK/live.txt")" -ge 3 ] && [ "$(grep -c "$P_WORDS" "$WORK/live.txt")" -ge 3 ] ||
 	fail "the live view's -v does not print the names: $(cat "$WORK/live.txt")"

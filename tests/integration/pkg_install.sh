@@ -3,11 +3,12 @@
 # What gets installed: the man page renders without a warning and names
 # every option --help lists; the bash completion parses and completes;
 # cmake --install puts binary, page and completion where Debian does, and
-# the extcap's help link names the guide it installed; the .deb from
+# the extcap's help link names the guide it installed; Wireshark's
+# profile and Lua script show the words as columns; the .deb from
 # CPack carries them with the right Depends, and lintian finds nothing.
 PS_NO_ROOT=1
 source "$(dirname "$0")/lib.sh"
-need_tools man bash cpack dpkg-deb lintian
+need_tools man bash cpack dpkg-deb lintian tshark editcap
 : "${BUILD_DIR:=$(dirname "$PKTSAMPLE")}"
 page=$top/doc/pktsample.8
 completion=$top/packaging/pktsample.bash
@@ -50,6 +51,33 @@ for f in usr/sbin/pktsample usr/share/man/man8/pktsample.8.gz \
 	[ -f "$WORK/root/$f" ] || fail "cmake --install did not install /$f"
 done
 ok "cmake --install: binary, man page, completion, copyright, the service's unit and example in Debian's places"
+
+# Wireshark's profile and the Lua script it needs, as installed, on a
+# file whose comments say what pktsample's do: the owner and the pod or
+# container in columns of their own, the words as fields; another
+# tool's comment left alone.
+lua=$WORK/root/usr/lib/x86_64-linux-gnu/wireshark/plugins/pktsample.lua
+[ -f "$lua" ] || fail "cmake --install did not put pktsample.lua in Wireshark's Lua plugin directory"
+mkdir -p "$WORK/ws/profiles"
+cp -r "$WORK/root/usr/share/wireshark/profiles/pktsample" "$WORK/ws/profiles/"
+editcap -F pcapng -a '1:cpu=0 pid=1234 comm=ping pod=shop/cart-7d9f container=cart image=bb:1 cid=crio:0a1b netns=4026532' \
+	-a '2:cpu=1 owner=unknown:socket-not-found' -a '3:a note of another tool: x=1' \
+	-a '4:cpu=0 drop=NO_SOCKET at=tcp_v4_rcv pid=77 comm=nc container=shopweb cid=docker:1cd6' \
+	"$top/tests/print/frames.pcap" "$WORK/words.pcapng" || fail "editcap failed"
+ws() { WIRESHARK_CONFIG_DIR=$WORK/ws tshark -C pktsample -X "lua_script:$lua" -r "$WORK/words.pcapng" -c 4 "$@" 2>/dev/null; }
+cols=$(ws -T fields -E separator=/t -e _ws.col.Owner -e "_ws.col.Container or pod" | tr '\t' '|')
+assert_eq "ping (1234)|shop/cart-7d9f/cart
+unknown:socket-not-found|
+|
+nc (77)|shopweb" "$cols" "tshark -C pktsample: the owner and the pod or container in their columns"
+assert_eq "1234 shop/cart-7d9f cart crio:0a1b 77 shopweb docker:1cd6 NO_SOCKET tcp_v4_rcv" \
+	"$(ws -Y 'pktsample.pid == 1234 || pktsample.drop' -T fields -e pktsample.pid -e pktsample.pod \
+		-e pktsample.container -e pktsample.cid -e pktsample.drop -e pktsample.at | xargs)" \
+	"the words are Wireshark fields: pktsample.pid, .pod, .container, .drop"
+assert_eq 1 "$(ws -Y 'frame.comment && !pktsample' | wc -l)" "another tool's comment gets no pktsample fields"
+assert_eq "$(sed -n 's/^\tX([A-Z]*, "\([a-z]*\)").*/\1/p' "$top/user/util/words.h" | xargs)" \
+	"$(sed -n '/^local keys = {/,/}/p' "$lua" | grep -o '"[a-z]*"' | tr -d '"' | xargs)" \
+	"pktsample.lua knows every word user/util/words.h spells"
 help=$("$WORK/root/usr/sbin/pktsample" --extcap-interfaces | sed -n 's/^extcap .*{help=file:\/\/\([^}#]*\)[^}]*}.*/\1/p')
 assert_eq "$WORK/root/usr/share/doc/pktsample/guide.md" "$help" \
 	"the extcap's help link is the guide installed beside the binary"
@@ -70,7 +98,8 @@ contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for f in ./usr/sbin/pktsample ./usr/share/man/man8/pktsample.8.gz \
 	./usr/share/bash-completion/completions/pktsample ./usr/share/doc/pktsample/guide.md \
 	./usr/lib/systemd/system/pktsample.service ./usr/share/doc/pktsample/examples/pktsample.conf \
-	./usr/share/wireshark/profiles/pktsample/preferences; do
+	./usr/share/wireshark/profiles/pktsample/preferences \
+	./usr/lib/x86_64-linux-gnu/wireshark/plugins/pktsample.lua; do
 	grep -qx -- "$f" <<<"$contents" || fail "the .deb lacks $f"
 done
 ok "the .deb carries the binary, the man page, the completion, the guide, the service and Wireshark's profile"
