@@ -49,14 +49,6 @@ static bool listed(const uint64_t *ids, size_t n, uint64_t id)
 	return false;
 }
 
-static bool indexed(const struct ps_cgroup_index *x, uint64_t id)
-{
-	for (size_t i = 0; x && i < x->n; i++)
-		if (x->e[i].id == id)
-			return true;
-	return false;
-}
-
 static void set_wanted(struct ps_cgfollow *f, struct watched *w)
 {
 	uint8_t one = 1;
@@ -122,7 +114,8 @@ static int add_dir(struct ps_cgfollow *f, const char *rel, const struct ps_cgrou
 			return -ENOMEM;
 		f->n++;
 		/* Judged at the start where the start saw it; else now. */
-		if (indexed(x, w->id) ? listed(ids, n_ids, w->id) : f->want(rel, f->arg))
+		if (ps_cgroup_index_find(x, w->id) ? listed(ids, n_ids, w->id) :
+						     f->want(rel, f->arg))
 			set_wanted(f, w);
 	}
 	dir = opendir(full);

@@ -144,9 +144,9 @@ void ps_cgroup_index_free(struct ps_cgroup_index *x)
 	x->cap = 0;
 }
 
-static const char *find_id(const struct ps_cgroup_index *x, uint64_t id)
+const char *ps_cgroup_index_find(const struct ps_cgroup_index *x, uint64_t id)
 {
-	for (size_t i = 0; i < x->n; i++)
+	for (size_t i = 0; x && i < x->n; i++)
 		if (x->e[i].id == id)
 			return x->e[i].path;
 	return NULL;
@@ -190,7 +190,7 @@ static const char *by_handle(struct ps_cgroup_index *x, uint64_t id)
 
 const char *ps_cgroup_index_path(struct ps_cgroup_index *x, uint64_t id)
 {
-	const char *p = find_id(x, id);
+	const char *p = ps_cgroup_index_find(x, id);
 
 	if (p || !x->root[0])
 		return p;
@@ -198,7 +198,7 @@ const char *ps_cgroup_index_path(struct ps_cgroup_index *x, uint64_t id)
 	 * (built_ns changes), for the callers' caches to let go of. */
 	if (now_ns() - x->built_ns >= 1000000000ull) {
 		walk(x);
-		p = find_id(x, id);
+		p = ps_cgroup_index_find(x, id);
 	}
 	return p ? p : by_handle(x, id);
 }

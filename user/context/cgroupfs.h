@@ -36,6 +36,9 @@ void ps_cgroup_index_free(struct ps_cgroup_index *x);
  * for an id made since, else opening the cgroup by its id (with
  * CAP_DAC_READ_SEARCH); NULL if there is none. */
 const char *ps_cgroup_index_path(struct ps_cgroup_index *x, uint64_t id);
+/* The path of cgroup id as the last walk (or open by id) found it, with
+ * no walk and no open; NULL if the index does not have it. Pure. */
+const char *ps_cgroup_index_find(const struct ps_cgroup_index *x, uint64_t id);
 /* The ids the tree had at its last walk, sorted, into a malloc'd *ids.
  * 0 or -ENOMEM. */
 int ps_cgroup_index_ids(const struct ps_cgroup_index *x, uint64_t **ids, size_t *n);
