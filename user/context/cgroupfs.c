@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -52,10 +52,6 @@ static int find_mount(char *buf, size_t len)
 	return err;
 }
 
-/* nftw() has no argument for its callback. */
-static struct ps_cgroup_index *walking;
-static int walk_err;
-
 static int append(struct ps_cgroup_index *x, uint64_t id, const char *rel)
 {
 	if (x->n == x->cap) {
@@ -75,15 +71,35 @@ static int append(struct ps_cgroup_index *x, uint64_t id, const char *rel)
 	return 0;
 }
 
-static int add_entry(const char *fpath, const struct stat *st, int type, struct FTW *ftw)
+/*
+ * The cgroups below path (len bytes of a PATH_MAX buffer), each by the
+ * id that is its directory's inode number, which readdir gives (d_ino,
+ * d_type): no stat of each of the files every cgroup holds. A cgroup
+ * removed meanwhile is skipped, not an error.
+ */
+static int walk_below(struct ps_cgroup_index *x, char *path, size_t len)
 {
-	struct ps_cgroup_index *x = walking;
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int err = 0;
 
-	(void)ftw;
-	if (type != FTW_D)
-		return 0;
-	walk_err = append(x, st->st_ino, fpath + strlen(x->root));
-	return walk_err ? 1 : 0;
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while (!err && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+
+		if (e->d_type != DT_DIR || !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    len + 1 + n >= PATH_MAX)
+			continue;
+		path[len] = '/';
+		memcpy(path + len + 1, e->d_name, n + 1);
+		err = append(x, e->d_ino, path + strlen(x->root));
+		if (!err)
+			err = walk_below(x, path, len + 1 + n);
+		path[len] = '\0';
+	}
+	closedir(d);
+	return err;
 }
 
 static void drop_entries(struct ps_cgroup_index *x)
@@ -95,16 +111,17 @@ static void drop_entries(struct ps_cgroup_index *x)
 
 static int walk(struct ps_cgroup_index *x)
 {
+	char path[PATH_MAX];
+	struct stat st;
+	int err;
+
 	drop_entries(x);
-	walking = x;
-	walk_err = 0;
-	/* FTW_PHYS: cgroupfs has no links; a cgroup removed meanwhile is
-	 * skipped, not an error. */
-	if (nftw(x->root, add_entry, 16, FTW_PHYS | FTW_MOUNT) < 0 && !walk_err)
-		walk_err = errno == ENOENT ? 0 : -errno;
-	walking = NULL;
+	snprintf(path, sizeof(path), "%s", x->root);
+	err = stat(path, &st) ? -errno : append(x, st.st_ino, "");
+	if (!err)
+		err = walk_below(x, path, strlen(path));
 	x->built_ns = now_ns();
-	return walk_err;
+	return err;
 }
 
 /*

@@ -271,7 +271,7 @@ static int pick_programs(struct pktsample *skel, const struct ps_load_opts *o)
 	}
 	/* Multi-buffer programs where the kernel has them: elsewhere the
 	 * flag is one it does not know, and refuses. */
-	if (!ps_kfeature_has(PS_KF_XDP_FRAGS) && (dev || (xdp && o->xdp_native))) {
+	if ((dev || (xdp && o->xdp_native)) && !ps_kfeature_has(PS_KF_XDP_FRAGS)) {
 		struct bpf_program *const frags[] = { p, skel->progs.pktsample_xdp };
 
 		for (int i = 0; i < 2; i++)
