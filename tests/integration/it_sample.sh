@@ -120,7 +120,9 @@ for cpu in 0 1; do
 	start_capture -v -i "$CAPIF" --hook xdp -w "$WORK/k.pcapng" --sample-interval 10ms
 	in_peer taskset -c $cpu "$PSGEN" -i "$PEERIF" -n 300000 --rate 100000 >/dev/null
 	stop_capture INT
-	read -r n rate < <(fields "$WORK/k.pcapng" "frame.comment contains \"cpu=$cpu \"" frame.time_epoch |
+	# The CPU: the packet id's top 16 bits.
+	read -r n rate < <(fields "$WORK/k.pcapng" \
+		"frame.packet_id >= $((cpu << 48)) && frame.packet_id < $(((cpu + 1) << 48))" frame.time_epoch |
 		python3 -c '
 import sys
 t = sorted(float(x) for x in sys.stdin.read().split())

@@ -382,9 +382,21 @@ print(r[0]["value"][1] if r else "")'
 now_ns() { date +%s%N; }
 ms_since() { echo $((($(now_ns) - $1) / 1000000)); }
 
-# The words a packet's comment ends with: whom it belongs to, or why not
-# (doc/guide.md, "Who sent it"), as an extended regular expression.
+# The words a printed packet's annotation ends with: whom it belongs to,
+# or why not (doc/guide.md, "Who sent it"), as an extended regular
+# expression.
 OWNER_WORDS='((owner=sender )?pid=[0-9]+( tid=[0-9]+)? comm=[^ ]+( container=[^ ]+| cgroup=[^ ]+)?( netns=[^ ]+)?|owner=[a-z]+:[a-z-]+( container=[^ ]+| cgroup=[^ ]+)?)'
+
+# A packet block's whole comment at the defaults: its process (and its
+# container or cgroup), or its container or cgroup alone, or nothing (the
+# CPU is in the packet id, and an owner not known goes unsaid).
+BLOCK_WORDS='^(((owner=sender )?pid=[0-9]+( tid=[0-9]+)? comm=[^ ]+|container=[^ ]+|cgroup=[^ ]+)( container=[^ ]+| cgroup=[^ ]+)?( netns=[^ ]+)?)?$'
+
+# The buffers a capture takes at the default -B, as its summary names them
+# ("N packets lost in ring buffer"): the BPF rings where the kernel
+# charges them to the memory cgroup (5.11), the perf buffers before.
+KVER=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
+DEFAULT_BUFFER=$([ "$KVER" -ge 5011 ] && echo ring || echo perf)
 
 # The generator's frames (UDP/TCP to port 9) only.
 GEN='(udp.dstport == 9 || tcp.dstport == 9)'

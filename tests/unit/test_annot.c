@@ -199,10 +199,27 @@ static void comment_reads_back(void **state)
 	p.note = "trigger=udp";
 	p.a = ps_annot_of(&m, p.who);
 	ps_sink_comment(c, sizeof(c), &p, NULL, PS_COMMENT_BLOCK);
-	assert_string_equal(c, "cpu=3 clock=fallback drop=NO_SOCKET at=__udp4_lib_rcv+0x6f2 "
+	assert_string_equal(c, "clock=fallback drop=NO_SOCKET at=__udp4_lib_rcv+0x6f2 "
 			       "pid=100 tid=101 comm=curl trigger=udp");
 	assert_string_equal(ps_word_get(c, PS_WORD_DROP, v, sizeof(v)), "NO_SOCKET");
 	assert_string_equal(ps_word_get(c, PS_WORD_TRIGGER, v, sizeof(v)), "udp");
+	/* An owner not known: a line says why, a block nothing (its CPU is
+	 * in the packet id), so a plain packet's block has no comment. */
+	struct ps_who unknown = { .ctx = PS_CTX_LOOKUP };
+
+	m.hook = PS_HOOK_TC_INGRESS;
+	m.flags = 0;
+	p = (struct ps_sink_pkt){ .m = &m, .who = &unknown };
+	p.a = ps_annot_of(&m, p.who);
+	ps_sink_comment(c, sizeof(c), &p, NULL, PS_COMMENT_LINE);
+	assert_string_equal(c, "hook=tc-ingress cpu=3 queue=2 owner=unknown:socket-not-found");
+	assert_int_equal(ps_sink_comment(c, sizeof(c), &p, NULL, PS_COMMENT_BLOCK), 0);
+	assert_string_equal(c, "");
+	ps_sink_comment(c, sizeof(c), &p, "sample=1/10", PS_COMMENT_BLOCK);
+	assert_string_equal(c, "sample=1/10");
+	p.note = "trigger=udp";
+	ps_sink_comment(c, sizeof(c), &p, NULL, PS_COMMENT_BLOCK);
+	assert_string_equal(c, "trigger=udp");
 }
 
 int main(void)

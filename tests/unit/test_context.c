@@ -92,7 +92,7 @@ static void matching(void **state)
 static void format(const struct ps_who *w, const char *want)
 {
 	char buf[400];
-	int n = ps_who_format(w, buf, sizeof(buf));
+	int n = ps_who_format(w, buf, sizeof(buf), true);
 
 	assert_int_equal(n, (int)strlen(want));
 	assert_string_equal(buf, want);
@@ -146,6 +146,32 @@ static void words(void **state)
 	format(&w, "");
 }
 
+/* Without why (a pcapng block's words): an owner not known says nothing
+ * of it, its container still said; a known one as with. */
+static void format_without_why(void **state)
+{
+	char buf[200];
+	struct ps_who w = { .ctx = PS_CTX_LOOKUP };
+
+	(void)state;
+	assert_int_equal(ps_who_format(&w, buf, sizeof(buf), false), 0);
+	assert_string_equal(buf, "");
+	strcpy(w.container, "docker:0123456789ab");
+	ps_who_format(&w, buf, sizeof(buf), false);
+	assert_string_equal(buf, "container=docker:0123456789ab");
+	w = (struct ps_who){ .ctx = PS_CTX_SENDER, .known = true, .pid = 7, .comm = "ping" };
+	ps_who_format(&w, buf, sizeof(buf), false);
+	assert_string_equal(buf, "owner=sender pid=7 comm=ping");
+	for (uint8_t ctx = PS_CTX_SKB; ctx < PS_CTX_MAX; ctx++) {
+		w = (struct ps_who){ .ctx = ctx };
+		assert_int_equal(ps_who_format(&w, buf, sizeof(buf), false), 0);
+		assert_non_null(ps_who_why(ctx, false));
+	}
+	assert_null(ps_who_why(PS_CTX_OFF, false));
+	assert_null(ps_who_why(PS_CTX_LOOKUP, true));
+	assert_string_equal(ps_who_why(PS_CTX_NO_SOCKET, true), "none:no-socket");
+}
+
 static void small_buffers(void **state)
 {
 	struct ps_who w = { .ctx = PS_CTX_SKB, .known = true, .pid = 42, .tid = 43 };
@@ -158,7 +184,7 @@ static void small_buffers(void **state)
 	/* Every length: cut, terminated, never past the end. */
 	for (size_t len = 1; len < 80; len++) {
 		memset(buf, 'Z', sizeof(buf));
-		ps_who_format(&w, buf, len);
+		ps_who_format(&w, buf, len, true);
 		assert_true(strlen(buf) < len);
 		assert_int_equal(buf[len], 'Z');
 	}
@@ -172,7 +198,7 @@ static void says(struct ps_who_table *t, const struct ps_meta *m, const char *wa
 
 	*got = ps_who_resolve(t, m);
 	assert_non_null(*got);
-	ps_who_format(*got, buf, sizeof(buf));
+	ps_who_format(*got, buf, sizeof(buf), true);
 	assert_string_equal(buf, want);
 }
 
@@ -360,6 +386,7 @@ int main(void)
 		cmocka_unit_test(pods_units_and_none),
 		cmocka_unit_test(matching),
 		cmocka_unit_test(words),
+		cmocka_unit_test(format_without_why),
 		cmocka_unit_test(small_buffers),
 		cmocka_unit_test(owners_are_worded_once),
 		cmocka_unit_test(rescans_keep_to_their_share),

@@ -119,7 +119,7 @@ static void epb_bytes_with_every_option(void **state)
 	/* The bytes as the format lays them out. */
 	/* clang-format off */
 	static const uint8_t expect[] = {
-		LE32(6), LE32(112), LE32(0), LE32(1), LE32(2), LE32(5), LE32(60),
+		LE32(6), LE32(108), LE32(0), LE32(1), LE32(2), LE32(5), LE32(60),
 		1, 2, 3, 4, 5, 0, 0, 0,
 		LE16(2), LE16(4), LE32(1),                 /* flags: inbound */
 		LE16(6), LE16(4), LE32(3),                 /* queue */
@@ -128,7 +128,7 @@ static void epb_bytes_with_every_option(void **state)
 		/* per packet, after the options that repeat */
 		LE16(5), LE16(8), LE64(0x0001000000000007ull), /* packet id */
 		LE16(4), LE16(8), LE64(5),                 /* drop count */
-		LE32(0), LE32(112),
+		LE32(108),             /* no end of options: the length ends them */
 	};
 	/* clang-format on */
 	const uint8_t data[] = { 1, 2, 3, 4, 5 };
@@ -163,10 +163,10 @@ static void epb_minimal_and_negative_tc_verdict(void **state)
 	/* The bytes as the format lays them out. */
 	/* clang-format off */
 	static const uint8_t expect[] = {
-		LE32(6), LE32(60), LE32(1), LE32(0), LE32(9), LE32(0), LE32(64),
+		LE32(6), LE32(56), LE32(1), LE32(0), LE32(9), LE32(0), LE32(64),
 		LE16(2), LE16(4), LE32(2),                 /* flags: outbound */
 		LE16(7), LE16(9), 1, LE64(-1), 0, 0, 0,    /* TC_ACT_UNSPEC */
-		LE32(0), LE32(60),
+		LE32(56),
 	};
 	/* clang-format on */
 	int fd = mem_fd();
@@ -237,13 +237,14 @@ static void epb_preencoded_options_match_fields(void **state)
 	assert_int_equal(pcapng_writer_free(wb), 0);
 	na = contents(fa, a, sizeof(a));
 	nb = contents(fb, b, sizeof(b));
-	assert_int_equal(na, 28 + 8 + opts.len + 12 + 12 + 4 + 4);
+	assert_int_equal(na, 28 + 8 + opts.len + 12 + 12 + 4);
 	assert_int_equal(nb, na + na - 12);
 	assert_memory_equal(a, b, na);
 	/* the second block: packet id 43, no drop count */
 	assert_int_equal(b[na + 28 + 8 + opts.len], 5);
 	assert_int_equal(b[na + 28 + 8 + opts.len + 4], 43);
-	assert_int_equal(b[na + 28 + 8 + opts.len + 12], 0); /* end of options */
+	/* the block's length next: no end of options */
+	assert_int_equal(b[na + 28 + 8 + opts.len + 12], (na - 12) & 0xff);
 	close(fa);
 	close(fb);
 }

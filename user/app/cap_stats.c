@@ -84,6 +84,30 @@ static void drop_reasons(const struct ps_cap_kern *k, const char *prefix, char *
 	ps_report_drops(buf, len, prefix, c, drop_counts(k, c, names));
 }
 
+/* The packets written without a known owner, by why (ps_who_why): what
+ * the file's comments leave unsaid. "" with none, or attribution off. */
+static void unowned_reasons(const struct ps_cap_out *o, const char *prefix, char *buf, size_t len)
+{
+	struct ps_drop_count c[PS_CTX_MAX];
+	struct ps_ingest_stats st;
+	size_t n = 0;
+
+	ps_ingest_stats(o->in, &st);
+	for (unsigned int ctx = 0; ctx < PS_CTX_MAX; ctx++) {
+		const char *why = ps_who_why((uint8_t)ctx, false);
+		size_t i = 0;
+
+		if (!st.unowned[ctx] || !why)
+			continue;
+		while (i < n && strcmp(c[i].reason, why))
+			i++;
+		if (i == n)
+			c[n++] = (struct ps_drop_count){ .reason = why };
+		c[i].n += st.unowned[ctx];
+	}
+	ps_report_drops(buf, len, prefix, c, n);
+}
+
 /* The busiest processes and containers (user/top/topview.h), where they
  * are counted. */
 static void owners(const struct ps_topview *top, struct ps_metrics_view *v,
@@ -193,16 +217,18 @@ static void sum_counters(const struct ps_cap_out *o, const struct ps_cap_kern *k
 }
 
 /* One --stats line: the counters, the packets written (in the files, as
- * the summary and the ISBs count them), sFlow's sends, drops by reason. */
+ * the summary and the ISBs count them), sFlow's sends, drops by reason,
+ * the packets without a known owner by why. */
 static void print_stats(const struct ps_cap_out *o, const struct ps_cap_kern *k,
 			const struct ps_sampling *smp, uint64_t written, uint64_t prev_written,
 			uint64_t elapsed_ns)
 {
 	struct ps_counters c;
-	char line[320], sflow[96] = "", flight[96] = "", drops[400], text[900];
+	char line[320], sflow[96] = "", flight[96] = "", drops[400], unowned[200], text[1100];
 
 	sum_counters(o, k, &c);
 	drop_reasons(k, " drops ", drops, sizeof(drops));
+	unowned_reasons(o, " unowned ", unowned, sizeof(unowned));
 	ps_report_stats(line, sizeof(line), &c, written, prev_written, elapsed_ns, smp);
 	if (o->sflow)
 		snprintf(sflow, sizeof(sflow), " sflow sent %llu failed %llu refused %llu",
@@ -216,7 +242,7 @@ static void print_stats(const struct ps_cap_out *o, const struct ps_cap_kern *k,
 		snprintf(flight, sizeof(flight), " flight held %llu incidents %llu",
 			 (unsigned long long)fs.held, (unsigned long long)fs.incidents);
 	}
-	snprintf(text, sizeof(text), "%s%s%s%s\n", line, sflow, flight, drops);
+	snprintf(text, sizeof(text), "%s%s%s%s%s\n", line, sflow, flight, drops, unowned);
 	ps_log_text(text);
 }
 
@@ -328,6 +354,10 @@ void cap_summary(const struct ps_cap_out *o, const struct ps_cap_kern *k,
 	drop_reasons(k, "kernel drops by reason: ", text, sizeof(text) - 1);
 	if (text[0])
 		ps_log_text(strcat(text, "\n")); /* room kept for it */
+	/* With -v: the file's comments leave them unsaid. */
+	unowned_reasons(o, "", text, sizeof(text));
+	if (text[0])
+		pr_info("packets without a known owner, by why: %s\n", text);
 	if (sflow_line)
 		ps_log_text(sflow_line);
 	free(sflow_line);

@@ -55,14 +55,15 @@ int ps_report_stats(char *buf, size_t len, const struct ps_counters *c, uint64_t
 int ps_report_idb_comment(char *buf, size_t len, unsigned int hook, const char *attached_via,
 			  const char *sampling);
 
-/* One reason's count of packets the kernel dropped (the drop hook). */
+/* One reason's count of packets: the kernel dropped them (the drop
+ * hook), or they have no known owner (ps_who_why). */
 struct ps_drop_count {
 	const char *reason;
 	uint64_t n;
 };
 
 /*
- * The drop hook's packets by reason, most first (c is sorted here):
+ * Packets by reason, most first (c is sorted here):
  * "REASON N, REASON N" after prefix; "" for none. Returns what snprintf
  * returns.
  */

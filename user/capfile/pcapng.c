@@ -623,7 +623,7 @@ int pcapng_write_packet(struct pcapng_writer *w, const struct pcapng_packet *e)
 	int err;
 
 	total = 28 + pad4(e->cap_len) + o->len + (e->has_packet_id ? 12 : 0) +
-		(e->drop_count ? 12 : 0) + 4 + 4;
+		(e->drop_count ? 12 : 0) + 4;
 	if (borrow && w->n_segs + 2 >= SEGS_MAX && pcapng_flush(w))
 		return w->error;
 	err = reserve(w, borrow ? total - e->cap_len : total);
@@ -647,8 +647,8 @@ int pcapng_write_packet(struct pcapng_writer *w, const struct pcapng_packet *e)
 		memcpy(p, e->data, e->cap_len);
 		p += e->cap_len;
 	}
-	/* The padding: four zero bytes, of which the options overwrite
-	 * those past it (at least the end of options follows). */
+	/* The padding: four zero bytes, of which the options (at least
+	 * epb_flags) overwrite those past it. */
 	st32(p, 0);
 	p += pad;
 	memcpy(p, o->buf, o->len);
@@ -657,7 +657,8 @@ int pcapng_write_packet(struct pcapng_writer *w, const struct pcapng_packet *e)
 		p = enc_opt(p, EPB_PACKETID, &e->packet_id, 8);
 	if (e->drop_count)
 		p = enc_opt(p, EPB_DROPCOUNT, &e->drop_count, 8);
-	p = st32(p, 0); /* opt_endofopt */
+	/* No opt_endofopt: the block's length ends the options, as the
+	 * format allows and every reader handles; 4 bytes of each packet. */
 	p = st32(p, total);
 	w->len = p - w->buf;
 	w->bytes += total;

@@ -542,12 +542,11 @@ const struct ps_who *ps_who_resolve(struct ps_who_table *t, const struct ps_meta
 	return &e->who;
 }
 
-/* The owner word where the owner is not named by its process: why not
- * ("none:no-socket"), or "sender" before a sender's process; NULL for a
- * local owner, whose process alone says it. */
-static const char *owner_word(const struct ps_who *w)
+const char *ps_who_why(uint8_t ctx, bool known)
 {
-	switch (w->ctx) {
+	switch (ctx) {
+	case PS_CTX_OFF:
+		return NULL;
 	case PS_CTX_NO_SOCKET:
 		return "none:no-socket";
 	case PS_CTX_NOT_L4:
@@ -555,16 +554,20 @@ static const char *owner_word(const struct ps_who *w)
 	case PS_CTX_UNNAMED:
 		return "unknown:socket-without-cookie";
 	case PS_CTX_SENDER:
-		return w->known ? "sender" : "sender:socket-not-found";
+		return known ? NULL : "sender:socket-not-found";
 	default:
-		return w->known ? NULL : "unknown:socket-not-found";
+		return known ? NULL : "unknown:socket-not-found";
 	}
 }
 
-int ps_who_format(const struct ps_who *w, char *buf, size_t len)
+int ps_who_format(const struct ps_who *w, char *buf, size_t len, bool why)
 {
-	const char *owner = owner_word(w);
-	bool named = !owner || !strcmp(owner, "sender");
+	const char *reason = ps_who_why(w->ctx, w->known);
+	/* A sender's process is named as such: it sent the packet from
+	 * another namespace, it does not own a socket here. */
+	const char *owner = reason ? (why ? reason : NULL) :
+				     (w->ctx == PS_CTX_SENDER ? "sender" : NULL);
+	bool named = !reason;
 	int n = 0;
 
 	if (len)

@@ -75,10 +75,14 @@ const struct ps_who *ps_who_resolve(struct ps_who_table *t, const struct ps_meta
 /* The comment words for w: "pid=… comm=… container=… netns=…" (a
  * container by its name and image where its runtime's records name it, a
  * Kubernetes one by "pod=<namespace>/<pod> container=<name>", then
- * "cid=<runtime>:<id>"), or
- * "owner=none:no-socket" and the like (doc/guide.md lists them); "" with
- * attribution off. Returns what snprintf returns. Pure. */
-int ps_who_format(const struct ps_who *w, char *buf, size_t len);
+ * "cid=<runtime>:<id>"); with why, an owner that is not known says why in
+ * "owner=none:no-socket" and the like (ps_who_why); "" with attribution
+ * off. Returns what snprintf returns. Pure. */
+int ps_who_format(const struct ps_who *w, char *buf, size_t len, bool why);
+/* Why a packet of hook context ctx (enum ps_ctx) has no known owner
+ * ("none:no-socket", "unknown:socket-not-found": doc/guide.md lists
+ * them); NULL if known, or with attribution off. Pure. */
+const char *ps_who_why(uint8_t ctx, bool known);
 /* w's container in a few words: the name its runtime gives it
  * ("shopweb"), a Kubernetes one's namespace, pod and name
  * ("shop/cart-7d9f/cart"), else its id ("docker:1cd6e7c7d83e"), else the

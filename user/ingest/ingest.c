@@ -199,6 +199,8 @@ static void write_ref(struct ps_ingest *c, struct ps_target *t, const struct ps_
 	}
 	t->written++;
 	c->written++;
+	if (who && ps_who_why(who->ctx, who->known))
+		c->unowned[who->ctx]++;
 	if (c->limit && c->written >= c->limit)
 		set_done(c);
 }
@@ -840,6 +842,7 @@ void ps_ingest_stats(const struct ps_ingest *c, struct ps_ingest_stats *st)
 		.passed = c->order.passed,
 		.n_src = c->n_src,
 	};
+	memcpy(st->unowned, c->unowned, sizeof(st->unowned));
 	reader_counts(c, &st->rd, NULL);
 }
 

@@ -69,7 +69,10 @@ struct ps_ingest {
 	uint64_t unpinned;	 /* copied out of a buffer more than half full */
 	uint64_t rounds;
 	uint64_t unknown; /* samples from an (ifindex, hook) not ours */
-	bool settled;	  /* a CPU was settled since the last sample came */
+	/* Packets written whose owner is not known, by the hook's context
+	 * (enum ps_ctx; ps_who_why says why): the file's comments do not. */
+	uint64_t unowned[PS_CTX_MAX];
+	bool settled; /* a CPU was settled since the last sample came */
 	/* The outputs (user/ingest/sink.h), each packet to each in this order. */
 	struct ps_sink *sinks[PS_MAX_SINKS];
 	int n_sinks;
@@ -88,8 +91,9 @@ struct ps_ingest_stats {
 	uint64_t received, written, forced, unpinned, rounds, unknown;
 	uint64_t lost; /* perf: what the kernel reported lost (PERF_RECORD_LOST) */
 	struct ps_reader_counts rd;
-	uint64_t peak_held, late; /* the merge: bytes held at most, out of order */
-	uint64_t passed;	  /* the merge: handed on without being held */
+	uint64_t peak_held, late;     /* the merge: bytes held at most, out of order */
+	uint64_t passed;	      /* the merge: handed on without being held */
+	uint64_t unowned[PS_CTX_MAX]; /* written without a known owner, by context */
 	int n_src;
 };
 

@@ -73,13 +73,13 @@ int ps_sink_comment(char *buf, size_t len, const struct ps_sink_pkt *p, const ch
 
 	if (len)
 		buf[0] = '\0';
-	if (f == PS_COMMENT_LINE)
+	if (f == PS_COMMENT_LINE) {
 		n = ps_word_put(buf, len, n, PS_WORD_HOOK, "%s", ps_hook_name(a->k.hook));
-	n = ps_word_put(buf, len, n, PS_WORD_CPU, "%u", a->k.cpu);
-	if (f == PS_COMMENT_LINE)
+		n = ps_word_put(buf, len, n, PS_WORD_CPU, "%u", a->k.cpu);
 		n = ps_word_put(buf, len, n, PS_WORD_QUEUE, "%u", a->k.rx_queue);
+	}
 	if (tag && *tag && n >= 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, " %s", tag);
+		n += snprintf(buf + n, len - (size_t)n, &" %s"[!n], tag);
 	if (a->k.flags & PS_F_CLOCK_FALLBACK)
 		n = ps_word_put(buf, len, n, PS_WORD_CLOCK, "fallback");
 	/* What the traced XDP program did: shown by every Wireshark, and
@@ -93,10 +93,14 @@ int ps_sink_comment(char *buf, size_t len, const struct ps_sink_pkt *p, const ch
 		n = ps_word_put(buf, len, n, PS_WORD_AT, "%s", p->drop->at);
 	}
 	if (p->who && p->who->ctx != PS_CTX_OFF && n >= 0 && (size_t)n + 1 < len) {
-		buf[n++] = ' ';
-		n += ps_who_format(p->who, buf + n, len - (size_t)n);
+		int w = ps_who_format(p->who, buf + n + !!n, len - (size_t)n - !!n,
+				      f == PS_COMMENT_LINE);
+
+		if (w > 0 && n)
+			buf[n++] = ' ';
+		n += w;
 	}
 	if (p->note && n >= 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, " %s", p->note);
+		n += snprintf(buf + n, len - (size_t)n, &" %s"[!n], p -> note);
 	return n;
 }

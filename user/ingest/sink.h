@@ -90,7 +90,10 @@ struct ps_sink {
 
 /* Which words: all (a printed line), or those a pcapng block does not
  * already carry: its interface (IDB) names the hook and the direction, its
- * epb_queue the queue, so a block's comment leaves them out. */
+ * epb_queue the queue, its epb_packetid the CPU (the id's top 16 bits),
+ * so a block's comment leaves them out; and a block says nothing of an
+ * owner that is not known (the summary and --stats count those, by why:
+ * ps_who_why), so that a packet with nothing to add has no comment. */
 enum ps_comment_for {
 	PS_COMMENT_LINE,
 	PS_COMMENT_BLOCK,

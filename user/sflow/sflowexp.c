@@ -278,7 +278,7 @@ static void hold_owner(struct ps_sflow_sampler *s, const struct ps_target *tg,
 							 &s->held.socket);
 	if (!who->known)
 		return;
-	ps_who_format(who, s->user, sizeof(s->user));
+	ps_who_format(who, s->user, sizeof(s->user), false);
 	s->held.user = s->user;
 	s->held.user_is_src = src;
 }
@@ -338,7 +338,7 @@ static void sflowexp_discard(struct ps_sflow_exp *x, const struct ps_sink_pkt *p
 		e.header_protocol = p->data[0] >> 4 == 6 ? PS_SFLOW_HEADER_IPV6 :
 							   PS_SFLOW_HEADER_IPV4;
 	if (who && who->known) {
-		ps_who_format(who, s->user, sizeof(s->user));
+		ps_who_format(who, s->user, sizeof(s->user), false);
 		e.user = s->user;
 		e.user_is_src = who->ctx == PS_CTX_SKB;
 	}
