@@ -47,6 +47,7 @@
 #
 # Usage: bench/e2e.sh [BUILD_DIR]
 #   env: ROUNDS=3 N=1000000 SIZES="64 1500" CONTENDERS="..." OUT=bench/out
+#   SNAP=N: both tools' snap length (-s N; tcpdump's 65460 otherwise)
 #        PS_ARGS="..." (more pktsample options, for every pktsample contender)
 #        SENDERS=1
 source "$(dirname "$0")/lib.sh"
@@ -119,7 +120,7 @@ run_one() {
 			obj "$build/bpf/bare_xdp.bpf.o" sec xdp ;;
 	tcpdump)
 		in_cap "$build/bench_runstat" "$time" \
-			tcpdump -i "$CAPIF" -n -s 65460 -B 4096 -w "$pcap" 2>"$err" &
+			tcpdump -i "$CAPIF" -n -s "${SNAP:-65460}" -B 4096 -w "$pcap" 2>"$err" &
 		pid=$!
 		wait_for "$err" "listening on" "$pid" ;;
 	pktsample*)
@@ -149,6 +150,7 @@ run_one() {
 		esac
 		# shellcheck disable=SC2206 # words, as on a command line
 		[ -n "${PS_ARGS:-}" ] && extra+=($PS_ARGS)
+		[ -n "${SNAP:-}" ] && extra+=(-s "$SNAP")
 		in_cap "$build/bench_runstat" "$time" \
 			"$bin" -i "$CAPIF" "${extra[@]}" 2>"$err" &
 		pid=$!

@@ -79,7 +79,7 @@ int ps_sink_comment(char *buf, size_t len, const struct ps_sink_pkt *p, const ch
 		n = ps_word_put(buf, len, n, PS_WORD_QUEUE, "%u", a->k.rx_queue);
 	}
 	if (tag && *tag && n >= 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, &" %s"[!n], tag);
+		n += snprintf(buf + n, len - (size_t)n, n ? " %s" : "%s", tag);
 	if (a->k.flags & PS_F_CLOCK_FALLBACK)
 		n = ps_word_put(buf, len, n, PS_WORD_CLOCK, "fallback");
 	/* What the traced XDP program did: shown by every Wireshark, and
@@ -101,6 +101,6 @@ int ps_sink_comment(char *buf, size_t len, const struct ps_sink_pkt *p, const ch
 		n += w;
 	}
 	if (p->note && n >= 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, &" %s"[!n], p -> note);
+		n += snprintf(buf + n, len - (size_t)n, n ? " %s" : "%s", p->note);
 	return n;
 }
