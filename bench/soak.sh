@@ -70,7 +70,7 @@ done
 num() { sed -n "s/^\([0-9]*\) $1.*/\1/p" "$DIR/ps.err" | head -1; }
 seen=$(num "packets\\? seen by hooks")
 captured=$(num "packets\\? captured")
-lost=$(num "packets\\? lost in [a-z]* buffer")
+lost=$(num "packets\\? lost in perf buffer")
 sent=$(sed -n 's/^sent=\([0-9]*\).*/\1/p' "$DIR/gen.out")
 rss_min=$(tail -n +2 "$csv" | cut -d, -f2 | sort -n | head -1)
 rss_max=$(tail -n +2 "$csv" | cut -d, -f2 | sort -n | tail -1)
@@ -84,7 +84,7 @@ echo "| --- | --- |"
 echo "| frames sent (psgen) | ${sent:-?} |"
 echo "| seen by the hook | $seen |"
 echo "| written (all files, rotated away included) | $captured |"
-echo "| lost in the buffers | $lost |"
+echo "| lost in the perf buffer | $lost |"
 echo "| files rotated | $(grep -c 'now writing' "$DIR/ps.err" || true) |"
 echo "| files left (-W), each valid | $valid of $nfiles |"
 echo "| capture CPU seconds (user + system) | $cpu |"

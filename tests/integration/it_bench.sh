@@ -110,7 +110,7 @@ DURATION=3 RATE=20000 SIZE=200 INTERVAL=1 ARGS="-C 1 -W 3" OUT=$WORK \
 grep -q '^| files left (-W), each valid | 3 of 3 |$' "$WORK/soak.md" ||
 	fail "soak: not three valid files: $(cat "$WORK/soak.md")"
 grep -q '^| frames sent (psgen) | 60000 |$' "$WORK/soak.md" || fail "soak: sender count missing"
-grep -Eq '^\| lost in the buffers \| [0-9]+ \|$' "$WORK/soak.md" || fail "soak: loss not stated"
+grep -Eq '^\| lost in the perf buffer \| [0-9]+ \|$' "$WORK/soak.md" || fail "soak: loss not stated"
 [ "$(tail -n +2 "$WORK/soak_rss.csv" | grep -c '^[0-9]*,[0-9][0-9]*,[0-9]*$')" -ge 2 ] ||
 	fail "soak: RSS not sampled: $(cat "$WORK/soak_rss.csv")"
 ok "bench/soak.sh runs: rotates a ring of valid files, samples RSS, states the loss"

@@ -105,24 +105,6 @@ else
 		"$(cat "$WORK/err")" "rings over a memory cgroup's limit: says what fits"
 	[ ! -e "$WORK/ring.pcapng" ] || fail "rings over the memory limit left their file behind"
 	assert_nothing_attached
-	# At the default -B the rings are sized to fit: at most half of what
-	# the cgroup has free, and -v says so. Every frame sent is captured.
-	: >"$WORK/ps.err"
-	"${in_memcg[@]}" "$P" -i "$CAPIF" --hook xdp -v -w "$WORK/fit.pcapng" 2>"$WORK/ps.err" &
-	PS_PID=$!
-	PIDS+=("$PS_PID")
-	wait_started "$PS_PID"
-	in_peer "$PSGEN" -i "$PEERIF" -n 2000 -s 64 --rate 20000 >/dev/null
-	sleep "$(scaled 1)"
-	stop_capture
-	assert_eq 0 "$PS_RC" "the default in a 48 MiB memory cgroup: starts and stops"
-	line=$(sed -n 's/^pktsample: transport: //p' "$WORK/ps.err")
-	assert_match "^ringbuf, [0-9]+ MiB in all: the memory cgroup /pktsample-it-$ENV \(cgroup v[12]\) has [0-9]+ MiB free of its 48, and the rings take at most half of that\$" \
-		"$line" "the default in a 48 MiB memory cgroup: the rings, sized to it, says -v"
-	mib=$(sed -n 's/^ringbuf, \([0-9]*\) MiB.*/\1/p' <<<"$line")
-	[ "${mib:-99}" -le 24 ] || fail "rings of $mib MiB in a 48 MiB memory cgroup"
-	assert_eq 2000 "$(count "$WORK/fit.pcapng" "$GEN")" "the default in a 48 MiB memory cgroup: every frame"
-	assert_nothing_attached
 fi
 
 # A full disk: a 256 KiB tmpfs fills mid-capture. One line naming the file

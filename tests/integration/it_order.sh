@@ -208,7 +208,7 @@ done
 assert_eq 0 "$TD_DROPPED" "tcp: tcpdump, the reference, dropped nothing"
 cp "$TD_DIR/tcpdump.pcap" "$WORK/tcpdump.pcap"
 assert_eq 0 "$PS_RC" "tcp: exits 0"
-assert_match "^0 packets lost in $DEFAULT_BUFFER buffer$" "$(grep 'lost in' "$WORK/ps.err")" "tcp: nothing lost"
+assert_match "^0 packets lost in perf buffer$" "$(grep 'lost in perf' "$WORK/ps.err")" "tcp: nothing lost"
 
 n_ps=$(count "$WORK/tcp.pcapng" tcp)
 n_td=$(count "$WORK/tcpdump.pcap" tcp)

@@ -392,11 +392,5 @@ OWNER_WORDS='((owner=sender )?pid=[0-9]+( tid=[0-9]+)? comm=[^ ]+( container=[^ 
 # CPU is in the packet id, and an owner not known goes unsaid).
 BLOCK_WORDS='^(((owner=sender )?pid=[0-9]+( tid=[0-9]+)? comm=[^ ]+|container=[^ ]+|cgroup=[^ ]+)( container=[^ ]+| cgroup=[^ ]+)?( netns=[^ ]+)?)?$'
 
-# The buffers a capture takes at the default -B, as its summary names them
-# ("N packets lost in ring buffer"): the BPF rings where the kernel
-# charges them to the memory cgroup (5.11), the perf buffers before.
-KVER=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
-DEFAULT_BUFFER=$([ "$KVER" -ge 5011 ] && echo ring || echo perf)
-
 # The generator's frames (UDP/TCP to port 9) only.
 GEN='(udp.dstport == 9 || tcp.dstport == 9)'

@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <bpf/libbpf.h>
 #include "kfeatures.h"
-#include "memcg.h"
 #include "filter.h"
 #include "guardian.h"
 #include "promisc.h"
@@ -481,65 +480,13 @@ void cap_set_promiscuous(struct ps_cap_kern *k, const struct ps_cap_ifaces *f)
 			strerror(-err), err == -EPERM ? " (needs CAP_NET_RAW)" : "");
 }
 
-#define MIB(b) ((unsigned long long)(b) >> 20)
-
-/*
- * At the default -B: the BPF rings, which cost the sender less than the
- * perf buffers (doc/performance.md#transport), where the kernel charges
- * them to the memory cgroup (5.11; before, to the locked-memory limit)
- * and the cgroup holds them: at most half its room (its limit less its
- * usage, or any ancestor's), the other half left to the capture's own
- * memory and the cgroup's other processes. Where not even a ring of
- * PS_RING_SHARED_BELOW_KIB fits, the perf buffers, whose pages no cgroup
- * is charged for. Says which, how big and why with -v.
- */
-static void rings_to_fit(struct ps_cap_kern *k)
-{
-	struct ps_buffer_plan *b = &k->bufs;
-	struct ps_memcg m;
-	uint64_t fit_kib;
-	char why[400];
-
-	if (!ps_kfeature_has(PS_KF_MEMCG)) {
-		pr_info("transport: perf buffers, %u KiB a CPU: this kernel counts a ring against "
-			"the locked-memory limit (before Linux 5.11), a perf buffer only beyond "
-			"perf_event_mlock_kb\n",
-			b->per_cpu_kib);
-		return;
-	}
-	if (ps_memcg_read(&m) || !m.limited) {
-		k->transport = PS_TRANSPORT_RINGBUF;
-		pr_info("transport: ringbuf, %llu MiB in all: no memory cgroup limits this "
-			"capture\n",
-			MIB((uint64_t)b->ring_kib * 1024 * b->rings));
-		return;
-	}
-	snprintf(why, sizeof(why), "memory cgroup %s (cgroup v%d) has %llu MiB free of its %llu",
-		 m.path, m.v1 ? 1 : 2, MIB(m.room), MIB(m.limit));
-	fit_kib = m.room / 2 / 1024;
-	if (fit_kib < PS_RING_SHARED_BELOW_KIB) {
-		pr_info("transport: perf buffers, %u KiB a CPU: the %s, under twice the %u KiB a "
-			"ring needs (a ring's pages are charged to it, a perf buffer's are not)\n",
-			b->per_cpu_kib, why, PS_RING_SHARED_BELOW_KIB);
-		return;
-	}
-	k->transport = PS_TRANSPORT_RINGBUF;
-	if (fit_kib < b->total_kib)
-		ps_buffer_plan(fit_kib > UINT32_MAX ? UINT32_MAX : (uint32_t)fit_kib,
-			       ps_online_cpus(NULL, 0), sysconf(_SC_PAGESIZE), b);
-	pr_info("transport: ringbuf, %llu MiB in all: the %s, and the rings take at most "
-		"half of that\n",
-		MIB((uint64_t)b->ring_kib * 1024 * b->rings), why);
-}
-
 /*
  * The transport, where --transport left it to us (auto): the ring buffer
  * where perf events are closed to us (Debian's perf_event_paranoid 3
- * without CAP_SYS_ADMIN), where -B is small enough that CPUs share a
- * ring (ps_buffer_rings_by_default()), or at the default -B where the
- * memory cgroup holds the rings (rings_to_fit()); the perf buffers
- * otherwise. A transport named is kept; --sample-interval needs perf
- * events whatever carries the samples, so it says what would do.
+ * without CAP_SYS_ADMIN), or where -B is small enough that CPUs share a
+ * ring (ps_buffer_rings_by_default()); the perf buffers otherwise. A
+ * transport named is kept; --sample-interval needs perf events whatever
+ * carries the samples, so it says what would do.
  */
 int cap_choose_transport(struct ps_cap_kern *k, const struct ps_capture_cfg *cfg,
 			 const struct ps_sampling *smp)
@@ -572,8 +519,6 @@ int cap_choose_transport(struct ps_cap_kern *k, const struct ps_capture_cfg *cfg
 			"CPUs lends one flow all %u KiB (--transport perf: the perf buffers)\n",
 			cfg->buffer_kib, b->per_cpu_kib, PS_RING_SHARED_BELOW_KIB, b->ring_cpus,
 			b->ring_kib);
-	} else if (!cfg->buffer_kib) {
-		rings_to_fit(k);
 	}
 	return 0;
 }

@@ -432,15 +432,13 @@ static const struct cli_opt capture_rows[] = {
 	{ "duration", 0, required_argument, "TIME", "stop after TIME (10, 10s, 500ms, 2m, 1h)",
 	  set_duration, LIVE },
 	{ "buffer-size", 'B', required_argument, "KIB",
-	  "KiB of buffer, all CPUs together (default 32 MiB per CPU, less in a small memory cgroup)",
-	  set_buffer, LIVE },
+	  "KiB of buffer, all CPUs together (default 32 MiB per CPU)", set_buffer, LIVE },
 	{ "threads", 'j', required_argument, "N",
 	  "threads reading the buffers (default: one per 8 CPUs, at most half the cores)",
 	  set_threads, LIVE },
 	{ "transport", 0, required_argument, "KIND",
-	  "auto (default: ringbuf where the memory cgroup holds the rings, else perf; ringbuf where "
-	  "-B leaves a CPU under 4 MiB), perf (per-CPU perf buffers) or ringbuf (BPF rings: per "
-	  "CPU, per group at a small -B)",
+	  "auto (default: perf, but ringbuf where -B leaves a CPU under 4 MiB), perf (per-CPU perf "
+	  "buffers) or ringbuf (BPF rings: per CPU, per group at a small -B)",
 	  WORDS("--transport", transport, { "auto", PS_TRANSPORT_AUTO },
 		{ "perf", PS_TRANSPORT_PERF }, { "ringbuf", PS_TRANSPORT_RINGBUF }),
 	  LIVE },

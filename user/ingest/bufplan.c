@@ -41,7 +41,6 @@ void ps_buffer_plan(uint32_t total_kib, int ncpus, long page_size, struct ps_buf
 		uint32_t rings = ((uint32_t)ncpus + p->ring_cpus - 1) / p->ring_cpus;
 
 		p->ring_kib = pow2_within(total / rings, page_size);
-		p->rings = rings;
 		if (p->ring_kib >= PS_RING_SHARED_BELOW_KIB || p->ring_cpus >= (uint32_t)ncpus)
 			break;
 	}

@@ -39,7 +39,6 @@ struct ps_buffer_plan {
 	uint64_t total_kib;   /* per_cpu_kib times the CPUs */
 	uint32_t ring_cpus;   /* the CPUs one ring serves: a power of two */
 	uint32_t ring_kib;    /* each ring: its group's share of -B */
-	uint32_t rings;	      /* how many: a ring per group */
 };
 /* total_kib 0: the default. ncpus: the CPUs with a buffer (online). Pure. */
 void ps_buffer_plan(uint32_t total_kib, int ncpus, long page_size, struct ps_buffer_plan *p);
