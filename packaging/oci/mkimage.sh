@@ -8,7 +8,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:?usage: mkimage.sh BUILD_DIR [TAG]}
-version=$("$build/pktsample" --version 2>/dev/null | awk '{print $2; exit}')
+# awk reads to the end: one that exits first gives its writer a SIGPIPE,
+# which pipefail makes this script's (silent) end.
+version=$("$build/pktsample" --version 2>/dev/null | awk 'NR == 1 {print $2}')
 tag=${2:-localhost/pktsample:${version:-dev}}
 ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
@@ -18,7 +20,7 @@ mkdir -p "$root/tmp" "$root/usr/sbin"
 chmod 1777 "$root/tmp"
 install -m 0755 "$build/pktsample" "$root/usr/sbin/pktsample"
 # Each shared object ldd names (and the dynamic loader), at its path.
-mhd=$(ldconfig -p | awk '/libmicrohttpd\.so\.12 .*x86-64/ {print $NF; exit}')
+mhd=$(ldconfig -p | awk '/libmicrohttpd\.so\.12 .*x86-64/ && !found {print $NF; found = 1}')
 for obj in "$root/usr/sbin/pktsample" ${mhd:+"$mhd"}; do
 	[ "$obj" = "$root/usr/sbin/pktsample" ] || { mkdir -p "$root$(dirname "$obj")"; cp -L "$obj" "$root$obj"; }
 	ldd "$obj" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' |
