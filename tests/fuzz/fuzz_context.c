@@ -5,6 +5,7 @@
  * never past a buffer, always terminated, and a container's name always
  * matches itself.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "container.h"
@@ -37,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(w.netns, sizeof(w.netns), "%s", path);
 	len = size ? data[size - 1] % sizeof(buf) + 1 : sizeof(buf);
 	memset(buf, 'Z', sizeof(buf));
-	ps_who_format(&w, buf, len);
+	ps_who_format(&w, buf, len, size > 1 && data[1] & 2);
 	if (strlen(buf) >= len || (len < sizeof(buf) && buf[len] != 'Z'))
 		abort();
 	return 0;

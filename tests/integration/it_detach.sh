@@ -38,6 +38,11 @@ for spec in "${specs[@]}"; do
 	pid=$(capture_pid "$WORK/k.pcapng")
 	links=$(links_of "$pid")
 	[ -n "$links" ] || fail "--hook $spec: no BPF link held"
+	# Links only (tcx where TC is hooked, auto's choice on 6.6 and
+	# later): nothing for a guardian to look after, so none is forked.
+	if [[ $spec != xdp,* ]] || kernel_has_tcx; then
+		assert_eq "" "$(pgrep -f "^pktsample-guard $pid\$" || true)" "--hook $spec: no guardian where all are links"
+	fi
 	stop_capture KILL
 	assert_eq 137 "$PS_RC" "--hook $spec: SIGKILL kills"
 	assert_links_gone "$links" "--hook $spec: its links went with it"

@@ -334,22 +334,30 @@ static int attach_xdp_all(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
 	return err;
 }
 
+/* More than this many interfaces at TC, and auto takes clsact: tcx waits
+ * for each link it attaches, and over many interfaces those waits add up
+ * to a start one notices (doc/performance.md#start-up). */
+#define PS_TCX_IFACES_MAX 16
+
 /*
- * Where TC may attach through clsact, the guardian that removes our filters
- * should we be killed (guardian.h): forked before anything is loaded, so it
- * holds nothing of the capture's.
+ * Where TC will attach through clsact, the guardian that removes our
+ * filters should we be killed (guardian.h): forked before anything is
+ * loaded, so it holds nothing of the capture's. Where auto takes tcx, whose
+ * links go with the process, there is nothing to look after: should an
+ * interface need clsact after all, attaching it starts the guardian then.
  */
 int cap_start_guardian(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
 		       enum ps_tc_mode tc_mode)
 {
-	bool tc = false;
-	int fd;
+	int n = 0, fd;
 
 	for (int i = 0; i < f->set.n; i++)
-		tc |= (f->ifs[i].hooks & PS_HOOKS_TC) != 0;
+		n += (f->ifs[i].hooks & PS_HOOKS_TC) != 0;
 	/* Following: for interfaces to come, too. */
-	tc |= f->set.follow && (k->hooks & PS_HOOKS_TC);
-	if (!tc || tc_mode == PS_TC_TCX)
+	if (!n && !(f->set.follow && (k->hooks & PS_HOOKS_TC)))
+		return 0;
+	if (tc_mode == PS_TC_TCX ||
+	    (tc_mode == PS_TC_AUTO && n <= PS_TCX_IFACES_MAX && ps_kfeature_has(PS_KF_TCX)))
 		return 0;
 	fd = ps_guardian_start();
 	if (fd < 0)
@@ -374,11 +382,6 @@ static int attach_xdp_trace_all(struct ps_cap_kern *k, const struct ps_cap_iface
 		}
 	return err;
 }
-
-/* More than this many interfaces at TC, and auto takes clsact: tcx waits
- * for each link it attaches, and over many interfaces those waits add up
- * to a start one notices (doc/performance.md#start-up). */
-#define PS_TCX_IFACES_MAX 16
 
 /* How TC attaches: as --tc-mode says, but auto with more interfaces than
  * tcx attaches quickly takes clsact (hooks.h: PS_TC_AUTO_MANY), and so

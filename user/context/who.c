@@ -16,7 +16,7 @@
 
 #define BUCKETS 4096
 /* Sockets and processes remembered: past this many, forgotten all at once
- * and asked for again (the kernel's map keeps PS_OWNERS_MAX sockets). A
+ * and asked for again (the kernel's map keeps PS_OWNERS_MAX sockets at most). A
  * process then gets a new number, and its file another PIB. */
 #define SOCKS_MAX 65536
 #define PROCS_MAX 16384

@@ -416,6 +416,14 @@ static int attach_clsact(struct ps_attachments *a, struct ps_attachment *att, in
 {
 	int err;
 
+	/* tcx was expected, and this interface needs clsact after all. */
+	if (a->guard_fd < 0) {
+		int fd = ps_guardian_start();
+
+		if (fd < 0)
+			return fd;
+		a->guard_fd = fd;
+	}
 	att->clsact.ifindex = att->ifindex;
 	att->clsact.ingress = att->hook == PS_HOOK_TC_INGRESS;
 	err = ps_clsact_attach(&att->clsact, prog_fd, att->ifname, first, &att->others);

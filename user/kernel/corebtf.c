@@ -30,14 +30,20 @@
  * the thousand is refused, not searched for hours. */
 #define MAX_VISITS (1u << 16)
 
-/* The raw BTF as read: each type's record found by its id. */
+/*
+ * The raw BTF as read: each type's record found by its id, from the record
+ * of every STRIDE-th type on. An index of every type would be half a
+ * megabyte for a kernel's, and its pages' first touch alone cost more than
+ * the walk of all the types (doc/performance.md#start-up).
+ */
+#define STRIDE_SHIFT 6
 struct raw {
 	const uint8_t *types;
 	uint32_t types_len;
 	const char *strs;
 	uint32_t strs_len;
-	uint32_t *off; /* off[id]: the record of type id (1..n-1) */
-	uint32_t n;
+	uint32_t *off; /* off[k]: the record of type (k << STRIDE_SHIFT) + 1 */
+	uint32_t n;    /* types, void included */
 };
 
 /* A member the paths reach: member `index` of composite `id`. */
@@ -63,55 +69,75 @@ static const char *str_at(const struct raw *r, uint32_t off)
 	return r->strs + off;
 }
 
+/*
+ * The bytes that follow a type's header, by its kind: fixed, and per vlen
+ * entry (-1: a kind unknown). A table, not a switch: every type of the
+ * kernel's is stepped over one after the other, and a branch per kind
+ * mispredicted is most of that walk's time.
+ */
+static const struct {
+	int8_t fixed, per;
+} kind_extra[KIND_MAX + 1] = {
+	[0] = { -1, 0 },
+	[BTF_KIND_INT] = { 4, 0 },
+	[BTF_KIND_PTR] = { 0, 0 },
+	[BTF_KIND_ARRAY] = { 12, 0 },
+	[BTF_KIND_STRUCT] = { 0, 12 },
+	[BTF_KIND_UNION] = { 0, 12 },
+	[BTF_KIND_ENUM] = { 0, 8 },
+	[BTF_KIND_FWD] = { 0, 0 },
+	[BTF_KIND_TYPEDEF] = { 0, 0 },
+	[BTF_KIND_VOLATILE] = { 0, 0 },
+	[BTF_KIND_CONST] = { 0, 0 },
+	[BTF_KIND_RESTRICT] = { 0, 0 },
+	[BTF_KIND_FUNC] = { 0, 0 },
+	[BTF_KIND_FUNC_PROTO] = { 0, 8 },
+	[BTF_KIND_VAR] = { 4, 0 },
+	[BTF_KIND_DATASEC] = { 0, 12 },
+	[BTF_KIND_FLOAT] = { 0, 0 },
+	[KIND_DECL_TAG] = { 4, 0 },
+	[KIND_TYPE_TAG] = { 0, 0 },
+	[KIND_ENUM64] = { 0, 12 },
+};
+
+static long extra_of(const struct btf_type *t)
+{
+	uint32_t kind = BTF_INFO_KIND(t->info);
+
+	if (kind > KIND_MAX || kind_extra[kind].fixed < 0)
+		return -1;
+	return kind_extra[kind].fixed + (long)kind_extra[kind].per * BTF_INFO_VLEN(t->info);
+}
+
+/* Where type id's record starts (id checked: 1..n-1, so every record on
+ * the way was checked by raw_open). */
+static uint32_t type_off(const struct raw *r, uint32_t id)
+{
+	uint32_t i = id - 1, at = r->off[i >> STRIDE_SHIFT];
+
+	for (uint32_t k = i & ~((1u << STRIDE_SHIFT) - 1); k < i; k++) {
+		struct btf_type t;
+
+		memcpy(&t, r->types + at, sizeof(t));
+		at += (uint32_t)(sizeof(t) + (size_t)extra_of(&t));
+	}
+	return at;
+}
+
 /* Type id's header (copied: a fuzzer's bytes need not be aligned). */
 static bool type_at(const struct raw *r, uint32_t id, struct btf_type *t)
 {
 	if (id == 0 || id >= r->n)
 		return false;
-	memcpy(t, r->types + r->off[id], sizeof(*t));
+	memcpy(t, r->types + type_off(r, id), sizeof(*t));
 	return true;
-}
-
-/* The bytes that follow a type's header, by its kind; -1: a kind unknown. */
-static long extra_of(const struct btf_type *t)
-{
-	uint32_t vlen = BTF_INFO_VLEN(t->info);
-
-	switch (BTF_INFO_KIND(t->info)) {
-	case BTF_KIND_INT:
-	case BTF_KIND_VAR:
-	case KIND_DECL_TAG:
-		return 4;
-	case BTF_KIND_ARRAY:
-		return 12;
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-	case BTF_KIND_DATASEC:
-	case KIND_ENUM64:
-		return 12L * vlen;
-	case BTF_KIND_ENUM:
-	case BTF_KIND_FUNC_PROTO:
-		return 8L * vlen;
-	case BTF_KIND_PTR:
-	case BTF_KIND_FWD:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC:
-	case BTF_KIND_FLOAT:
-	case KIND_TYPE_TAG:
-		return 0;
-	default:
-		return -1;
-	}
 }
 
 /* The header checked and every type's record found: 0 or -EINVAL/-ENOMEM. */
 static int raw_open(struct raw *r, const void *data, size_t len)
 {
 	struct btf_header h;
-	uint32_t cap = 1024, at = 0;
+	uint32_t cap, at = 0;
 
 	memset(r, 0, sizeof(*r));
 	if (len < sizeof(h))
@@ -125,6 +151,7 @@ static int raw_open(struct raw *r, const void *data, size_t len)
 	r->types_len = h.type_len;
 	r->strs = (const char *)data + h.hdr_len + h.str_off;
 	r->strs_len = h.str_len;
+	cap = 1024;
 	r->off = malloc(cap * sizeof(*r->off));
 	if (!r->off)
 		return -ENOMEM;
@@ -139,15 +166,20 @@ static int raw_open(struct raw *r, const void *data, size_t len)
 		extra = extra_of(&t);
 		if (extra < 0 || (uint64_t)r->types_len - at - sizeof(t) < (uint64_t)extra)
 			return -EINVAL;
-		if (r->n == cap) {
-			uint32_t *more = realloc(r->off, 2 * cap * sizeof(*r->off));
+		if (!((r->n - 1) & ((1u << STRIDE_SHIFT) - 1))) {
+			uint32_t k = (r->n - 1) >> STRIDE_SHIFT;
 
-			if (!more)
-				return -ENOMEM;
-			r->off = more;
-			cap *= 2;
+			if (k == cap) {
+				uint32_t *more = realloc(r->off, 2 * cap * sizeof(*r->off));
+
+				if (!more)
+					return -ENOMEM;
+				r->off = more;
+				cap *= 2;
+			}
+			r->off[k] = at;
 		}
-		r->off[r->n++] = at;
+		r->n++;
 		at += (uint32_t)(sizeof(t) + (size_t)extra);
 	}
 	return 0;
@@ -156,7 +188,7 @@ static int raw_open(struct raw *r, const void *data, size_t len)
 /* Member i of composite t (whose id is checked), copied. */
 static void member_at(const struct raw *r, uint32_t id, uint32_t i, struct btf_member *m)
 {
-	memcpy(m, r->types + r->off[id] + sizeof(struct btf_type) + (size_t)i * sizeof(*m),
+	memcpy(m, r->types + type_off(r, id) + sizeof(struct btf_type) + (size_t)i * sizeof(*m),
 	       sizeof(*m));
 }
 
@@ -194,25 +226,33 @@ static uint32_t skip_mods(const struct raw *r, uint32_t id, struct btf_type *t)
  */
 static int find_roots(const struct raw *r, const char *const *paths, size_t n, uint32_t *roots)
 {
+	size_t lens[MAX_NEEDS];
+
 	for (size_t i = 0; i < n; i++) {
 		const char *dot = strchr(paths[i], '.');
 
 		if (!dot || dot == paths[i])
 			return -EINVAL;
+		lens[i] = (size_t)(dot - paths[i]);
 		roots[i] = 0;
 	}
-	for (uint32_t id = 1; id < r->n; id++) {
+	/* Every struct of the kernel is looked at: its name compared
+	 * in place, its bytes only as far as they can match. */
+	for (uint32_t id = 1, at = 0; id < r->n; id++) {
 		struct btf_type t;
 		const char *s;
 
-		type_at(r, id, &t);
-		if (BTF_INFO_KIND(t.info) != BTF_KIND_STRUCT || !t.name_off)
+		memcpy(&t, r->types + at, sizeof(t));
+		at += (uint32_t)(sizeof(t) + (size_t)extra_of(&t));
+		if (BTF_INFO_KIND(t.info) != BTF_KIND_STRUCT || !t.name_off ||
+		    t.name_off >= r->strs_len)
 			continue;
-		s = str_at(r, t.name_off);
-		for (size_t i = 0; s && i < n; i++) {
-			size_t len = (size_t)(strchr(paths[i], '.') - paths[i]);
+		s = r->strs + t.name_off;
+		for (size_t i = 0; i < n; i++) {
+			size_t len = lens[i];
 
-			if (strncmp(s, paths[i], len) || s[len])
+			if (s[0] != paths[i][0] || r->strs_len - t.name_off <= len || s[len] ||
+			    memcmp(s, paths[i], len))
 				continue;
 			if (roots[i] && roots[i] != id)
 				return -ENOTUNIQ;
@@ -371,7 +411,7 @@ static int copy_type(struct cut *c, uint32_t id, int depth)
 		return -ENOMEM;
 	switch (BTF_INFO_KIND(t.info)) {
 	case BTF_KIND_INT:
-		memcpy(&enc, r->types + r->off[id] + sizeof(t), sizeof(enc));
+		memcpy(&enc, r->types + type_off(r, id) + sizeof(t), sizeof(enc));
 		if (BTF_INT_OFFSET(enc) || !str_at(r, t.name_off))
 			return -ENOTSUP;
 		made = btf__add_int(c->out, str_at(r, t.name_off), (size_t)t.size,

@@ -2,8 +2,10 @@
 /*
  * The clsact guardian: a clsact filter, unlike a BPF link, stays attached
  * when the process that attached it is killed (SIGKILL, the OOM killer).
- * So where a capture may attach through clsact, it first forks a small
- * process that holds nothing but a pipe from it: told each filter the
+ * So where a capture will attach through clsact, it first forks a small
+ * process that holds nothing but a pipe from it (or, where an interface
+ * needs clsact when tcx was expected, forks it then, holding no descriptor
+ * of the capture's but the pipe): told each filter the
  * capture attaches and each it removes, it removes exactly the ones left
  * when the pipe's other end closes without a goodbye, that is, when the
  * capture died, however it died. It ignores the signals a terminal or a

@@ -199,6 +199,14 @@ static struct pktsample *open_skeleton(const struct ps_load_opts *o, int core_bt
 	return skel;
 }
 
+/* The owners map's sockets (loader.h). */
+static uint32_t owners_size(const struct ps_ctx_knobs *ctx)
+{
+	if (!ctx || !ctx->enabled)
+		return 1;
+	return ctx->filter ? PS_OWNERS_MAX : PS_OWNERS_UNFILTERED;
+}
+
 /*
  * The kernel's BTF cut to the members the programs reach through CO-RE
  * (corebtf.h): a socket's cookie and a request socket's listener
@@ -328,8 +336,7 @@ static int size_maps(struct ps_loader *l, struct pktsample *skel, const struct p
 		pr_err("cannot size the ring buffers' scratch: %s\n", strerror(-err));
 		return err;
 	}
-	err = bpf_map__set_max_entries(skel->maps.owners,
-				       o->ctx && o->ctx->enabled ? PS_OWNERS_MAX : 1);
+	err = bpf_map__set_max_entries(skel->maps.owners, owners_size(o->ctx));
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.ctx_cgroups, ctx_cgroups_size(o->ctx));
 	if (err) {

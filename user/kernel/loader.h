@@ -49,8 +49,15 @@ struct ps_ctx_knobs {
 	size_t cgroups_room; /* the map's size, if more (a filter that follows) */
 };
 
-/* Sockets whose owner the kernel keeps (an LRU map: older ones go first). */
+/*
+ * Sockets whose owner the kernel keeps (an LRU map: older ones go first;
+ * the kernel fills all of it at the start). A filter by owner looks at it
+ * on every packet, so a socket's owner must stay while its packets come;
+ * without one, only until its first packet's owner is put in words (who.h),
+ * and a socket whose owner went before is found by a scan.
+ */
 #define PS_OWNERS_MAX 16384
+#define PS_OWNERS_UNFILTERED 4096
 
 struct ps_load_opts {
 	unsigned int hooks; /* PS_HOOK_BIT() set: the hook programs to load */
