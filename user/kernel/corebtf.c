@@ -69,44 +69,39 @@ static const char *str_at(const struct raw *r, uint32_t off)
 	return r->strs + off;
 }
 
-/*
- * The bytes that follow a type's header, by its kind: fixed, and per vlen
- * entry (-1: a kind unknown). A table, not a switch: every type of the
- * kernel's is stepped over one after the other, and a branch per kind
- * mispredicted is most of that walk's time.
- */
-static const struct {
-	int8_t fixed, per;
-} kind_extra[KIND_MAX + 1] = {
-	[0] = { -1, 0 },
-	[BTF_KIND_INT] = { 4, 0 },
-	[BTF_KIND_PTR] = { 0, 0 },
-	[BTF_KIND_ARRAY] = { 12, 0 },
-	[BTF_KIND_STRUCT] = { 0, 12 },
-	[BTF_KIND_UNION] = { 0, 12 },
-	[BTF_KIND_ENUM] = { 0, 8 },
-	[BTF_KIND_FWD] = { 0, 0 },
-	[BTF_KIND_TYPEDEF] = { 0, 0 },
-	[BTF_KIND_VOLATILE] = { 0, 0 },
-	[BTF_KIND_CONST] = { 0, 0 },
-	[BTF_KIND_RESTRICT] = { 0, 0 },
-	[BTF_KIND_FUNC] = { 0, 0 },
-	[BTF_KIND_FUNC_PROTO] = { 0, 8 },
-	[BTF_KIND_VAR] = { 4, 0 },
-	[BTF_KIND_DATASEC] = { 0, 12 },
-	[BTF_KIND_FLOAT] = { 0, 0 },
-	[KIND_DECL_TAG] = { 4, 0 },
-	[KIND_TYPE_TAG] = { 0, 0 },
-	[KIND_ENUM64] = { 0, 12 },
-};
-
+/* The bytes that follow a type's header, by its kind; -1: a kind unknown. */
 static long extra_of(const struct btf_type *t)
 {
-	uint32_t kind = BTF_INFO_KIND(t->info);
+	uint32_t vlen = BTF_INFO_VLEN(t->info);
 
-	if (kind > KIND_MAX || kind_extra[kind].fixed < 0)
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_VAR:
+	case KIND_DECL_TAG:
+		return 4;
+	case BTF_KIND_ARRAY:
+		return 12;
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+	case BTF_KIND_DATASEC:
+	case KIND_ENUM64:
+		return 12L * vlen;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_FUNC_PROTO:
+		return 8L * vlen;
+	case BTF_KIND_PTR:
+	case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_FLOAT:
+	case KIND_TYPE_TAG:
+		return 0;
+	default:
 		return -1;
-	return kind_extra[kind].fixed + (long)kind_extra[kind].per * BTF_INFO_VLEN(t->info);
+	}
 }
 
 /* Where type id's record starts (id checked: 1..n-1, so every record on
@@ -137,7 +132,7 @@ static bool type_at(const struct raw *r, uint32_t id, struct btf_type *t)
 static int raw_open(struct raw *r, const void *data, size_t len)
 {
 	struct btf_header h;
-	uint32_t cap, at = 0;
+	uint32_t cap = 1024, at = 0;
 
 	memset(r, 0, sizeof(*r));
 	if (len < sizeof(h))
@@ -151,7 +146,6 @@ static int raw_open(struct raw *r, const void *data, size_t len)
 	r->types_len = h.type_len;
 	r->strs = (const char *)data + h.hdr_len + h.str_off;
 	r->strs_len = h.str_len;
-	cap = 1024;
 	r->off = malloc(cap * sizeof(*r->off));
 	if (!r->off)
 		return -ENOMEM;
