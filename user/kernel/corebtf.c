@@ -179,11 +179,11 @@ static int raw_open(struct raw *r, const void *data, size_t len)
 	return 0;
 }
 
-/* Member i of composite t (whose id is checked), copied. */
-static void member_at(const struct raw *r, uint32_t id, uint32_t i, struct btf_member *m)
+/* Member i of the composite whose record starts at rec (type_off of an id
+ * checked), copied. */
+static void member_at(const struct raw *r, uint32_t rec, uint32_t i, struct btf_member *m)
 {
-	memcpy(m, r->types + type_off(r, id) + sizeof(struct btf_type) + (size_t)i * sizeof(*m),
-	       sizeof(*m));
+	memcpy(m, r->types + rec + sizeof(struct btf_type) + (size_t)i * sizeof(*m), sizeof(*m));
 }
 
 static bool is_composite(const struct btf_type *t)
@@ -281,9 +281,11 @@ static int find_member(struct cut *c, uint32_t id, const char *name, size_t name
 {
 	const struct raw *r = c->r;
 	struct btf_type t;
+	uint32_t rec;
 
 	if (depth >= MAX_DEPTH || !type_at(r, id, &t) || !is_composite(&t))
 		return -ENOENT;
+	rec = type_off(r, id);
 	for (uint32_t i = 0; i < BTF_INFO_VLEN(t.info); i++) {
 		struct btf_member m;
 		struct btf_type mt;
@@ -293,7 +295,7 @@ static int find_member(struct cut *c, uint32_t id, const char *name, size_t name
 
 		if (++c->visits > MAX_VISITS)
 			return -EINVAL;
-		member_at(r, id, i, &m);
+		member_at(r, rec, i, &m);
 		if (!m.name_off) {
 			mid = skip_mods(r, m.type, &mt);
 			if (!mid || !is_composite(&mt))
@@ -345,6 +347,7 @@ static int copy_composite(struct cut *c, uint32_t id, const struct btf_type *t, 
 {
 	const struct raw *r = c->r;
 	const char *name = t->name_off ? str_at(r, t->name_off) : NULL;
+	uint32_t rec = type_off(r, id);
 	int types[MAX_NEEDS], made;
 	uint32_t which[MAX_NEEDS];
 	size_t n = 0;
@@ -357,7 +360,7 @@ static int copy_composite(struct cut *c, uint32_t id, const struct btf_type *t, 
 	for (size_t i = 0; i < n; i++) {
 		struct btf_member m;
 
-		member_at(r, id, which[i], &m);
+		member_at(r, rec, which[i], &m);
 		types[i] = copy_type(c, m.type, depth + 1);
 		if (types[i] < 0)
 			return types[i];
@@ -370,7 +373,7 @@ static int copy_composite(struct cut *c, uint32_t id, const struct btf_type *t, 
 		uint32_t bit = 0, bits = 0;
 		int err;
 
-		member_at(r, id, which[i], &m);
+		member_at(r, rec, which[i], &m);
 		mname = m.name_off ? str_at(r, m.name_off) : NULL;
 		if (m.name_off && !mname)
 			return -EINVAL;
