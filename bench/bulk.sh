@@ -18,6 +18,10 @@
 # seconds (user+sys), peak RSS and the transfer's rate. Contenders are
 # interleaved ROUNDS times; prints a markdown table of medians.
 #
+# WARM=1: a first transfer, the same, in the same capture before the one
+# timed (its packets counted with it): the rate once the capture's
+# buffers have been written through.
+#
 # RATE=MB/s paces the sender (0: as fast as it goes). SEARCH="R1 R2 ..."
 # (ascending MB/s) runs every contender ROUNDS times at each of those rates
 # instead and tabulates, per rate, the runs without loss and the median
@@ -26,7 +30,7 @@
 # pktsample-B4096 ...).
 #
 # Usage: bench/bulk.sh [BUILD_DIR]
-#   env: ROUNDS=3 WRITES=300 RATE=0 SEARCH= CONTENDERS="..." OUT=bench/out
+#   env: ROUNDS=3 WRITES=300 RATE=0 SEARCH= WARM= CONTENDERS="..." OUT=bench/out
 #        PS_ARGS="..." (more pktsample options, for every pktsample contender)
 source "$(dirname "$0")/lib.sh"
 build=${1:-$top/build}
@@ -111,6 +115,7 @@ run_one() {
 		pid=$!
 		wait_for "$err" "capturing on" "$pid" ;;
 	esac
+	[ -z "${WARM:-}" ] || send >/dev/null
 	mbps=$(send)
 	sleep 1.2 # past tcpdump's 1 s block timeout
 	if [[ $c == tcpdump* ]]; then
