@@ -104,18 +104,23 @@ static long extra_of(const struct btf_type *t)
 	}
 }
 
+/* The record at `at` (one raw_open checked), copied into *t: where the
+ * next one starts. */
+static uint32_t record_at(const struct raw *r, uint32_t at, struct btf_type *t)
+{
+	memcpy(t, r->types + at, sizeof(*t));
+	return at + (uint32_t)(sizeof(*t) + (size_t)extra_of(t));
+}
+
 /* Where type id's record starts (id checked: 1..n-1, so every record on
  * the way was checked by raw_open). */
 static uint32_t type_off(const struct raw *r, uint32_t id)
 {
 	uint32_t i = id - 1, at = r->off[i >> STRIDE_SHIFT];
+	struct btf_type t;
 
-	for (uint32_t k = i & ~((1u << STRIDE_SHIFT) - 1); k < i; k++) {
-		struct btf_type t;
-
-		memcpy(&t, r->types + at, sizeof(t));
-		at += (uint32_t)(sizeof(t) + (size_t)extra_of(&t));
-	}
+	for (uint32_t k = i & ~((1u << STRIDE_SHIFT) - 1); k < i; k++)
+		at = record_at(r, at, &t);
 	return at;
 }
 
@@ -236,8 +241,7 @@ static int find_roots(const struct raw *r, const char *const *paths, size_t n, u
 		struct btf_type t;
 		const char *s;
 
-		memcpy(&t, r->types + at, sizeof(t));
-		at += (uint32_t)(sizeof(t) + (size_t)extra_of(&t));
+		at = record_at(r, at, &t);
 		if (BTF_INFO_KIND(t.info) != BTF_KIND_STRUCT || !t.name_off ||
 		    t.name_off >= r->strs_len)
 			continue;
