@@ -27,6 +27,9 @@
 #   pktsample-base pktsample -w, defaults, from another build: BASE_PKTSAMPLE
 #                  names its binary (a change's before and after, one run)
 #   pktsample-base-noctx  the same build with --context off (bench/floor.sh)
+#   kblock         bench_kblock: the block built in the kernel, written out
+#                  as the ring holds it (bench/kblock.c; tc ingress, one
+#                  ring of -B KiB, 65536 unless the name ends in -BN)
 # A pktsample contender may end in -BN: the same with -B N (KiB, in all), as
 # tcpdump's -B 4096 here (pktsample-ring-noctx-B4096: the same memory).
 # A tcpdump or pktsample contender may end in @null (it writes to /dev/null:
@@ -123,6 +126,13 @@ run_one() {
 			tcpdump -i "$CAPIF" -n -s "${SNAP:-65460}" -B 4096 -w "$pcap" 2>"$err" &
 		pid=$!
 		wait_for "$err" "listening on" "$pid" ;;
+	kblock*)
+		local kib=65536
+		[[ $c =~ -B([0-9]+)$ ]] && kib=${BASH_REMATCH[1]}
+		in_cap "$build/bench_runstat" "$time" \
+			"$build/bench_kblock" -i "$CAPIF" -s "${SNAP:-256}" -B "$kib" -w "$pcapng" 2>"$err" &
+		pid=$!
+		wait_for "$err" "capturing on" "$pid" ;;
 	pktsample*)
 		local extra=(-w "$pcapng") bin=$build/pktsample kind=$c
 		if [[ $c =~ ^(pktsample.*)-B([0-9]+)$ ]]; then
@@ -162,9 +172,15 @@ run_one() {
 	case $c in
 	xdp-pass-drv) in_cap ip link set dev "$CAPIF" xdpdrv off ;;
 	xdp-pass-skb) in_cap ip link set dev "$CAPIF" xdpgeneric off ;;
-	tcpdump | pktsample*)
+	tcpdump | pktsample* | kblock*)
 		# By its program's name: a base build may be named otherwise.
-		in_cap pkill -INT -f "$([ "$c" = tcpdump ] && echo "tcpdump -i $CAPIF" || echo "$(basename "$bin") -i $CAPIF")" || true
+		local name
+		case $c in
+		tcpdump) name="tcpdump -i $CAPIF" ;;
+		kblock*) name="bench_kblock -i $CAPIF" ;;
+		*) name="$(basename "$bin") -i $CAPIF" ;;
+		esac
+		in_cap pkill -INT -f "$name" || true
 		wait "$pid" || true
 		read -r usr sys rss <"$time"
 		cpu=$(python3 -c "print(round($usr + $sys, 4))")
