@@ -19,6 +19,8 @@
 #   pktsample-j2   pktsample -w -j 2: two reader threads
 #   pktsample-noctx pktsample -w --context off (no owner lookup, no owner
 #                  words in the file)
+#   pktsample-path pktsample -w --packet-id path (each packet followed across
+#                  hooks: one interface here, so what following costs)
 #   pktsample-ring-noctx  --transport ringbuf --context off (the sender's
 #                  lightest way to capture every packet)
 #   pktsample-s100 pktsample --sample 100 -w
@@ -154,6 +156,7 @@ run_one() {
 		pktsample-tc-ring) extra+=(--hook tc-ingress --transport ringbuf) ;;
 		pktsample-j2) extra+=(-j 2) ;;
 		pktsample-noctx) extra+=(--context off) ;;
+		pktsample-path) extra+=(--packet-id path) ;;
 		pktsample-ring-noctx) extra+=(--transport ringbuf --context off) ;;
 		pktsample) ;;
 		*) echo "bench: no contender $c" >&2; exit 2 ;;

@@ -83,11 +83,16 @@ int kblock_tc_ingress(struct __sk_buff *skb)
 	hdr[5] = cap;
 	hdr[6] = skb->len;
 	o = (struct kb_opts){
-		.flags_code = KB_EPB_FLAGS, .flags_len = 4, .flags = KB_FLAGS_INBOUND,
-		.queue_code = KB_EPB_QUEUE, .queue_len = 4,
+		.flags_code = KB_EPB_FLAGS,
+		.flags_len = 4,
+		.flags = KB_FLAGS_INBOUND,
+		.queue_code = KB_EPB_QUEUE,
+		.queue_len = 4,
 		.queue = skb->queue_mapping ? skb->queue_mapping - 1 : 0,
-		.id_code = KB_EPB_PACKETID, .id_len = 8,
-		.id_lo = (__u32)id, .id_hi = id >> 32,
+		.id_code = KB_EPB_PACKETID,
+		.id_len = 8,
+		.id_lo = (__u32)id,
+		.id_hi = id >> 32,
 		.trailer = total,
 	};
 	if (bpf_skb_load_bytes(skb, 0, bytes, cap))

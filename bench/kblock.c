@@ -144,15 +144,23 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "i:w:s:B:")) != -1) {
 		switch (opt) {
-		case 'i': ifname = optarg; break;
-		case 'w': file = optarg; break;
-		case 's': snaplen = strtoul(optarg, NULL, 10); break;
-		case 'B': kib = strtoul(optarg, NULL, 10); break;
-		default: goto usage;
+		case 'i':
+			ifname = optarg;
+			break;
+		case 'w':
+			file = optarg;
+			break;
+		case 's':
+			snaplen = strtoul(optarg, NULL, 10);
+			break;
+		case 'B':
+			kib = strtoul(optarg, NULL, 10);
+			break;
+		default:
+			goto usage;
 		}
 	}
-	if (!ifname || !file || snaplen == 0 || snaplen > 256 || kib < 4 ||
-	    (kib & (kib - 1)))
+	if (!ifname || !file || snaplen == 0 || snaplen > 256 || kib < 4 || (kib & (kib - 1)))
 		goto usage;
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex) {
@@ -168,8 +176,8 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
-	skel->rodata->ts_offset = (rt.tv_sec - mono.tv_sec) * 1000000000ull +
-				  (uint64_t)rt.tv_nsec - (uint64_t)mono.tv_nsec;
+	skel->rodata->ts_offset = (rt.tv_sec - mono.tv_sec) * 1000000000ull + (uint64_t)rt.tv_nsec -
+				  (uint64_t)mono.tv_nsec;
 	skel->rodata->snaplen = snaplen;
 	bpf_map__set_max_entries(skel->maps.ring, size);
 	if (kblock__load(skel)) {
@@ -230,13 +238,11 @@ int main(int argc, char **argv)
 		} v[cpus > 0 ? cpus : 1];
 		uint32_t zero = 0;
 
-		if (cpus > 0 &&
-		    !bpf_map_lookup_elem(bpf_map__fd(skel->maps.cpus), &zero, v))
+		if (cpus > 0 && !bpf_map_lookup_elem(bpf_map__fd(skel->maps.cpus), &zero, v))
 			for (int i = 0; i < cpus; i++)
 				lost += v[i].lost;
 	}
-	fprintf(stderr, "%ld packets captured\n%llu packets lost in ring buffer\n", packets,
-		lost);
+	fprintf(stderr, "%ld packets captured\n%llu packets lost in ring buffer\n", packets, lost);
 	ret = 0;
 	goto cleanup;
 fail:
@@ -253,6 +259,7 @@ cleanup:
 	kblock__destroy(skel);
 	return ret;
 usage:
-	fprintf(stderr, "usage: bench_kblock -i IFACE -w FILE [-s SNAPLEN<=256] [-B KIB, a power of 2]\n");
+	fprintf(stderr,
+		"usage: bench_kblock -i IFACE -w FILE [-s SNAPLEN<=256] [-B KIB, a power of 2]\n");
 	return 2;
 }

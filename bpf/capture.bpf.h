@@ -18,6 +18,7 @@
 #include "filter.bpf.h"
 #include "maps.bpf.h"
 #include "output.bpf.h"
+#include "path.bpf.h"
 #include "sampler.bpf.h"
 
 #ifndef PS_CTX_HAS_NET_OFF
@@ -169,6 +170,9 @@ static __always_inline void ps_capture(PS_CTX *ctx, struct ps_meta *meta,
 	meta->version = PS_META_VERSION;
 	meta->flags |= flags; /* the sampler's, and the context's (PS_F_SOCK_NOT_INET) */
 	meta->pool = pool;
+	if (paths_enabled)
+		ps_path_follow(ctx, meta, ps_ctx_packet_key(ctx),
+			       raw || meta->hook == PS_HOOK_DROP_IP ? off : PS_PRINT_ETHER);
 
 	err = ps_output(ctx, meta);
 	*(volatile __u64 *)&emit->in_flight = 0;

@@ -9,7 +9,7 @@
 
 #include <linux/types.h>
 
-#define PS_META_VERSION 4
+#define PS_META_VERSION 5
 
 /* Where a packet was seen. Also the index into per-hook arrays. */
 enum ps_hook {
@@ -40,6 +40,9 @@ enum ps_hook {
  * (user/context/sockscan.c) cannot find its owner, only the socket hook.
  * Set only where the hook found no owner for it. */
 #define PS_F_SOCK_NOT_INET (1U << 3)
+/* pkt_id is the packet's across the capture's hooks (bpf/path.bpf.h): the
+ * id of its first record, which every later record of it carries. */
+#define PS_F_PATH (1U << 4)
 
 /*
  * One perf sample is this struct followed by cap_len packet bytes, appended
@@ -51,17 +54,21 @@ struct ps_meta {
 	__u64 ts_ns;	/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	__u64 seq;	/* per-CPU sample sequence: a gap means lost samples */
 	__u32 ifindex;	/* interface the hook is attached to */
-	__u32 rx_queue; /* XDP/tc-ingress: rx queue; tc-egress: skb queue */
+	__u32 cpu;	/* CPU the program ran on */
 	__u32 wire_len; /* full packet length incl. non-linear data */
 	__u32 cap_len;	/* packet bytes appended after this struct */
 	__s32 verdict;	/* what the program returns: XDP_* or TC_ACT_*; at
-			   * xdp-exit the traced program's XDP_*; at xdp-entry
-			   * PS_VERDICT_NONE; at drop and drop-ip the kernel's
-			   * enum skb_drop_reason */
-	__u32 cpu;	/* CPU the program ran on */
-	__u8 version;	/* PS_META_VERSION */
-	__u8 hook;	/* enum ps_hook */
-	__u8 flags;	/* PS_F_* */
+			  * xdp-exit the traced program's XDP_*; at xdp-entry
+			  * PS_VERDICT_NONE; at drop and drop-ip the kernel's
+			  * enum skb_drop_reason */
+	/* --sflow: this packet's place among the packets its hook let
+	 * through the filter (1, 2, ...; low 32 bits), from one counter all
+	 * CPUs share: sFlow's sample_pool, exact for every sample. 0 without
+	 * --sflow. */
+	__u32 pool;
+	__u8 version; /* PS_META_VERSION */
+	__u8 hook;    /* enum ps_hook */
+	__u8 flags;   /* PS_F_* */
 	/* Bytes in front of the IP header that the hook was given and that
 	 * are not the packet's: a raw-IP device's tc-ingress on kernels whose
 	 * tunnels leave the outer headers there (5.10; tc/ctx_skb.bpf.h).
@@ -69,12 +76,11 @@ struct ps_meta {
 	__u8 net_off;
 	__u16 vlan_tci;	  /* out-of-band tag (host order), if PS_F_VLAN_OOB */
 	__u16 vlan_proto; /* out-of-band TPID (network order), if PS_F_VLAN_OOB */
-	/* --sflow: this packet's place among the packets its hook let
-	 * through the filter (1, 2, ...; low 32 bits), from one counter all
-	 * CPUs share: sFlow's sample_pool, exact for every sample. 0 without
-	 * --sflow. */
-	__u32 pool;
-	__u32 chunk_off; /* PS_F_CONT: where these bytes start in the packet */
+	__u32 chunk_off;  /* PS_F_CONT: where these bytes start in the packet */
+	__u16 rx_queue;	  /* XDP/tc-ingress: rx queue; tc-egress: skb queue (the
+			   * kernel numbers queues in 16 bits) */
+	__u8 ctx;	  /* enum ps_ctx */
+	__u8 pad1;
 	/* Who the packet belongs to (--context, on by default): the local
 	 * socket it was sent from or is for, that socket's cgroup v2, and the
 	 * process that made the socket (struct ps_owner). 0 = not known; ctx
@@ -84,11 +90,12 @@ struct ps_meta {
 	__u32 pid; /* the owner's process (tgid, as the host's pid namespace sees it) */
 	__u32 tid; /* the thread that sent it, where the hook ran in it; else the
 		    * thread that made the socket */
-	__u8 ctx;  /* enum ps_ctx */
-	__u8 pad1[7];
 	/* drop, drop-ip: the kernel address the skb was freed from (the
 	 * tracepoint's location; user space names it from kallsyms). 0 else. */
 	__u64 location;
+	/* PS_F_PATH: the packet's id at every hook of the capture, that of
+	 * its first record there (CPU << 48 | seq); 0 else. */
+	__u64 pkt_id;
 };
 _Static_assert(sizeof(struct ps_meta) == 96, "ps_meta is kernel/user ABI");
 #define PS_NET_OFF_MAX 0xffu /* ps_meta.net_off's largest */

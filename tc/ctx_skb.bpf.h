@@ -73,6 +73,17 @@ static __always_inline __u32 ps_ctx_net_off(struct __sk_buff *skb, __u8 hook, __
 #define PS_CTX_HAS_NET_OFF 1
 
 /* The perf output; the kernel appends the packet (BPF_F_CTXLEN_MASK). */
+/*
+ * The packet's key at every hook (bpf/path.bpf.h): the address of its skb,
+ * which is what the program is given. A pointer made a number, which the
+ * verifier allows a program loaded with CAP_PERFMON (or CAP_SYS_ADMIN)
+ * alone: the loader follows packets only then.
+ */
+static __always_inline __u64 ps_ctx_packet_key(struct __sk_buff *ctx)
+{
+	return (__u64)(long)ctx;
+}
+
 static __always_inline long ps_ctx_perf_output(struct __sk_buff *ctx, void *map, __u64 flags,
 					       void *data, __u64 size)
 {

@@ -27,6 +27,13 @@ static __always_inline void count_reason(__u32 reason)
 		(*n)++;
 }
 
+/* The packet is freed: its address is free for another (bpf/path.bpf.h).
+ * Not inlined, for the hook's stack (as ps_path_follow). */
+static __noinline void ps_path_end(__u64 key)
+{
+	bpf_map_delete_elem(&paths, &key);
+}
+
 SEC(PS_SEC_DROP)
 int pktsample_drop(__u64 *args)
 {
@@ -76,6 +83,8 @@ int pktsample_drop(__u64 *args)
 	m.rx_queue = BPF_CORE_READ(skb, queue_mapping);
 	count_reason(reason);
 	ps_capture(&ctx, &m, iface);
+	if (paths_enabled)
+		ps_path_end((__u64)(long)skb);
 	return 0;
 }
 

@@ -52,6 +52,12 @@ static __always_inline long ps_ctx_load_bytes(struct xdp_md *ctx, __u32 off, voi
 }
 
 /* The perf output; the kernel appends the packet (BPF_F_CTXLEN_MASK). */
+/* No skb yet: a packet's XDP record keeps its own id (bpf/path.bpf.h). */
+static __always_inline __u64 ps_ctx_packet_key(struct xdp_md *ctx __attribute__((unused)))
+{
+	return 0;
+}
+
 static __always_inline long ps_ctx_perf_output(struct xdp_md *ctx, void *map, __u64 flags,
 					       void *data, __u64 size)
 {

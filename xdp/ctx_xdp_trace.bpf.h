@@ -45,6 +45,12 @@ struct xdp_buff {
 #include "linear.bpf.h"
 
 /* The kernel appends the packet (BPF_F_CTXLEN_MASK) from the xdp_buff. */
+/* No skb yet: a packet's XDP record keeps its own id (bpf/path.bpf.h). */
+static __always_inline __u64 ps_ctx_packet_key(struct xdp_buff *ctx __attribute__((unused)))
+{
+	return 0;
+}
+
 static __always_inline long ps_ctx_perf_output(struct xdp_buff *ctx, void *map, __u64 flags,
 					       void *data, __u64 size)
 {

@@ -20,7 +20,7 @@ local proto = Proto("pktsample", "pktsample annotation")
 local numeric = { cpu = true, queue = true, pid = true, tid = true }
 local keys = { "hook", "cpu", "queue", "clock", "verdict", "drop", "at", "owner",
 	"pid", "tid", "comm", "pod", "container", "image", "cid", "cgroup", "netns",
-	"trigger" }
+	"trigger", "id", "prev", "after" }
 local fields = {}
 for _, k in ipairs(keys) do
 	if numeric[k] then

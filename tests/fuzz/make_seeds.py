@@ -145,10 +145,13 @@ def main():
         return struct.pack("<IHHI", 9, 0, 8 + 4 + len(raw), len(raw)) + raw
 
     def meta(seq, cap, flags=0, chunk_off=0, hook=0):
-        # ... then sock_cookie, cgroup_id, pid, tid, ctx (PS_CTX_SKB), padding,
-        # location (version 4: 96 bytes)
-        return struct.pack("<QQIIIIiIBBBBHHIIQQIIB7xQ", 1000 + seq, seq, 5, 0, cap, cap, 2, 0,
-                           4, hook, flags, 0, 0, 0, 0, chunk_off, 77 + seq, 1, 4242, 4243, 1, 0)
+        # ts_ns, seq, ifindex, cpu, wire_len, cap_len, verdict, pool, version,
+        # hook, flags, net_off, vlan_tci, vlan_proto, chunk_off, rx_queue, ctx
+        # (PS_CTX_SKB), pad, sock_cookie, cgroup_id, pid, tid, location, pkt_id
+        # (version 5: 96 bytes)
+        return struct.pack("<QQIIIIiIBBBBHHIHBxQQIIQQ", 1000 + seq, seq, 5, 0, cap, cap, 2, 0,
+                           5, hook, flags, 0, 0, 0, chunk_off, 0, 1, 77 + seq, 1, 4242, 4243,
+                           0, 0)
 
     recs = b"".join(perf_sample(meta(k, len(FRAMES[k])) + FRAMES[k]) for k in range(3))
     recs += struct.pack("<IHHQQ", 2, 0, 24, 0, 3)  # PERF_RECORD_LOST: 3

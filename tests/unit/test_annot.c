@@ -41,7 +41,7 @@ static const struct {
 } skipped[] = {
 	SKIPPED(ts_ns),	  SKIPPED(seq),	      SKIPPED(ifindex),	 SKIPPED(wire_len),
 	SKIPPED(cap_len), SKIPPED(net_off),   SKIPPED(vlan_tci), SKIPPED(vlan_proto),
-	SKIPPED(pool),	  SKIPPED(chunk_off), SKIPPED(pad1),
+	SKIPPED(pool),	  SKIPPED(chunk_off), SKIPPED(pad1),	 SKIPPED(pkt_id),
 };
 
 static bool is_skipped(size_t b)

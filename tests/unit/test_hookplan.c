@@ -178,6 +178,21 @@ static void settings_that_mean_the_same(void **state)
 	assert_false(ps_hook_plan_keeps(both, 2, &tc_both, &tc));
 }
 
+/* --packet-id auto follows packets where one can meet two of the hooks. */
+static void packets_followed_where_they_meet_two_hooks(void **state)
+{
+	const unsigned int drop = PS_HOOKS_DROP;
+
+	(void)state;
+	assert_false(ps_packet_id_paths(PS_PKTID_AUTO, TC_IN | TC_OUT, 1));
+	assert_true(ps_packet_id_paths(PS_PKTID_AUTO, TC_IN | TC_OUT, 2));
+	assert_true(ps_packet_id_paths(PS_PKTID_AUTO, TC_IN | drop, 1));
+	assert_false(ps_packet_id_paths(PS_PKTID_AUTO, drop, 1));
+	assert_true(ps_packet_id_paths(PS_PKTID_AUTO, drop, 2));
+	assert_true(ps_packet_id_paths(PS_PKTID_PATH, TC_OUT, 1));
+	assert_false(ps_packet_id_paths(PS_PKTID_CPU, TC_IN | drop, 2));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +201,7 @@ int main(void)
 		cmocka_unit_test(around_an_xdp_program),
 		cmocka_unit_test(an_interface_that_comes_later),
 		cmocka_unit_test(settings_that_mean_the_same),
+		cmocka_unit_test(packets_followed_where_they_meet_two_hooks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

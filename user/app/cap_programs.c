@@ -243,6 +243,7 @@ int cap_load_programs(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
 		.filter = filter,
 		.transport = k->transport,
 		.sflow_pool = cfg->sflow.n_collectors > 0,
+		.paths = ps_packet_id_paths(cfg->packet_id, k->hooks, f->set.room),
 		.ctx = knobs,
 		.drop_skip_reason = k->drops.consumed,
 	};
@@ -268,6 +269,15 @@ int cap_load_programs(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
 	if (k->transport == PS_TRANSPORT_RINGBUF)
 		lo.ring_bytes = k->bufs.ring_kib * 1024;
 	say_missing_features(cfg->tc_mode, &lo);
+	if (!lo.paths)
+		pr_info("packet ids: each record's CPU and sequence (--packet-id path follows a "
+			"packet across hooks)\n");
+	else if (k->hooks & (PS_HOOK_BIT(PS_HOOK_XDP) | PS_HOOK_BIT(PS_HOOK_XDP_ENTRY) |
+			     PS_HOOK_BIT(PS_HOOK_XDP_EXIT)))
+		pr_info("packet ids: one a packet at its TC and drop hooks; its XDP records keep "
+			"their own (no skb there yet)\n");
+	else
+		pr_info("packet ids: one a packet at every hook it meets\n");
 	/* Loaded here, not inside libxdp's attach, so a filter the verifier
 	 * refuses is reported as such before anything is attached. */
 	k->max_ifaces = f->set.room;
@@ -563,6 +573,7 @@ int cap_swap_programs(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
 		.filter = filter,
 		.transport = k->transport,
 		.sflow_pool = cfg->sflow.n_collectors > 0,
+		.paths = ps_packet_id_paths(cfg->packet_id, k->hooks, f->set.room),
 		.ctx = knobs,
 		.xdp_native = k->xdp_loaded[0],
 		.xdp_skb = k->xdp_loaded[1],

@@ -35,6 +35,7 @@ struct ps_capture_cfg {
 	enum ps_xdp_attach xdp_attach;
 	enum ps_tc_mode tc_mode;
 	enum ps_tc_position tc_position;
+	enum ps_packet_id packet_id;
 	unsigned int transport; /* enum ps_transport */
 	bool transport_given;	/* --transport: no fallback to the ring */
 	uint32_t buffer_kib;	/* -B: all buffers together; 0: the default */

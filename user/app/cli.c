@@ -463,6 +463,13 @@ static const struct cli_opt capture_rows[] = {
 	  WORDS("--tc-position", tc_position, { "first", PS_TC_FIRST }, { "last", PS_TC_LAST },
 		{ "wire", PS_TC_WIRE }),
 	  LIVE },
+	{ "packet-id", 0, required_argument, "MODE",
+	  "path: a packet's id is the same at every hook it meets (TC and drop), cpu: the CPU and "
+	  "its sequence, per record; auto (default): path where a packet can meet two of the "
+	  "capture's hooks (two interfaces, or drop with another hook)",
+	  WORDS("--packet-id", packet_id, { "auto", PS_PKTID_AUTO }, { "path", PS_PKTID_PATH },
+		{ "cpu", PS_PKTID_CPU }),
+	  LIVE },
 	{ "filter-file", 'F', required_argument, "FILE",
 	  "read the filter expression from FILE ('#' starts a comment)", set_filter_file },
 	{ "dump-filter", 'd', no_argument, NULL,

@@ -85,6 +85,7 @@ struct ps_opts {
 	enum ps_tc_mode tc_mode;
 	enum ps_xdp_attach xdp_attach;
 	enum ps_tc_position tc_position;
+	enum ps_packet_id packet_id;
 	int verbosity;
 	bool help;
 	bool version;

@@ -14,6 +14,7 @@ void ps_options_capture_cfg(const struct ps_opts *o, struct ps_capture_cfg *c)
 		.hooks = o->hooks, .hooks_given = o->hooks_given,
 		.xdp_mode = o->xdp_mode, .xdp_attach = o->xdp_attach,
 		.tc_mode = o->tc_mode, .tc_position = o->tc_position,
+		.packet_id = o->packet_id,
 		.transport = o->transport == PS_TRANSPORT_AUTO ? PS_TRANSPORT_PERF : o->transport,
 		.transport_given = o->transport != PS_TRANSPORT_AUTO,
 		.buffer_kib = o->buffer_kib, .threads = o->threads, .snaplen = o->snaplen,

@@ -55,6 +55,8 @@ static const char *kernel_setting(const struct ps_reload_run *run, const struct 
 		return "xdp-mode or xdp-attach";
 	if (a->tc_mode != b->tc_mode || a->tc_position != b->tc_position)
 		return "tc-mode or tc-position";
+	if (a->packet_id != b->packet_id)
+		return "packet-id";
 	if (a->transport != b->transport || a->buffer_kib != b->buffer_kib ||
 	    a->threads != b->threads)
 		return "transport, buffer-size or threads";

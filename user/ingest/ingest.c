@@ -11,6 +11,7 @@
 #include "hooks.h"
 #include "ingest.h"
 #include "log.h"
+#include "pathseen.h"
 #include "split.h"
 #include "threads.h"
 
@@ -138,6 +139,14 @@ static const uint8_t *frame_on_wire(struct ps_ingest *c, const struct ps_meta *m
 	return ps_frame_on_wire(m, pkt, frame, c->snaplen, cap_len, wire_len);
 }
 
+/* The interface of a target, for the words of a followed packet (pathseen.h). */
+static const char *target_name(void *arg, uint32_t ifindex, uint8_t hook)
+{
+	const struct ps_target *t = find_target(arg, (int)ifindex, hook);
+
+	return t ? t->ifname : NULL;
+}
+
 /* One placed sample (and its CPU's losses before it) out to every sink, t its
  * target now (or NULL). A sink's error ends the capture: the later sinks miss it. */
 static void write_ref(struct ps_ingest *c, struct ps_target *t, const struct ps_ref *ref,
@@ -149,6 +158,7 @@ static void write_ref(struct ps_ingest *c, struct ps_target *t, const struct ps_
 	uint32_t cap_len, wire_len;
 	struct ps_sink_pkt p;
 	struct ps_drop_words drop;
+	char path[96];
 
 	/* Its interface went, and a new one took its target over meanwhile
 	 * (the capture follows interfaces): no output knows it any more. */
@@ -177,11 +187,16 @@ static void write_ref(struct ps_ingest *c, struct ps_target *t, const struct ps_
 		.data = data,
 		.cap_len = cap_len,
 		.wire_len = wire_len,
-		.packet_id = ((uint64_t)m->cpu << 48) | (m->seq & 0xffffffffffffull),
+		.packet_id = m->flags & PS_F_PATH ?
+				     m->pkt_id :
+				     ((uint64_t)m->cpu << 48) | (m->seq & 0xffffffffffffull),
 		.drops = drops,
 		.who = who,
 		.drop = NULL,
-		.note = NULL,
+		.note = m->flags & PS_F_PATH &&
+					(c->paths || (c->paths = calloc(1, sizeof(*c->paths)))) ?
+				ps_pathseen_note(c->paths, m, target_name, c, path, sizeof(path)) :
+				NULL,
 	};
 	if (c->drop_names && ps_hook_is_drop(m->hook)) {
 		drop.reason = ps_dropnames_reason(c->drop_names, (uint32_t)m->verdict, drop.buf,
@@ -818,6 +833,8 @@ void ps_ingest_free(struct ps_ingest *c)
 	c->n_src = 0;
 	free(c->give_back_upto);
 	c->give_back_upto = NULL;
+	free(c->paths);
+	c->paths = NULL;
 	free(c->src_seen);
 	c->src_seen = NULL;
 	if (c->epoll_fd >= 0)
@@ -844,35 +861,6 @@ void ps_ingest_stats(const struct ps_ingest *c, struct ps_ingest_stats *st)
 	};
 	memcpy(st->unowned, c->unowned, sizeof(st->unowned));
 	reader_counts(c, &st->rd, NULL);
-}
-
-void ps_ingest_report(const struct ps_ingest *c, bool ring)
-{
-	struct ps_ingest_stats st;
-
-	ps_ingest_stats(c, &st);
-	for (int i = 0; i < c->n_src; i++)
-		if (c->src[i].corrupt)
-			pr_warn("%s buffer of CPU %d: %llu bytes were no record, skipped\n",
-				ring ? "ring" : "perf", c->src[i].cpu, /* a group's: its first */
-				(unsigned long long)c->src[i].corrupt);
-	if (st.rd.malformed || st.unknown)
-		pr_warn("%llu malformed and %llu unexpected samples ignored\n",
-			(unsigned long long)st.rd.malformed, (unsigned long long)st.unknown);
-	if (st.forced)
-		pr_warn("%llu packets written before their place in time was certain "
-			"(the reorder memory was full); the file may be out of order\n",
-			(unsigned long long)st.forced);
-	pr_info("merge: %llu rounds, %llu packets handed on unheld, at most %llu KiB held, %llu "
-		"packets out of order, %llu copied out of a full buffer\n",
-		(unsigned long long)st.rounds, (unsigned long long)st.passed,
-		(unsigned long long)st.peak_held >> 10, (unsigned long long)st.late,
-		(unsigned long long)st.unpinned);
-	if (ring)
-		pr_info("ring buffer: %llu sequence gaps\n", (unsigned long long)st.rd.seq_gaps);
-	else
-		pr_info("perf buffer: %llu lost records reported, %llu sequence gaps\n",
-			(unsigned long long)st.lost, (unsigned long long)st.rd.seq_gaps);
 }
 
 int ps_ingest_error(const struct ps_ingest *c, const struct ps_sink **failed)

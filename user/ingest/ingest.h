@@ -76,7 +76,8 @@ struct ps_ingest {
 	/* The outputs (user/ingest/sink.h), each packet to each in this order. */
 	struct ps_sink *sinks[PS_MAX_SINKS];
 	int n_sinks;
-	struct ps_who_table *who;	       /* whom packets belong to; NULL: not asked */
+	struct ps_who_table *who;  /* whom packets belong to; NULL: not asked */
+	struct ps_pathseen *paths; /* followed packets' last places; made at the first */
 	const struct ps_dropnames *drop_names; /* drop hooks' words; NULL: none */
 	int error;			       /* the first error: a sink's, or -ENOMEM */
 	struct ps_sink *failed;		       /* the sink whose error it was; NULL */

@@ -42,6 +42,7 @@ static const union {
 		   SKIP(pool),
 		   SKIP(chunk_off),
 		   SKIP(pad1),
+		   SKIP(pkt_id),
 	   } };
 _Static_assert(sizeof(struct ps_annot) % 8 == 0, "compared a word at a time");
 
@@ -77,6 +78,10 @@ int ps_sink_comment(char *buf, size_t len, const struct ps_sink_pkt *p, const ch
 		n = ps_word_put(buf, len, n, PS_WORD_HOOK, "%s", ps_hook_name(a->k.hook));
 		n = ps_word_put(buf, len, n, PS_WORD_CPU, "%u", a->k.cpu);
 		n = ps_word_put(buf, len, n, PS_WORD_QUEUE, "%u", a->k.rx_queue);
+		/* A block's is its epb_packetid. */
+		if (a->k.flags & PS_F_PATH)
+			n = ps_word_put(buf, len, n, PS_WORD_ID, "%llu",
+					(unsigned long long)p->packet_id);
 	}
 	if (tag && *tag && n >= 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, n ? " %s" : "%s", tag);

@@ -58,11 +58,14 @@ struct ps_sink_pkt {
 	uint64_t ts_ns;		 /* wall clock */
 	const uint8_t *data;	 /* the frame as on the wire (VLAN tag back) */
 	uint32_t cap_len, wire_len;
-	uint64_t packet_id;		  /* CPU << 48 | that CPU's sequence */
+	/* CPU << 48 | that CPU's sequence: the record's, or where the kernel
+	 * follows the packet (PS_F_PATH) its first record's */
+	uint64_t packet_id;
 	uint64_t drops;			  /* lost on that CPU since its last packet */
 	const struct ps_who *who;	  /* whom it belongs to; NULL: attribution off */
 	const struct ps_drop_words *drop; /* drop hooks: why; NULL elsewhere */
-	const char *note;		  /* words of this packet alone ("trigger=..."); NULL */
+	/* words of this packet alone ("trigger=...", "prev=... after=..."); NULL */
+	const char *note;
 };
 
 /* The annotation of a packet the kernel described as m, owned by who (or

@@ -40,6 +40,13 @@ void ps_hooks_format(unsigned int hooks, char *buf, size_t len)
 					      ps_hook_name(h));
 }
 
+bool ps_packet_id_paths(enum ps_packet_id mode, unsigned int hooks, int ifaces)
+{
+	if (mode != PS_PKTID_AUTO)
+		return mode == PS_PKTID_PATH;
+	return ifaces > 1 || ((hooks & PS_HOOKS_DROP) && (hooks & ~PS_HOOKS_DROP));
+}
+
 const char *ps_xdp_verdict_name(int verdict)
 {
 	static const char *const names[] = { "aborted", "drop", "pass", "tx", "redirect" };

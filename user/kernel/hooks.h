@@ -37,12 +37,24 @@ enum ps_tc_mode { PS_TC_AUTO, PS_TC_TCX, PS_TC_CLSACT, PS_TC_AUTO_MANY };
 enum ps_tc_position { PS_TC_WIRE, PS_TC_FIRST, PS_TC_LAST };
 /* --xdp-attach: a BPF link (the default) or libxdp (its dispatcher) */
 enum ps_xdp_attach { PS_XDP_VIA_LINK, PS_XDP_VIA_LIBXDP };
+/* --packet-id: one id per packet at every hook it meets (path), or each
+ * record's CPU and sequence (cpu); auto: path where a packet can meet more
+ * than one of the capture's hooks (ps_packet_id_paths). */
+enum ps_packet_id { PS_PKTID_AUTO, PS_PKTID_PATH, PS_PKTID_CPU };
 
 /* "xdp", "tc-ingress", "tc-egress", "xdp-entry", "xdp-exit", "drop",
  * "drop-ip" (what --hook takes: drop means both); "?" out of range. */
 const char *ps_hook_name(unsigned int hook);
 /* A set of hooks as --hook takes it ("tc-ingress,tc-egress"); "none" if empty. */
 void ps_hooks_format(unsigned int hooks, char *buf, size_t len);
+/*
+ * Does a capture of hooks on up to ifaces interfaces at once follow each
+ * packet across them (--packet-id mode)? auto: where a packet can meet two
+ * of them, on two interfaces or at the drop hook and another; one
+ * interface's ingress and egress see a packet once (but where it is sent
+ * back out the way it came). Pure.
+ */
+bool ps_packet_id_paths(enum ps_packet_id mode, unsigned int hooks, int ifaces);
 
 /* An XDP verdict as a word: "aborted", "drop", "pass", "tx", "redirect";
  * "unknown" for anything else. */

@@ -101,6 +101,7 @@ static void set_knobs(struct pktsample *skel, const struct ps_load_opts *o)
 	skel->rodata->ring_wakeup_bytes = (__u32)ps_source_wake_bytes(o->ring_bytes);
 	skel->rodata->drop_netns_ino = o->drop_netns_ino;
 	skel->rodata->drop_skip_reason = o->drop_skip_reason;
+	skel->rodata->paths_enabled = o->paths;
 	/* Asked only of a capture that has the hook: the answers cost a
 	 * trial load, or a parse of the kernel's BTF. */
 	if (o->hooks & PS_HOOKS_DROP)
@@ -132,12 +133,12 @@ static int share_maps(struct pktsample *skel, const struct pktsample *from)
 					 skel->maps.counters, skel->maps.emit_state,
 					 skel->maps.sampler,  skel->maps.pools,
 					 skel->maps.owners,   skel->maps.ctx_cgroups,
-					 skel->maps.ifaces };
+					 skel->maps.ifaces,   skel->maps.paths };
 	const struct bpf_map *const theirs[] = { from->maps.events,   from->maps.rings,
 						 from->maps.counters, from->maps.emit_state,
 						 from->maps.sampler,  from->maps.pools,
 						 from->maps.owners,   from->maps.ctx_cgroups,
-						 from->maps.ifaces };
+						 from->maps.ifaces,   from->maps.paths };
 
 	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++) {
 		int err = bpf_map__reuse_fd(mine[i], bpf_map__fd(theirs[i]));
@@ -341,6 +342,11 @@ static int size_maps(struct ps_loader *l, struct pktsample *skel, const struct p
 		err = bpf_map__set_max_entries(skel->maps.ctx_cgroups, ctx_cgroups_size(o->ctx));
 	if (err) {
 		pr_err("cannot size the context maps: %s\n", strerror(-err));
+		return err;
+	}
+	err = bpf_map__set_max_entries(skel->maps.paths, o->paths ? PS_PATHS_MAX : 1);
+	if (err) {
+		pr_err("cannot size the packets' paths: %s\n", strerror(-err));
 		return err;
 	}
 	err = bpf_map__set_max_entries(skel->maps.ifaces, max_ifaces);

@@ -58,6 +58,10 @@ struct ps_ctx_knobs {
  */
 #define PS_OWNERS_MAX 16384
 #define PS_OWNERS_UNFILTERED 4096
+/* The packets followed at once (--packet-id path). An entry outlives its
+ * packet until the LRU takes it back: room for a flood's last few
+ * milliseconds, more than a packet spends in the host. */
+#define PS_PATHS_MAX 8192
 
 struct ps_load_opts {
 	unsigned int hooks; /* PS_HOOK_BIT() set: the hook programs to load */
@@ -89,6 +93,11 @@ struct ps_load_opts {
 	uint32_t drop_netns_ino;
 	uint32_t drop_skip_reason;
 	const struct ps_ctx_knobs *ctx; /* NULL: no attribution */
+	/* Give each packet one id at every hook (--packet-id path,
+	 * bpf/path.bpf.h). The key is the skb's address, a pointer the
+	 * verifier lets a program keep as a number with CAP_PERFMON or
+	 * CAP_SYS_ADMIN, which every capture has (ps_have_privileges). */
+	bool paths;
 	/* NULL: the object makes its own maps. Else share those of a loaded
 	 * loader (same output buffers, counters and sampler state): the bench
 	 * runs many configurations against one reader. */

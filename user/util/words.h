@@ -28,7 +28,10 @@
 	X(CID, "cid")             \
 	X(CGROUP, "cgroup")       \
 	X(NETNS, "netns")         \
-	X(TRIGGER, "trigger")
+	X(TRIGGER, "trigger")     \
+	X(ID, "id")               \
+	X(PREV, "prev")           \
+	X(AFTER, "after")
 
 enum ps_word {
 #define PS_WORD_ENUM(name, key) PS_WORD_##name,

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * One id per packet at every hook of the capture (--packet-id path): the
+ * id of its first record, kept by the address of its skb, which stays the
+ * same from the device it came by to the one it leaves by, into a
+ * container's veth, across a bridge, to where the kernel frees it.
+ *
+ * The kernel frees many skbs without a tracepoint (TCP's coalescing, the
+ * deferred frees of received data), so an entry may outlive its packet and
+ * the next skb at that address find it. A packet takes an entry's id only
+ * where nothing says it is another one: its fingerprint (the bytes from
+ * the IP header on that forwarding leaves as they are) is the entry's, it
+ * was not written at this hook of this interface before (a packet passes
+ * each once), and the entry is younger than a second. In doubt, a new id:
+ * a path cut in two rather than two packets under one. Two share one only
+ * where the first's skb went without a trace and came to the second
+ * within a second, both have the same fingerprint, and the second met
+ * first a hook the first never passed.
+ */
+#ifndef PS_PATH_BPF_H
+#define PS_PATH_BPF_H
+
+#ifndef PS_CTX
+#error "include a ctx_*.bpf.h first"
+#endif
+
+#include "flow_hash.bpf.h"
+
+const volatile __u32 paths_enabled __weak = 0;
+
+struct ps_path {
+	__u64 id;    /* the packet's: its first record's CPU << 48 | seq */
+	__u64 ts_ns; /* when it was last written */
+	__u64 seen;  /* where it was written: a bit per hook and interface, hashed */
+	__u32 print; /* its fingerprint (ps_packet_print) */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1); /* the loader's: PS_PATHS_MAX where followed */
+	__type(key, __u64);
+	__type(value, struct ps_path);
+} paths SEC(".maps") __weak;
+
+#define PS_PATH_STALE_NS 1000000000ull
+
+/*
+ * Find the packet's id, or make it its own: m complete (ts_ns, seq, cpu),
+ * key its skb's address (0: this hook has no skb, and the packet keeps
+ * the id of its record). Sets m->pkt_id and PS_F_PATH.
+ *
+ * A function of its own, not inlined, its bytes and new entry made in
+ * this CPU's scratch record (used again only by the output after it):
+ * the hook's stack and the filter's together may not pass the verifier's
+ * 512 bytes, and the hook's has little room left.
+ */
+static __noinline void ps_path_follow(PS_CTX *ctx, struct ps_meta *m, __u64 key, __u32 l3)
+{
+	__u64 bit = 1ull << ((m->ifindex * PS_HOOK_MAX + m->hook) & 63);
+	__u32 print, zero = 0;
+	struct ps_scratch *s;
+	struct ps_path *p, *n;
+
+	m->pkt_id = (__u64)m->cpu << 48 | (m->seq & 0xffffffffffffull);
+	m->flags |= PS_F_PATH;
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!key || !s)
+		return;
+	print = ps_packet_print(ctx, m, l3, s->data);
+	p = bpf_map_lookup_elem(&paths, &key);
+	if (p && p->print == print && !(p->seen & bit) && m->ts_ns - p->ts_ns < PS_PATH_STALE_NS) {
+		m->pkt_id = p->id;
+		p->seen |= bit;
+		p->ts_ns = m->ts_ns;
+		return;
+	}
+	n = (struct ps_path *)s->data;
+	*n = (struct ps_path){ .id = m->pkt_id, .ts_ns = m->ts_ns, .seen = bit, .print = print };
+	bpf_map_update_elem(&paths, &key, n, BPF_ANY);
+}
+
+#endif /* PS_PATH_BPF_H */

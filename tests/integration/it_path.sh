@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# One packet followed through the host (--packet-id): a router between two
+# namespaces, captured at both of its interfaces' TC hooks and at the drop
+# hook. Each forwarded ping is written twice under one epb_packetid (in at
+# the first interface, out at the second, the later record saying which
+# hook came before and how long before); a ping to an unreachable route
+# and UDP to a closed port of the router's own are written at ingress and
+# at the drop hook under one id; a flood of 100,000 identical frames through
+# the router has every id on exactly two records, where each skb's address
+# is taken again by the next; across a bridge of the two, each ping is in
+# at one port and out at the other under one id; --packet-id cpu gives
+# every record its own.
+source "$(dirname "$0")/lib.sh"
+need_tools python3
+
+# The router is the first testenv's capture namespace: its peer is A, and
+# the second testenv's veth, moved into it, leads to B (its peer).
+env_up
+ENV_A=$ENV R_A=$CAPIF
+env_up
+ENV_B=$ENV R_B=${ENV}0
+ip -n "$ENV_B-cap" link set "$R_B" netns "$ENV_A-cap"
+ENV=$ENV_A
+in_cap ip addr add 198.51.100.1/24 dev "$R_B"
+in_cap ip link set "$R_B" up
+in_cap ip link set lo up
+in_cap sysctl -q -w net.ipv4.ip_forward=1
+in_cap ip route add unreachable 203.0.113.0/24
+in_a() { "$TESTENV" exec "$ENV_A" peer -- "$@"; }
+in_b() { "$TESTENV" exec "$ENV_B" peer -- "$@"; }
+in_b ip addr flush dev "${ENV_B}1"
+in_b ip addr add 198.51.100.2/24 dev "${ENV_B}1"
+in_b ip route add default via 198.51.100.1
+in_a ip route add default via 192.0.2.1
+# Neighbours resolved before the capture: its records are the test's alone.
+in_a ping -c 1 -W 2 198.51.100.2 >/dev/null || fail "the router does not route"
+
+F=$WORK/path.pcapng
+start_capture -v -i "$R_A" -i "$R_B" --hook tc-ingress,tc-egress,drop -w "$F"
+assert_match "packet ids: one a packet at every hook it meets" "$(cat "$WORK/ps.err")" \
+	"-v says that each packet keeps its id at every hook"
+in_a ping -c 5 -i 0.2 198.51.100.2 >/dev/null || fail "pings through the router"
+in_a ping -c 3 -i 0.2 -W 1 203.0.113.9 >/dev/null || true
+in_a python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(3):
+    s.sendto(b"closed %d" % i, ("192.0.2.1", 9))'
+sleep 0.5
+stop_capture
+assert_eq 0 "$PS_RC" "the capture exits 0"
+
+# records FILTER: "interface hook-words id comment" a line, in file order.
+records() {
+	tshark_q -r "$F" -Y "$1" -T fields -E separator=';' -e frame.interface_name \
+		-e frame.packet_id -e frame.comment
+}
+# check_pairs FILTER FIRST SECOND NAME: every packet FILTER matches is
+# written twice, at FIRST (iface) then at SECOND (iface, or "drop"), under
+# one id of its own; the second says the first came before, and when.
+check_pairs() {
+	local filter=$1 first=$2 second=$3 name=$4
+	records "$filter" | python3 -c '
+import re, sys
+first, second, name = sys.argv[1:4]
+recs = [l.rstrip("\n").split(";", 2) for l in sys.stdin if l.strip()]
+by = {}
+for iface, pid, comment in recs:
+    by.setdefault(pid, []).append((iface, comment))
+if not by:
+    sys.exit(f"{name}: no records")
+for pid, rs in by.items():
+    if len(rs) != 2:
+        sys.exit(f"{name}: id {pid} on {len(rs)} records: {rs}")
+    (i1, c1), (i2, c2) = rs
+    if i1 != first or "prev=" in c1:
+        sys.exit(f"{name}: id {pid} first at {i1} ({c1!r}), not {first}")
+    if second == "drop":
+        ok = i2 == first and "drop=" in c2
+    else:
+        ok = i2 == second and "drop=" not in c2
+    m = re.search(r"prev=tc-ingress@(\S+) after=([0-9]+)\.([0-9]{3})us", c2)
+    if not ok or not m or m.group(1) != first:
+        sys.exit(f"{name}: id {pid} second record at {i2}: {c2!r}")
+    us = int(m.group(2)) + int(m.group(3)) / 1000
+    if not 0 < us < 1e6:
+        sys.exit(f"{name}: id {pid} took {us} us between its hooks")
+print(len(by))' "$first" "$second" "$name"
+}
+assert_eq 5 "$(check_pairs "icmp.type == 8 && ip.dst == 198.51.100.2" "$R_A" "$R_B" \
+	"forwarded requests")" "each forwarded echo request: one id, in at $R_A, out at $R_B"
+assert_eq 5 "$(check_pairs "icmp.type == 0 && ip.dst == 192.0.2.2" "$R_B" "$R_A" \
+	"forwarded replies")" "each forwarded echo reply: one id, in at $R_B, out at $R_A"
+# (The router's ICMP errors quote the packets: not those.)
+assert_eq 3 "$(check_pairs "icmp.type == 8 && ip.dst == 203.0.113.9 && !(icmp.type == 3)" "$R_A" drop \
+	"unreachable")" "each echo request to an unreachable route: its drop has its ingress id"
+assert_eq 3 "$(check_pairs "udp.dstport == 9 && !icmp" "$R_A" drop "closed port")" \
+	"each datagram to a closed port: its drop has its ingress id"
+# The records of different packets never share an id.
+assert_eq "" "$(tshark_q -r "$F" -T fields -e frame.packet_id -e ip.id -e icmp.seq |
+	sort -u | awk '{n[$1]++} END {for (i in n) if (n[i] > 1) print i}')" \
+	"no id on two different packets"
+
+# A flood of identical frames: the kernel hands each skb's address to the
+# next, and a packet must not take the id of the one before.
+MAC=$(in_cap cat /sys/class/net/"$R_A"/address)
+start_capture -i "$R_A" -i "$R_B" --hook tc-ingress,tc-egress -w "$F" udp
+in_a "$PSGEN" -i "${ENV_A}1" -n 100000 -s 64 --rate 50000 --src 192.0.2.2 \
+	--dst 198.51.100.2 --dst-mac "$MAC" >/dev/null
+sleep 0.5
+stop_capture
+assert_match "^0 packets lost" "$(grep "packets lost" "$WORK/ps.err")" "the flood: nothing lost"
+tshark_q -r "$F" -T fields -e frame.packet_id -e frame.interface_name >"$WORK/ids"
+assert_eq 200000 "$(grep -c . "$WORK/ids")" "the flood: every frame written at both interfaces"
+assert_eq "100000 ids, each in at $R_A then out at $R_B" "$(python3 -c '
+import sys
+a, b = sys.argv[2:4]
+seen = {}
+for line in open(sys.argv[1]):
+    pid, iface = line.split()
+    seen.setdefault(pid, []).append(iface)
+bad = [(p, v) for p, v in seen.items() if v != [a, b]]
+print(f"{len(bad)} ids otherwise: {bad[:3]}" if bad else f"{len(seen)} ids, each in at {a} then out at {b}")
+' "$WORK/ids" "$R_A" "$R_B")" "the flood: no id on two packets, no packet under two ids"
+
+# A bridge with the two as its ports: each ping in at one port and out at
+# the other under one id.
+in_cap ip addr flush dev "$R_A"
+in_cap ip addr flush dev "$R_B"
+in_cap ip link add "${ENV_A}br" type bridge
+in_cap ip link set "$R_A" master "${ENV_A}br"
+in_cap ip link set "$R_B" master "${ENV_A}br"
+in_cap ip link set "${ENV_A}br" up
+in_a ip addr add 192.0.2.3/24 dev "${ENV_A}1"
+in_b ip addr add 192.0.2.4/24 dev "${ENV_B}1"
+in_a ping -c 1 -W 2 192.0.2.4 >/dev/null || fail "the bridge does not forward"
+start_capture -i "$R_A" -i "$R_B" --hook tc-ingress,tc-egress -w "$F" icmp
+in_a ping -c 4 -i 0.2 192.0.2.4 >/dev/null || fail "pings across the bridge"
+stop_capture
+assert_eq 4 "$(check_pairs "icmp.type == 8" "$R_A" "$R_B" "bridged requests")" \
+	"each bridged echo request: one id, in at one port, out at the other"
+assert_eq 4 "$(check_pairs "icmp.type == 0" "$R_B" "$R_A" "bridged replies")" \
+	"each bridged echo reply: one id, in at one port, out at the other"
+
+# --packet-id cpu: each record its own id, as before.
+start_capture -v -i "$R_A" -i "$R_B" --packet-id cpu -w "$F" icmp
+assert_match "packet ids: each record's CPU and sequence" "$(cat "$WORK/ps.err")" \
+	"-v says that --packet-id cpu numbers records"
+in_a ping -c 3 -i 0.2 192.0.2.4 >/dev/null || fail "pings across the bridge"
+stop_capture
+tshark_q -r "$F" -T fields -e frame.packet_id >"$WORK/ids"
+assert_eq "12 12" "$(grep -c . "$WORK/ids") $(sort -u "$WORK/ids" | grep -c .)" \
+	"--packet-id cpu: 12 records, 12 ids"
+assert_eq 0 "$(count "$F" 'frame.comment contains "prev="')" "--packet-id cpu: no prev words"
