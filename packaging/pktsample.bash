@@ -24,6 +24,7 @@ _pktsample()
 	--tc-position) COMPREPLY=($(compgen -W "wire first last" -- "$cur")); return ;;
 	--xdp-attach) COMPREPLY=($(compgen -W "link libxdp" -- "$cur")); return ;;
 	--transport) COMPREPLY=($(compgen -W "auto perf ringbuf" -- "$cur")); return ;;
+	--packet-id) COMPREPLY=($(compgen -W "auto path cpu" -- "$cur")); return ;;
 	--sample-mode) COMPREPLY=($(compgen -W "random count" -- "$cur")); return ;;
 	--context) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
 	--pid) COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur")); return ;;
