@@ -62,7 +62,7 @@ static __noinline void ps_path_follow(PS_CTX *ctx, struct ps_meta *m, __u64 key,
 	struct ps_scratch *s;
 	struct ps_path *p, *n;
 
-	m->pkt_id = (__u64)m->cpu << 48 | (m->seq & 0xffffffffffffull);
+	m->pkt_id = ps_packet_id(m->cpu, m->seq);
 	m->flags |= PS_F_PATH;
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!key || !s)

@@ -98,6 +98,13 @@ struct ps_meta {
 	__u64 pkt_id;
 };
 _Static_assert(sizeof(struct ps_meta) == 96, "ps_meta is kernel/user ABI");
+
+/* A record's packet id (pcapng's epb_packetid): its CPU in the top 16
+ * bits, that CPU's sequence below; unique in a capture. */
+static inline __u64 ps_packet_id(__u32 cpu, __u64 seq)
+{
+	return (__u64)cpu << 48 | (seq & 0xffffffffffffull);
+}
 #define PS_NET_OFF_MAX 0xffu /* ps_meta.net_off's largest */
 
 /* ps_meta.ctx: how the hook found the packet's local socket, or why not. */

@@ -187,9 +187,7 @@ static void write_ref(struct ps_ingest *c, struct ps_target *t, const struct ps_
 		.data = data,
 		.cap_len = cap_len,
 		.wire_len = wire_len,
-		.packet_id = m->flags & PS_F_PATH ?
-				     m->pkt_id :
-				     ((uint64_t)m->cpu << 48) | (m->seq & 0xffffffffffffull),
+		.packet_id = m->flags & PS_F_PATH ? m->pkt_id : ps_packet_id(m->cpu, m->seq),
 		.drops = drops,
 		.who = who,
 		.drop = NULL,
