@@ -135,11 +135,9 @@ static __always_inline __u32 ps_flow_hash(PS_CTX *ctx, const struct ps_meta *m)
 
 /* ps_packet_print's l3: the bytes start with an Ethernet header. */
 #define PS_PRINT_ETHER 0xffffffffu
-/* Header bytes it copies: an Ethernet, IPv6 and UDP header's worth. */
+/* The bytes it copies, at most: an Ethernet, IPv6 and UDP header's worth,
+ * within the linear part of most packets the drop hook sees. */
 #define PS_PRINT_HDR 64
-#define PS_P(b, i) ((__u32)(b)[(i) & (PS_PRINT_HDR - 1)])
-#define PS_P16(b, i) (PS_P(b, i) << 8 | PS_P(b, (i) + 1))
-#define PS_P32(b, i) (PS_P16(b, i) << 16 | PS_P16(b, (i) + 2))
 
 /*
  * A packet's fingerprint (bpf/path.bpf.h): what a router, a bridge and a
@@ -150,7 +148,8 @@ static __always_inline __u32 ps_flow_hash(PS_CTX *ctx, const struct ps_meta *m)
  * sequence); not the TTL or hop limit, not the header checksum, not the
  * link-layer header. A frame that is not IP: its EtherType and 32 bytes
  * past it. l3: where the IP header starts, or PS_PRINT_ETHER. b: room for
- * the copy, PS_PRINT_HDR bytes (not on the stack: bpf/path.bpf.h).
+ * PS_FLOW_HDR bytes, read as ps_flow_hash reads its copy (not on the
+ * stack: bpf/path.bpf.h).
  */
 static __always_inline __u32 ps_packet_print(PS_CTX *ctx, const struct ps_meta *m, __u32 l3,
 					     __u8 *b)
@@ -158,7 +157,7 @@ static __always_inline __u32 ps_packet_print(PS_CTX *ctx, const struct ps_meta *
 	__u64 n = m->wire_len; /* 64-bit, as in ps_flow_hash */
 	__u32 proto, l4 = 0, h = 0x9e3779b9;
 
-	__builtin_memset(b, 0, PS_PRINT_HDR);
+	__builtin_memset(b, 0, PS_FLOW_HDR);
 	if (n > PS_PRINT_HDR)
 		n = PS_PRINT_HDR;
 	if (n < 14)
@@ -169,40 +168,40 @@ static __always_inline __u32 ps_packet_print(PS_CTX *ctx, const struct ps_meta *
 		return 0;
 	if (l3 == PS_PRINT_ETHER) {
 		l3 = 14;
-		proto = PS_P16(b, 12);
+		proto = PS_GET16(b, 12);
 #pragma unroll
 		for (int i = 0; i < 2; i++) {
 			if (proto != 0x8100 && proto != 0x88a8)
 				break;
-			proto = PS_P16(b, l3 + 2);
+			proto = PS_GET16(b, l3 + 2);
 			l3 += 4;
 		}
 	} else {
-		proto = PS_P(b, l3) >> 4 == 6 ? 0x86dd : 0x0800;
+		proto = PS_B(b, l3) >> 4 == 6 ? 0x86dd : 0x0800;
 	}
 	if (proto == 0x0800) {
-		h = ps_mix(ps_mix(h, PS_P32(b, l3 + 12)), PS_P32(b, l3 + 16));
-		h = ps_mix(h, PS_P16(b, l3 + 2) << 16 | PS_P(b, l3 + 9));
-		h = ps_mix(h, PS_P16(b, l3 + 4) << 16 | (PS_P16(b, l3 + 6) & 0x3fff));
-		if (!(PS_P16(b, l3 + 6) & 0x1fff)) /* the first fragment, or none */
-			l4 = l3 + (PS_P(b, l3) & 0xf) * 4;
+		h = ps_mix(ps_mix(h, PS_GET32(b, l3 + 12)), PS_GET32(b, l3 + 16));
+		h = ps_mix(h, PS_GET16(b, l3 + 2) << 16 | PS_B(b, l3 + 9));
+		h = ps_mix(h, PS_GET16(b, l3 + 4) << 16 | (PS_GET16(b, l3 + 6) & 0x3fff));
+		if (!(PS_GET16(b, l3 + 6) & 0x1fff)) /* the first fragment, or none */
+			l4 = l3 + (PS_B(b, l3) & 0xf) * 4;
 	} else if (proto == 0x86dd) {
 #pragma unroll
 		for (int i = 8; i < 40; i += 4)
-			h = ps_mix(h, PS_P32(b, l3 + i));
-		h = ps_mix(h, PS_P32(b, l3) & 0xfffff);
-		h = ps_mix(h, PS_P16(b, l3 + 4) << 8 | PS_P(b, l3 + 6));
+			h = ps_mix(h, PS_GET32(b, l3 + i));
+		h = ps_mix(h, PS_GET32(b, l3) & 0xfffff);
+		h = ps_mix(h, PS_GET16(b, l3 + 4) << 8 | PS_B(b, l3 + 6));
 		l4 = l3 + 40;
 	} else {
 		h = ps_mix(h, proto);
 		l4 = l3; /* its first 8 bytes, below */
 #pragma unroll
 		for (int i = 8; i < 32; i += 4)
-			h = ps_mix(h, PS_P32(b, l3 + i));
+			h = ps_mix(h, PS_GET32(b, l3 + i));
 	}
 	if (l4 && l4 + 8 <= n) {
-		h = ps_mix(h, PS_P32(b, l4));
-		h = ps_mix(h, PS_P32(b, l4 + 4));
+		h = ps_mix(h, PS_GET32(b, l4));
+		h = ps_mix(h, PS_GET32(b, l4 + 4));
 	}
 	return ps_fmix(h);
 }

@@ -81,14 +81,14 @@ struct ps_drop_ctx {
 /* ps_ctx_data(), ps_ctx_data_end(), ps_ctx_load_bytes(): the linear part. */
 #include "linear.bpf.h"
 
-/* No packet appended by the kernel here: the output copies the linear
- * part, one record per packet (PS_CTX_COPY_OUT, bpf/output.bpf.h). */
 /* The packet's key (bpf/path.bpf.h): its skb's address, as at TC. */
 static __always_inline __u64 ps_ctx_packet_key(struct ps_drop_ctx *ctx)
 {
 	return (__u64)(long)ctx->skb;
 }
 
+/* No packet appended by the kernel here: the output copies the linear
+ * part, one record per packet (PS_CTX_COPY_OUT, bpf/output.bpf.h). */
 static __always_inline long ps_ctx_perf_output(struct ps_drop_ctx *ctx, void *map, __u64 flags,
 					       void *data, __u64 size)
 {
