@@ -51,8 +51,9 @@ static __always_inline __u32 ps_pool_next(__u64 *candidates)
 
 /*
  * Count the packet, run the filter, find whom it belongs to (and run the
- * context filter), sample, and emit metadata + the first min(snaplen, len,
- * filter result) bytes. Every packet ends in exactly one counter stage
+ * context filter), sample (once a packet where packets are followed:
+ * bpf/path.bpf.h), and emit metadata + the first min(snaplen, len, filter
+ * result) bytes. Every packet ends in exactly one counter stage
  * (include/pktsample.h). meta: what the hook's entry knows of the packet
  * (its interface, queue, whole length, verdict, hook, flags, out-of-band
  * tag, a drop's place), every other field zero; this completes it, so a
@@ -68,6 +69,8 @@ static __always_inline void ps_capture(PS_CTX *ctx, struct ps_meta *meta,
 	int have_slot = ps_slot_of(iface ?: ps_iface_of(meta->ifindex), meta->hook, &slot, &raw);
 	struct ps_counters *cnt = have_slot ? bpf_map_lookup_elem(&counters, &slot) : NULL;
 	__u32 zero = 0, cap, pool = 0, len = meta->wire_len, off = 0;
+	enum ps_path_state path = PS_PATH_FIRST;
+	__u64 key = 0;
 	__u8 flags;
 	struct ps_emit_state *emit;
 	long err;
@@ -127,7 +130,18 @@ static __always_inline void ps_capture(PS_CTX *ctx, struct ps_meta *meta,
 		if (candidates)
 			pool = ps_pool_next(candidates);
 	}
-	if (sample_mode != PS_SAMPLE_ALL || rate_cost_ns) {
+	/* A packet followed: what its first hook decided holds here. */
+	if (paths_enabled) {
+		key = ps_ctx_packet_key(ctx);
+		path = ps_path_find(ctx, meta, key,
+				    raw || meta->hook == PS_HOOK_DROP_IP ? off : PS_PRINT_ETHER);
+		if (path == PS_PATH_LEFT) {
+			if (cnt)
+				cnt->sampled_out++;
+			return;
+		}
+	}
+	if (path == PS_PATH_FIRST && (sample_mode != PS_SAMPLE_ALL || rate_cost_ns)) {
 		struct ps_sampler *s = bpf_map_lookup_elem(&sampler, &zero);
 
 		if (!s)
@@ -135,11 +149,15 @@ static __always_inline void ps_capture(PS_CTX *ctx, struct ps_meta *meta,
 		if (!ps_sample(ctx, meta, s, &flags)) {
 			if (cnt)
 				cnt->sampled_out++;
+			if (paths_enabled)
+				ps_path_begin(meta, key, 0);
 			return;
 		}
 		if (rate_cost_ns && !ps_rate_ok(s)) {
 			if (cnt)
 				cnt->rate_limited++;
+			if (paths_enabled)
+				ps_path_begin(meta, key, 0);
 			return;
 		}
 	}
@@ -170,9 +188,11 @@ static __always_inline void ps_capture(PS_CTX *ctx, struct ps_meta *meta,
 	meta->version = PS_META_VERSION;
 	meta->flags |= flags; /* the sampler's, and the context's (PS_F_SOCK_NOT_INET) */
 	meta->pool = pool;
-	if (paths_enabled)
-		ps_path_follow(ctx, meta, ps_ctx_packet_key(ctx),
-			       raw || meta->hook == PS_HOOK_DROP_IP ? off : PS_PRINT_ETHER);
+	if (paths_enabled) {
+		if (path == PS_PATH_FIRST)
+			ps_path_begin(meta, key, 1);
+		meta->flags |= PS_F_PATH;
+	}
 
 	err = ps_output(ctx, meta);
 	*(volatile __u64 *)&emit->in_flight = 0;

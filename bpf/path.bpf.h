@@ -16,6 +16,12 @@
  * where the first's skb went without a trace and came to the second
  * within a second, both have the same fingerprint, and the second met
  * first a hook the first never passed.
+ *
+ * The sampler and the rate cap decide once a packet, at the first hook
+ * whose filters choose it: a packet written there is written at every
+ * later hook it meets, one left there is left at all of them, so a path is
+ * whole or absent. The filters choose at each hook, as tcpdump's do: a
+ * packet whose addresses NAT rewrites is written where they match.
  */
 #ifndef PS_PATH_BPF_H
 #define PS_PATH_BPF_H
@@ -30,10 +36,10 @@ const volatile __u32 paths_enabled __weak = 0;
 
 struct ps_path {
 	__u64 id;    /* the packet's: its first record's CPU << 48 | seq */
-	__u64 ts_ns; /* when it was last written */
-	__u64 seen;  /* where it was written: a bit per hook and interface, hashed */
+	__u64 ts_ns; /* when it was last met */
+	__u64 seen;  /* where it was met: a bit per hook and interface, hashed */
 	__u32 print; /* its fingerprint (ps_packet_print) */
-	__u32 pad;
+	__u32 kept;  /* whether its first hook chose it: every later one does the same */
 };
 
 struct {
@@ -45,38 +51,78 @@ struct {
 
 #define PS_PATH_STALE_NS 1000000000ull
 
-/*
- * Find the packet's id, or make it its own: m complete (ts_ns, seq, cpu),
- * key its skb's address (0: this hook has no skb, and the packet keeps
- * the id of its record). Sets m->pkt_id and PS_F_PATH.
- *
- * A function of its own, not inlined, its bytes and new entry made in
- * this CPU's scratch record (used again only by the output after it):
- * the hook's stack and the filter's together may not pass the verifier's
- * 512 bytes, and the hook's has little room left.
- */
-static __noinline void ps_path_follow(PS_CTX *ctx, struct ps_meta *m, __u64 key, __u32 l3)
+/* What a packet's earlier hooks decided (ps_path_find). */
+enum ps_path_state {
+	PS_PATH_FIRST, /* none met it: this hook's sampler decides */
+	PS_PATH_KEPT,  /* written there: written here, under that id */
+	PS_PATH_LEFT,  /* sampled out (or over the rate) there: left here too */
+};
+
+static __always_inline __u64 ps_path_bit(const struct ps_meta *m)
 {
-	__u64 bit = 1ull << ((m->ifindex * PS_HOOK_MAX + m->hook) & 63);
+	return 1ull << ((m->ifindex * PS_HOOK_MAX + m->hook) & 63);
+}
+
+/*
+ * What the packet's earlier hooks decided, for a packet this hook's
+ * filters chose: key its skb's address (0: this hook has no skb, and the
+ * packet is its own). Sets m->ts_ns to now; where KEPT, m->pkt_id to the
+ * packet's id; where FIRST, m->pkt_id to its fingerprint, which
+ * ps_path_begin() keeps.
+ *
+ * Functions of their own, not inlined, working in this CPU's scratch
+ * record (used again only by the output after them): the hook's stack and
+ * the filter's together may not pass the verifier's 512 bytes, and the
+ * hook's has little room left.
+ */
+static __noinline enum ps_path_state ps_path_find(PS_CTX *ctx, struct ps_meta *m, __u64 key,
+						  __u32 l3)
+{
+	__u64 bit = ps_path_bit(m);
 	__u32 print, zero = 0;
 	struct ps_scratch *s;
-	struct ps_path *p, *n;
+	struct ps_path *p;
+
+	m->ts_ns = bpf_ktime_get_ns();
+	m->pkt_id = 0;
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!key || !s)
+		return PS_PATH_FIRST;
+	print = ps_packet_print(ctx, m, l3, s->data);
+	m->pkt_id = print;
+	p = bpf_map_lookup_elem(&paths, &key);
+	if (!p || p->print != print || (p->seen & bit) || m->ts_ns - p->ts_ns >= PS_PATH_STALE_NS)
+		return PS_PATH_FIRST;
+	p->seen |= bit;
+	p->ts_ns = m->ts_ns;
+	if (!p->kept)
+		return PS_PATH_LEFT;
+	m->pkt_id = p->id;
+	return PS_PATH_KEPT;
+}
+
+/*
+ * The packet's first hook decided: kept (m complete: its id is its
+ * record's, CPU and sequence) or not. Remembers it for the later hooks.
+ */
+static __noinline void ps_path_begin(struct ps_meta *m, __u64 key, __u32 kept)
+{
+	__u32 print = (__u32)m->pkt_id, zero = 0;
+	struct ps_scratch *s;
+	struct ps_path *n;
 
 	m->pkt_id = ps_packet_id(m->cpu, m->seq);
-	m->flags |= PS_F_PATH;
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!key || !s)
 		return;
-	print = ps_packet_print(ctx, m, l3, s->data);
-	p = bpf_map_lookup_elem(&paths, &key);
-	if (p && p->print == print && !(p->seen & bit) && m->ts_ns - p->ts_ns < PS_PATH_STALE_NS) {
-		m->pkt_id = p->id;
-		p->seen |= bit;
-		p->ts_ns = m->ts_ns;
-		return;
-	}
 	n = (struct ps_path *)s->data;
-	*n = (struct ps_path){ .id = m->pkt_id, .ts_ns = m->ts_ns, .seen = bit, .print = print };
+	*n = (struct ps_path){
+		.id = m->pkt_id,
+		.ts_ns = m->ts_ns,
+		.seen = ps_path_bit(m),
+		.print = print,
+		.kept = kept,
+	};
 	bpf_map_update_elem(&paths, &key, n, BPF_ANY);
 }
 

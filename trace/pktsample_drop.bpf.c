@@ -28,7 +28,7 @@ static __always_inline void count_reason(__u32 reason)
 }
 
 /* The packet is freed: its address is free for another (bpf/path.bpf.h).
- * Not inlined, for the hook's stack (as ps_path_follow). */
+ * Not inlined, for the hook's stack (as ps_path_find). */
 static __noinline void ps_path_end(__u64 key)
 {
 	bpf_map_delete_elem(&paths, &key);

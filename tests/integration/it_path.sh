@@ -6,11 +6,13 @@
 # the first interface, out at the second, the later record saying which
 # hook came before and how long before); a ping to an unreachable route
 # and UDP to a closed port of the router's own are written at ingress and
-# at the drop hook under one id; a flood of 100,000 identical frames through
+# at the drop hook under one id; --stats and the closing lines give the
+# time between each pair of hooks; a flood of 100,000 identical frames through
 # the router has every id on exactly two records, where each skb's address
 # is taken again by the next; across a bridge of the two, each ping is in
-# at one port and out at the other under one id; --packet-id cpu gives
-# every record its own.
+# at one port and out at the other under one id; --sample and
+# --sample-flows keep a packet at both hooks or at neither; --packet-id cpu
+# gives every record its own.
 source "$(dirname "$0")/lib.sh"
 need_tools python3
 
@@ -37,7 +39,7 @@ in_a ip route add default via 192.0.2.1
 in_a ping -c 1 -W 2 198.51.100.2 >/dev/null || fail "the router does not route"
 
 F=$WORK/path.pcapng
-start_capture -v -i "$R_A" -i "$R_B" --hook tc-ingress,tc-egress,drop -w "$F"
+start_capture -v --stats 200ms -i "$R_A" -i "$R_B" --hook tc-ingress,tc-egress,drop -w "$F"
 assert_match "packet ids: one a packet at every hook it meets" "$(cat "$WORK/ps.err")" \
 	"-v says that each packet keeps its id at every hook"
 in_a ping -c 5 -i 0.2 198.51.100.2 >/dev/null || fail "pings through the router"
@@ -50,6 +52,16 @@ for i in range(3):
 sleep 0.5
 stop_capture
 assert_eq 0 "$PS_RC" "the capture exits 0"
+# The time between each pair of hooks, in --stats' lines and at the end.
+T='[0-9]+\.[0-9]us'
+assert_match "paths .*tc-ingress@$R_A>tc-egress@$R_B [1-5] p50 $T p99 $T" \
+	"$(grep '^stats:' "$WORK/ps.err" | tail -1)" "--stats gives the time from hook to hook"
+between=$(grep "followed packets between hooks:" "$WORK/ps.err")
+# (Drops: the test's six, and what else the peer's stack sends the router.)
+for pair in "tc-ingress@$R_A>tc-egress@$R_B 5" "tc-ingress@$R_B>tc-egress@$R_A 5" \
+	"tc-ingress@$R_A>drop@$R_A [6-9]"; do
+	assert_match "[:,] $pair p50 $T p99 $T" "$between" "at the end, $pair packets' times"
+done
 
 # records FILTER: "interface hook-words id comment" a line, in file order.
 records() {
@@ -111,9 +123,11 @@ in_a "$PSGEN" -i "${ENV_A}1" -n 100000 -s 64 --rate 50000 --src 192.0.2.2 \
 sleep 0.5
 stop_capture
 assert_match "^0 packets lost" "$(grep "packets lost" "$WORK/ps.err")" "the flood: nothing lost"
-tshark_q -r "$F" -T fields -e frame.packet_id -e frame.interface_name >"$WORK/ids"
-assert_eq 200000 "$(grep -c . "$WORK/ids")" "the flood: every frame written at both interfaces"
-assert_eq "100000 ids, each in at $R_A then out at $R_B" "$(python3 -c '
+# whole_paths: "N ids, each in at A then out at B" where every id in $F is
+# on two records, in at $R_A and out at $R_B, else the first few that are not.
+whole_paths() {
+	tshark_q -r "$F" -T fields -e frame.packet_id -e frame.interface_name >"$WORK/ids"
+	python3 -c '
 import sys
 a, b = sys.argv[2:4]
 seen = {}
@@ -122,7 +136,28 @@ for line in open(sys.argv[1]):
     seen.setdefault(pid, []).append(iface)
 bad = [(p, v) for p, v in seen.items() if v != [a, b]]
 print(f"{len(bad)} ids otherwise: {bad[:3]}" if bad else f"{len(seen)} ids, each in at {a} then out at {b}")
-' "$WORK/ids" "$R_A" "$R_B")" "the flood: no id on two packets, no packet under two ids"
+' "$WORK/ids" "$R_A" "$R_B"
+}
+assert_eq "100000 ids, each in at $R_A then out at $R_B" "$(whole_paths)" \
+	"the flood: no id on two packets, no packet under two ids"
+
+# Sampling decides once a packet, at its first hook: each kept packet is
+# written at both, none at one alone.
+for sampling in "--sample 10" "--sample-flows 4"; do
+	start_capture -i "$R_A" -i "$R_B" --hook tc-ingress,tc-egress $sampling -w "$F" udp
+	in_a "$PSGEN" -i "${ENV_A}1" -n 20000 -s 64 --rate 50000 --flows 64 --src 192.0.2.2 \
+		--dst 198.51.100.2 --dst-mac "$MAC" >/dev/null
+	sleep 0.5
+	stop_capture
+	assert_match "^0 packets lost" "$(grep "packets lost" "$WORK/ps.err")" "$sampling: nothing lost"
+	kept=$(whole_paths)
+	assert_match "^[0-9]+ ids, each in at $R_A then out at $R_B" "$kept" \
+		"$sampling: each kept packet in at $R_A and out at $R_B under one id"
+	kept=${kept%% *}
+	[ "$kept" -gt 0 ] && [ "$kept" -lt 14000 ] ||
+		fail "$sampling kept $kept of 20,000 packets"
+	ok "$sampling: kept some of the packets, not all"
+done
 
 # A bridge with the two as its ports: each ping in at one port and out at
 # the other under one id.

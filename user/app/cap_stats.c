@@ -218,17 +218,20 @@ static void sum_counters(const struct ps_cap_out *o, const struct ps_cap_kern *k
 
 /* One --stats line: the counters, the packets written (in the files, as
  * the summary and the ISBs count them), sFlow's sends, drops by reason,
- * the packets without a known owner by why. */
+ * the packets without a known owner by why, the times of followed packets
+ * between hooks. */
 static void print_stats(const struct ps_cap_out *o, const struct ps_cap_kern *k,
 			const struct ps_sampling *smp, uint64_t written, uint64_t prev_written,
 			uint64_t elapsed_ns)
 {
 	struct ps_counters c;
-	char line[320], sflow[96] = "", flight[96] = "", drops[400], unowned[200], text[1100];
+	char line[320], sflow[96] = "", flight[96] = "", drops[400], unowned[200], paths[600];
+	char text[1700];
 
 	sum_counters(o, k, &c);
 	drop_reasons(k, " drops ", drops, sizeof(drops));
 	unowned_reasons(o, " unowned ", unowned, sizeof(unowned));
+	ps_ingest_path_times(o->in, " paths ", paths, sizeof(paths));
 	ps_report_stats(line, sizeof(line), &c, written, prev_written, elapsed_ns, smp);
 	if (o->sflow)
 		snprintf(sflow, sizeof(sflow), " sflow sent %llu failed %llu refused %llu",
@@ -242,7 +245,7 @@ static void print_stats(const struct ps_cap_out *o, const struct ps_cap_kern *k,
 		snprintf(flight, sizeof(flight), " flight held %llu incidents %llu",
 			 (unsigned long long)fs.held, (unsigned long long)fs.incidents);
 	}
-	snprintf(text, sizeof(text), "%s%s%s%s%s\n", line, sflow, flight, drops, unowned);
+	snprintf(text, sizeof(text), "%s%s%s%s%s%s\n", line, sflow, flight, drops, unowned, paths);
 	ps_log_text(text);
 }
 
@@ -354,10 +357,14 @@ void cap_summary(const struct ps_cap_out *o, const struct ps_cap_kern *k,
 	drop_reasons(k, "kernel drops by reason: ", text, sizeof(text) - 1);
 	if (text[0])
 		ps_log_text(strcat(text, "\n")); /* room kept for it */
-	/* With -v: the file's comments leave them unsaid. */
+	/* With -v: the file's comments leave them unsaid, or tell them one
+	 * at a time. */
 	unowned_reasons(o, "", text, sizeof(text));
 	if (text[0])
 		pr_info("packets without a known owner, by why: %s\n", text);
+	ps_ingest_path_times(o->in, "", text, sizeof(text));
+	if (text[0])
+		pr_info("followed packets between hooks: %s\n", text);
 	if (sflow_line)
 		ps_log_text(sflow_line);
 	free(sflow_line);

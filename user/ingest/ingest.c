@@ -139,8 +139,7 @@ static const uint8_t *frame_on_wire(struct ps_ingest *c, const struct ps_meta *m
 	return ps_frame_on_wire(m, pkt, frame, c->snaplen, cap_len, wire_len);
 }
 
-/* The interface of a target, for the words of a followed packet (pathseen.h). */
-static const char *target_name(void *arg, uint32_t ifindex, uint8_t hook)
+const char *ps_ingest_target_name(void *arg, uint32_t ifindex, uint8_t hook)
 {
 	const struct ps_target *t = find_target(arg, (int)ifindex, hook);
 
@@ -193,7 +192,8 @@ static void write_ref(struct ps_ingest *c, struct ps_target *t, const struct ps_
 		.drop = NULL,
 		.note = m->flags & PS_F_PATH &&
 					(c->paths || (c->paths = calloc(1, sizeof(*c->paths)))) ?
-				ps_pathseen_note(c->paths, m, target_name, c, path, sizeof(path)) :
+				ps_pathseen_note(c->paths, m, ps_ingest_target_name, c, path,
+						 sizeof(path)) :
 				NULL,
 	};
 	if (c->drop_names && ps_hook_is_drop(m->hook)) {

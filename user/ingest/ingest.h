@@ -181,6 +181,12 @@ int ps_ingest_round_end(struct ps_ingest *c);
 uint64_t ps_ingest_lost_total(const struct ps_ingest *c);
 /* A snapshot of the counts (struct ps_ingest_stats). */
 void ps_ingest_stats(const struct ps_ingest *c, struct ps_ingest_stats *st);
+/* The interface of the target of (ifindex, hook), or NULL; arg the
+ * ingest. For the words of a followed packet (pathseen.h). */
+const char *ps_ingest_target_name(void *arg, uint32_t ifindex, uint8_t hook);
+/* How long followed packets took between each pair of hooks (pathtime.h),
+ * after prefix; "" where none was followed. */
+void ps_ingest_path_times(struct ps_ingest *c, const char *prefix, char *buf, size_t len);
 /* With -v, what the ingest did, and a warning for what went wrong on the
  * way (records that were none, samples that did not split, packets
  * written before their place in time was certain); once drained. */

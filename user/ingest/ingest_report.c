@@ -1,7 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The ingest's account at the end of a capture (ingest.h: ps_ingest_report). */
+/* The ingest's account at the end of a capture (ingest.h: ps_ingest_report),
+ * and of followed packets' times (ps_ingest_path_times). */
 #include "ingest.h"
 #include "log.h"
+#include "pathseen.h"
+
+void ps_ingest_path_times(struct ps_ingest *c, const char *prefix, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	if (c->paths)
+		ps_pathtime_format(&c->paths->times, prefix, ps_ingest_target_name, c, buf, len);
+}
 
 void ps_ingest_report(const struct ps_ingest *c, bool ring)
 {

@@ -33,6 +33,7 @@ const char *ps_pathseen_note(struct ps_pathseen *t, const struct ps_meta *m,
 	    m->ts_ns < prev.ts_ns)
 		return NULL;
 	d = m->ts_ns - prev.ts_ns;
+	ps_pathtime_add(&t->times, prev.hook, prev.ifindex, m->hook, m->ifindex, d);
 	name = ifname(arg, prev.ifindex, prev.hook);
 	n = ps_word_put(buf, len, 0, PS_WORD_PREV, "%s@%s", ps_hook_name(prev.hook),
 			name ? name : "?");

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "pathtime.h"
 #include "pktsample.h"
 
 #define PS_PATHSEEN_SLOTS 4096 /* a power of two */
@@ -27,6 +28,7 @@ struct ps_pathseen_slot {
 
 struct ps_pathseen {
 	struct ps_pathseen_slot s[PS_PATHSEEN_SLOTS];
+	struct ps_pathtime times; /* each time a note told, by its pair */
 };
 
 /* Packet id written at (hook, ifindex) at ts_ns, now its last place; its
@@ -39,7 +41,8 @@ bool ps_pathseen_swap(struct ps_pathseen *t, uint64_t id, uint8_t hook, uint32_t
  * which hook of which interface its record before was written and how long
  * before ("prev=tc-ingress@paA after=23.417us"), ifname naming the
  * interface of an (ifindex, hook) or NULL; buf, or NULL for its first
- * record or one whose predecessor is not known. m is its last place now.
+ * record or one whose predecessor is not known. m is its last place now,
+ * and the time told is counted in t->times.
  */
 const char *ps_pathseen_note(struct ps_pathseen *t, const struct ps_meta *m,
 			     const char *(*ifname)(void *arg, uint32_t ifindex, uint8_t hook),
