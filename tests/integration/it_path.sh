@@ -109,6 +109,18 @@ assert_eq 3 "$(check_pairs "icmp.type == 8 && ip.dst == 203.0.113.9 && !(icmp.ty
 	"unreachable")" "each echo request to an unreachable route: its drop has its ingress id"
 assert_eq 3 "$(check_pairs "udp.dstport == 9 && !icmp" "$R_A" drop "closed port")" \
 	"each datagram to a closed port: its drop has its ingress id"
+# -r --path: a line per packet, its places in order, a drop's reason.
+"$PKTSAMPLE" -r "$F" --path >"$WORK/paths" || fail "-r --path"
+U='\+[0-9]+\.[0-9]{3}us'
+assert_eq 5 "$(grep -cE "^[0-9:.]+ tc-ingress@$R_A $U tc-egress@$R_B IP 192\.0\.2\.2 > 198\.51\.100\.2: ICMP echo request" "$WORK/paths")" \
+	"-r --path: each forwarded request a line, in at $R_A, out at $R_B"
+assert_eq 3 "$(grep -cE "^[0-9:.]+ tc-ingress@$R_A $U drop@$R_A [A-Z_]+ IP 192\.0\.2\.2 > 203\.0\.113\.9: ICMP echo request" "$WORK/paths")" \
+	"-r --path: each request to the unreachable route a line, ending in its drop's reason"
+seps=$(grep -oE " $U " "$WORK/paths" | grep -c .)
+assert_eq "$(($(count "$F" frame) - seps))" "$(grep -c . "$WORK/paths")" \
+	"-r --path: a line per packet, every record in one"
+assert_eq 2 "$("$PKTSAMPLE" -r "$F" --path -c 2 | grep -c .)" "-r --path -c 2: two packets"
+
 # The records of different packets never share an id.
 assert_eq "" "$(tshark_q -r "$F" -T fields -e frame.packet_id -e ip.id -e icmp.seq |
 	sort -u | awk '{n[$1]++} END {for (i in n) if (n[i] > 1) print i}')" \

@@ -376,6 +376,10 @@ static const struct cli_opt capture_rows[] = {
 	  set_read, NOCONF },
 	{ "print", 0, no_argument, NULL,
 	  "print the packets on stdout also while writing them with -w", FLAG(print) },
+	{ "path", 0, no_argument, NULL,
+	  "with -r: a line per packet, not per record: the hooks it met in order (its records "
+	  "share a packet id), the time between them, a drop's reason",
+	  FLAG(read_path), NOCONF },
 	{ "link-header", 'e', no_argument, NULL,
 	  "print the link-level header: MAC addresses, ethertype, VLAN tags", FLAG(link_header) },
 	{ "numeric", 'n', no_argument, NULL,

@@ -62,6 +62,7 @@ struct ps_opts {
 	char live_opt[40];     /* the first option only a live capture takes */
 	/* The live view (printer.h): tcpdump's flags. */
 	bool print;		      /* --print: print also when writing (-w) */
+	bool read_path;		      /* --path: -r prints a line per packet */
 	bool link_header;	      /* -e */
 	bool quiet;		      /* -q */
 	bool line_buffered;	      /* -l */

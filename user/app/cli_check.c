@@ -69,6 +69,10 @@ int ps_cli_check(struct ps_opts *o, char *err, size_t errlen)
 	ret = cli_check_top(o, err, errlen);
 	if (ret)
 		return ret;
+	if (o->read_path && !o->read_file)
+		return ps_fail(err, errlen, "--path reads a file: use it with -r FILE");
+	if (o->read_path && o->output && !o->print)
+		return ps_fail(err, errlen, "--path is a way of printing: with -w, add --print");
 	if (o->read_file) {
 		if (o->live_opt[0])
 			return ps_fail(err, errlen, "%s is for a live capture; -r reads a file",

@@ -208,6 +208,7 @@ static int run_read(const struct ps_opts *o)
 		.print = !o->output || o->print,
 		.line_buffered = o->line_buffered,
 		.count = o->count,
+		.by_packet = o->read_path,
 	};
 	char *expr = NULL;
 	int ret;

@@ -12,6 +12,7 @@
 #include "output.h"
 #include "printer.h"
 #include "readfile.h"
+#include "readpath.h"
 #include "words.h"
 
 /* One compiled filter per link type met in the file (most files: one). */
@@ -115,8 +116,40 @@ static const char *verdict_of(const char *comment, char *buf, size_t len)
 	return v ? v : ps_word_get(comment, PS_WORD_DROP, buf, len);
 }
 
+/* One packet record to the printer: its line, or with --path its place
+ * in its packet's (readpath.h). 0, 1 at -c's count, or -errno. */
+static int print_rec(struct ps_printer *pr, struct ps_readpath *rp,
+		     const struct ps_capread_rec *rec)
+{
+	const struct ps_capread_if *i = rec->iface;
+	/* Which interface, hook and direction in our files; another tool's
+	 * file reads as tcpdump -r prints it. */
+	bool where = i->hook != NULL;
+	char verdict[48];
+
+	if (rp)
+		return ps_readpath_add(rp, rec);
+	return ps_print_packet(pr, &(struct ps_print_pkt){
+					   .ts_ns = rec->ts_ns,
+					   .linktype = i->linktype,
+					   .data = rec->data,
+					   .cap_len = rec->cap_len,
+					   .wire_len = rec->wire_len,
+					   .ifname = where && i->name[0] ? i->name : NULL,
+					   .hook = i->hook,
+					   .direction = where ? rec->direction : 0,
+					   .verdict = verdict_of(rec->comment, verdict,
+								 sizeof(verdict)),
+					   .comment = rec->comment[0] ? rec->comment : NULL,
+					   .has_id = rec->has_id,
+					   .id = rec->id,
+					   .has_drops = rec->has_drops,
+					   .drops = rec->drops,
+				   });
+}
+
 static int read_all(struct ps_capread *r, const struct ps_readfile_cfg *o, struct filters *f,
-		    struct copy *copy, struct ps_printer *pr)
+		    struct copy *copy, struct ps_printer *pr, struct ps_readpath *rp)
 {
 	struct ps_capread_rec rec;
 	uint64_t kept = 0;
@@ -143,50 +176,25 @@ static int read_all(struct ps_capread *r, const struct ps_readfile_cfg *o, struc
 			return ret;
 		if (rec.kind != PS_REC_PACKET)
 			continue;
-		if (pr) {
-			const struct ps_capread_if *i = rec.iface;
-			/* Which interface, hook and direction in our files;
-			 * another tool's file reads as tcpdump -r prints it. */
-			bool where = i->hook != NULL;
-			char verdict[48];
-
-			ret = ps_print_packet(pr,
-					      &(struct ps_print_pkt){
-						      .ts_ns = rec.ts_ns,
-						      .linktype = i->linktype,
-						      .data = rec.data,
-						      .cap_len = rec.cap_len,
-						      .wire_len = rec.wire_len,
-						      .ifname = where && i->name[0] ? i->name :
-										      NULL,
-						      .hook = i->hook,
-						      .direction = where ? rec.direction : 0,
-						      .verdict = verdict_of(rec.comment, verdict,
-									    sizeof(verdict)),
-						      .comment = rec.comment[0] ? rec.comment :
-										  NULL,
-						      .has_id = rec.has_id,
-						      .id = rec.id,
-						      .has_drops = rec.has_drops,
-						      .drops = rec.drops,
-					      });
-			if (ret)
-				return print_error(ret);
-		}
-		if (o->count && ++kept >= o->count)
+		if (pr && (ret = print_rec(pr, rp, &rec)))
+			return ret > 0 ? 0 : print_error(ret);
+		/* --path counts packets, not records (readpath.h). */
+		if (!rp && o->count && ++kept >= o->count)
 			return 0;
 	}
 	if (ret < 0) {
 		pr_err("%s\n", err);
 		return -EIO; /* the file, not the command line */
 	}
+	if (rp && (ret = ps_readpath_finish(rp)))
+		return ret > 0 ? 0 : print_error(ret);
 	return ret;
 }
-
 int ps_readfile_run(const struct ps_readfile_cfg *o)
 {
 	static struct copy copy = { .out = { .fd = -1 } };
 	struct filters f = { .expr = o->expr };
+	struct ps_readpath *rp = NULL;
 	struct ps_printer pr;
 	bool print = o->print;
 	struct ps_capread r;
@@ -220,7 +228,14 @@ int ps_readfile_run(const struct ps_readfile_cfg *o)
 			setvbuf(stdout, NULL, _IOLBF, 0);
 		ps_printer_init(&pr, &o->print_opts, stdout);
 	}
-	ret = read_all(&r, o, &f, o->output ? &copy : NULL, print ? &pr : NULL);
+	if (print && o->by_packet && !(rp = ps_readpath_new(&pr, o->count))) {
+		pr_err("cannot read %s: %s\n", o->path, strerror(ENOMEM));
+		ps_printer_free(&pr);
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = read_all(&r, o, &f, o->output ? &copy : NULL, print ? &pr : NULL, rp);
+	ps_readpath_free(rp);
 	if (print) {
 		int ferr = ps_printer_flush(&pr);
 

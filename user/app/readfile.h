@@ -22,6 +22,7 @@ struct ps_readfile_cfg {
 	bool line_buffered; /* -l */
 	uint64_t count;	    /* -c: stop after that many; 0: all */
 	const char *expr;   /* the filter expression; NULL: none */
+	bool by_packet;	    /* --path: a line per packet (readpath.h) */
 };
 
 /* The expression is checked before OUT is touched. Returns 0, or -errno
