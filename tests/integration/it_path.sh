@@ -7,7 +7,7 @@
 # hook came before and how long before); a ping to an unreachable route
 # and UDP to a closed port of the router's own are written at ingress and
 # at the drop hook under one id; --stats and the closing lines give the
-# time between each pair of hooks; a flood of 100,000 identical frames through
+# time between each pair of hooks; --top-group path has a row a step; a flood of 100,000 identical frames through
 # the router has every id on exactly two records, where each skb's address
 # is taken again by the next; across a bridge of the two, each ping is in
 # at one port and out at the other under one id; --sample and
@@ -125,6 +125,23 @@ assert_eq 2 "$("$PKTSAMPLE" -r "$F" --path -c 2 | grep -c .)" "-r --path -c 2: t
 assert_eq "" "$(tshark_q -r "$F" -T fields -e frame.packet_id -e ip.id -e icmp.seq |
 	sort -u | awk '{n[$1]++} END {for (i in n) if (n[i] > 1) print i}')" \
 	"no id on two different packets"
+
+# --top --top-group path: a row for each step, the packets that went from
+# one hook to the next.
+: >"$WORK/ps.err"
+"$TESTENV" exec "$ENV" cap -- "$PKTSAMPLE" -i "$R_A" -i "$R_B" --top --batch --top-group path \
+	icmp >"$WORK/top.txt" 2>"$WORK/ps.err" &
+PS_PID=$!
+PIDS+=("$PS_PID")
+wait_started "$PS_PID"
+in_a ping -c 10 -i 0.2 198.51.100.2 >/dev/null || fail "pings through the router"
+sleep 1.5
+stop_capture
+assert_eq 0 "$PS_RC" "--top-group path: exit 0"
+assert_match "by path" "$(head -1 "$WORK/top.txt")" "--top-group path: the table says its grouping"
+for row in "tc-ingress@$R_A > tc-egress@$R_B" "tc-ingress@$R_B > tc-egress@$R_A" "tc-ingress@$R_A"; do
+	assert_match "[0-9] +$row"$'\n' "$(cat "$WORK/top.txt")"$'\n' "--top-group path: a row $row"
+done
 
 # A flood of identical frames: the kernel hands each skb's address to the
 # next, and a packet must not take the id of the one before.

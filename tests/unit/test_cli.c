@@ -279,7 +279,7 @@ static void rejects_bad_input(void **state)
 		BAD("--batch, --top-group and --top-sort go with --top", "-i", "a", "--batch"),
 		BAD("--top and --print would both write to stdout", "-i", "a", "--top", "--print"),
 		BAD("--top and -w - would both write to stdout", "-i", "a", "--top", "-w", "-"),
-		BAD("bad --top-group 'pid': use process, container, flow, interface, drop, pod or namespace",
+		BAD("bad --top-group 'pid': use process, container, flow, interface, drop, pod, namespace or path",
 		    "-i", "a", "--top", "--top-group", "pid"),
 		BAD("bad --top-sort 'rate': use bytes, packets, drops or name", "-i", "a", "--top",
 		    "--top-sort", "rate"),
@@ -624,7 +624,7 @@ static void module_rows_gathered(void **state)
 	assert_true(o.top_opts);
 	assert_int_equal(ps_cli_set(&o, "top-group", "nope", err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "bad --top-group 'nope': use process, container, flow, "
-				 "interface, drop, pod or namespace");
+				 "interface, drop, pod, namespace or path");
 	assert_int_equal(ps_cli_set(&o, "no-such", "1", err, sizeof(err)), -EINVAL);
 	ps_cli_usage(f);
 	fclose(f);

@@ -260,6 +260,37 @@ static void packets_are_named_in_every_grouping(void **state)
 	assert_int_equal(only(&t, PS_TOP_PROCESS)->pkts[PS_TOP_DROPPED], 1);
 	ps_top_free(&t);
 
+	/* Followed packets: a row by where each came from; a first record by
+	 * its own place, where packets came in. */
+	ps_top_init(&t);
+	p.drop = NULL;
+	m.hook = tg.hook = PS_HOOK_TC_INGRESS;
+	ps_top_add(&t, &p, 1);
+	assert_string_equal(only(&t, PS_TOP_PATH)->name, "tc-ingress@eth0");
+	ps_top_free(&t);
+	ps_top_init(&t);
+	tg = (struct ps_target){
+		.ifname = "eth1", .ifindex = 3, .hook = PS_HOOK_TC_EGRESS, .linktype = 1
+	};
+	m.hook = PS_HOOK_TC_EGRESS;
+	p.note = "prev=tc-ingress@eth0 after=23.417us";
+	ps_top_add(&t, &p, 1);
+	p.note = "prev=tc-ingress@eth0 after=31.002us";
+	ps_top_add(&t, &p, 1);
+	r = only(&t, PS_TOP_PATH);
+	assert_string_equal(r->name, "tc-ingress@eth0 > tc-egress@eth1");
+	assert_int_equal(r->pkts[PS_TOP_OUT], 2);
+	p.note = "prev=tc-ingress@eth2 after=1.000us";
+	ps_top_add(&t, &p, 1);
+	p.note = NULL;
+	ps_top_add(&t, &p, 1);
+	ps_top_tick(&t, SECOND);
+	assert_int_equal(t.g[PS_TOP_PATH].n, 3);
+	ps_top_free(&t);
+	tg = (struct ps_target){
+		.ifname = "eth0", .ifindex = 2, .hook = PS_HOOK_TC_EGRESS, .linktype = 1
+	};
+
 	/* ARP, with attribution off. */
 	ps_top_init(&t);
 	p.who = NULL;

@@ -41,7 +41,7 @@ static int set_top_group(struct ps_opts *o, const char *a, char *err, size_t len
 {
 	static const char *const words[PS_TOP_NGROUPS] = { "process",	"container", "flow",
 							   "interface", "drop",	     "pod",
-							   "namespace" };
+							   "namespace", "path" };
 
 	o->top_opts = true;
 	return set_top_word(&o->top_group, words, PS_TOP_NGROUPS, "--top-group", a, err, len);
@@ -65,7 +65,7 @@ static const struct cli_opt rows[] = {
 	  set_top_batch, LIVE, NOCONF },
 	{ "top-group", 0, required_argument, "BY",
 	  "with --top: rows by process (default), container, flow, interface, drop (reason), "
-	  "pod or namespace (Kubernetes')",
+	  "pod or namespace (Kubernetes'), or path (a followed packet's hook before to this one)",
 	  set_top_group, LIVE, NOCONF },
 	{ "top-sort", 0, required_argument, "KEY",
 	  "with --top: most bytes first (default), or packets, drops, name", set_top_sort, LIVE,

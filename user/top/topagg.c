@@ -11,7 +11,7 @@
 static const char *const group_names[PS_TOP_NGROUPS] = {
 	[PS_TOP_PROCESS] = "process",	  [PS_TOP_CONTAINER] = "container", [PS_TOP_FLOW] = "flow",
 	[PS_TOP_IFACE] = "interface",	  [PS_TOP_DROP] = "drop reason",    [PS_TOP_POD] = "pod",
-	[PS_TOP_NAMESPACE] = "namespace",
+	[PS_TOP_NAMESPACE] = "namespace", [PS_TOP_PATH] = "path",
 };
 static const char *const sort_names[PS_TOP_NSORTS] = {
 	[PS_TOP_BY_BYTES] = "bytes",

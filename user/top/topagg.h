@@ -31,6 +31,7 @@ enum ps_top_group {
 	PS_TOP_DROP,	  /* drop reason: the drop hooks' packets alone */
 	PS_TOP_POD,	  /* Kubernetes pod, as namespace/name */
 	PS_TOP_NAMESPACE, /* Kubernetes namespace */
+	PS_TOP_PATH,	  /* a followed packet's step from its hook before to this one */
 	PS_TOP_NGROUPS,
 };
 

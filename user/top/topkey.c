@@ -8,6 +8,7 @@
 #include "target.h"
 #include "topkey.h"
 #include "who.h"
+#include "words.h"
 
 enum ps_top_dir ps_top_dir_of(unsigned int hook)
 {
@@ -210,6 +211,31 @@ static void name_flow(struct ps_top_row *r, const struct flow *f)
 		snprintf(r->name, sizeof(r->name), "%s <> %s %s", l, rm, proto);
 }
 
+/* The path grouping's row: the hook before (its note's prev word) and
+ * this one. */
+static void count_path(struct ps_top *t, const struct ps_sink_pkt *p, enum ps_top_dir dir,
+		       uint32_t weight)
+{
+	char prev[PS_TOP_NAME_LEN / 2];
+	const char *from = p->note ? ps_word_get(p->note, PS_WORD_PREV, prev, sizeof(prev)) : NULL;
+	uint64_t key = (uint64_t)(uint32_t)p->t->ifindex << 8 | p->t->hook;
+	struct ps_top_row *r;
+
+	/* A step's key has the top bit, a first hook's (under 2^40) not. */
+	if (from) {
+		uint64_t h = 0xcbf29ce484222325ull ^ key;
+
+		for (const char *c = from; *c; c++)
+			h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+		key = h | 1ull << 63;
+	}
+	r = ps_top_row(t, PS_TOP_PATH, key);
+	if (!r->name[0])
+		snprintf(r->name, sizeof(r->name), "%s%s%s@%s", from ? from : "", from ? " > " : "",
+			 ps_hook_name(p->t->hook), p->t->ifname);
+	ps_top_count(r, dir, p->wire_len, weight);
+}
+
 void ps_top_add(struct ps_top *t, const struct ps_sink_pkt *p, uint32_t weight)
 {
 	enum ps_top_dir dir = ps_top_dir_of(p->m->hook);
@@ -239,6 +265,8 @@ void ps_top_add(struct ps_top *t, const struct ps_sink_pkt *p, uint32_t weight)
 	if (!r->name[0])
 		snprintf(r->name, sizeof(r->name), "%s %s", p->t->ifname, ps_hook_name(p->t->hook));
 	ps_top_count(r, dir, p->wire_len, weight);
+
+	count_path(t, p, dir, weight);
 
 	if (dir != PS_TOP_DROPPED)
 		return;

@@ -10,6 +10,10 @@
  *              that both ways are one row; "arp", "ethertype 0x88cc"
  *   interface  "eth0 tc-ingress"
  *   drop reason  "NO_SOCKET" (the drop hooks' packets alone)
+ *   path       "tc-ingress@eth0 > tc-egress@eth1": a followed packet's
+ *              record by the hook that wrote the one before it (the
+ *              packets that went from one to the other), "tc-ingress@eth0"
+ *              for a packet's first (where packets came in)
  */
 #ifndef PS_TOPKEY_H
 #define PS_TOPKEY_H
