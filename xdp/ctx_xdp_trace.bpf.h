@@ -45,10 +45,12 @@ struct xdp_buff {
 #include "linear.bpf.h"
 
 /* The kernel appends the packet (BPF_F_CTXLEN_MASK) from the xdp_buff. */
-/* No skb yet: a packet's XDP record keeps its own id (bpf/path.bpf.h). */
-static __always_inline __u64 ps_ctx_packet_key(struct xdp_buff *ctx __attribute__((unused)))
+/* The xdp_buff the traced program is given, the same at its entry and its
+ * exit (bpf/path.bpf.h): a packet's two records share an id. No skb yet,
+ * so the TC hooks after give it another. */
+static __always_inline __u64 ps_ctx_packet_key(struct xdp_buff *ctx)
 {
-	return 0;
+	return (__u64)(long)ctx;
 }
 
 static __always_inline long ps_ctx_perf_output(struct xdp_buff *ctx, void *map, __u64 flags,

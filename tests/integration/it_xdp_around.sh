@@ -8,7 +8,7 @@
 # set sets PS_EXPECT_FENTRY=1 there, so a probe that wrongly refuses
 # fails): a default capture records every packet at the entry and the
 # verdicts at the exit, drop exactly for that port, on two interfaces
-# named after the program; a filter and sampling apply; -r prints the
+# named after the program, each packet's entry and exit under one id; a filter and sampling apply; -r prints the
 # verdict; the foreign program keeps running unchanged and stays after
 # pktsample exits and after SIGKILL, with nothing of ours left.
 # Where the kernel refuses (this project's CI host): an explicit
@@ -106,6 +106,14 @@ assert_match "xdp-exit: around XDP program $ID \(xdp_drop_port\) on $CAPIF \(fex
 	"$(cat "$WORK/ps.err")" "-v: how it attached"
 verdicts "$WORK/d.pcapng" xdp_drop_port
 still_foreign "$ID" "after the capture"
+# Entry and exit are one packet: one id, the exit saying the entry came
+# before (--packet-id auto follows packets there).
+assert_match "packet ids: one a packet from xdp-entry to xdp-exit" "$(cat "$WORK/ps.err")" \
+	"-v: entry and exit share a packet's id"
+assert_eq "6 6" "$(tshark_q -r "$WORK/d.pcapng" -Y 'udp && !icmp' -T fields -e frame.packet_id |
+	sort | uniq -c | awk '$1 == 2' | grep -c .) $(count "$WORK/d.pcapng" \
+	"udp && !icmp && frame.comment contains \"prev=xdp-entry@$CAPIF after=\"")" \
+	"each datagram's entry and exit under one id, the exit after the entry"
 
 # -r prints the verdict where the direction goes.
 assert_eq 3 "$("$PKTSAMPLE" -r "$WORK/d.pcapng" 'udp dst port 4242' 2>/dev/null |

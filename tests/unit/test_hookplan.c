@@ -188,6 +188,8 @@ static void packets_followed_where_they_meet_two_hooks(void **state)
 	assert_true(ps_packet_id_paths(PS_PKTID_AUTO, TC_IN | TC_OUT, 2));
 	assert_true(ps_packet_id_paths(PS_PKTID_AUTO, TC_IN | drop, 1));
 	assert_false(ps_packet_id_paths(PS_PKTID_AUTO, drop, 1));
+	assert_true(ps_packet_id_paths(PS_PKTID_AUTO, PS_HOOKS_XDP_TRACE | TC_OUT, 1));
+	assert_false(ps_packet_id_paths(PS_PKTID_AUTO, PS_HOOK_BIT(PS_HOOK_XDP_ENTRY) | TC_OUT, 1));
 	assert_true(ps_packet_id_paths(PS_PKTID_AUTO, drop, 2));
 	assert_true(ps_packet_id_paths(PS_PKTID_PATH, TC_OUT, 1));
 	assert_false(ps_packet_id_paths(PS_PKTID_CPU, TC_IN | drop, 2));

@@ -14,8 +14,10 @@
 # capture around another XDP program through fentry/fexit, which CI's
 # kernel refuses (it_xdp_around, told that this kernel must allow it), and
 # whom packets belong to, where 6.1's helpers and verifier differ
-# (it_context), and packets the kernel drops, whose reasons and places
-# differ by version (it_drops).
+# (it_context), packets the kernel drops, whose reasons and places
+# differ by version (it_drops), and packets followed across hooks by their
+# skb's address, which 5.10's and 6.1's verifiers must let a TC program
+# keep (it_path).
 # The set runs in PS_VM_PARALLEL guests at once (default 2, one per host
 # core: a guest under TCG keeps about one core busy), the scripts split
 # between them by how long each took; their lines are printed together.
@@ -34,21 +36,22 @@
 # capabilities only at perf_event_paranoid 3 (it_detach), where each
 # feature 5.10 lacks takes its fallback (user/kernel/kfeatures.h), and the
 # devices as on 6.1 (it_devices), IP tunnels among them, whose outer
-# headers 5.10 leaves in front of what TC ingress is given.
+# headers 5.10 leaves in front of what TC ingress is given, and packets
+# followed across hooks (it_path).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 
 # Each smoke script's seconds under TCG (6.1, this project's machine, two
 # guests at once; it decides the split) and the variables it runs with.
 declare -A COST=([it_capture]=164 [it_detach]=78 [it_position]=126 [it_sample]=85
-	[it_devices]=191 [it_xdp_around]=136 [it_context]=231 [it_drops]=136)
+	[it_devices]=191 [it_xdp_around]=136 [it_context]=231 [it_drops]=136 [it_path]=254)
 # (Variables apart by ";".) it_devices runs the parts whose kernel side
 # differs by version, for the kinds CI's kernel lacks; the host runs all.
 declare -A VARS=([it_devices]="KINDS=vlan bond gre ipip wireguard;PARTS=matrix vlan tunnels"
 	[it_xdp_around]="PS_EXPECT_FENTRY=1")
-SMOKE="it_capture it_detach it_position it_sample it_devices it_xdp_around it_context it_drops"
+SMOKE="it_capture it_detach it_position it_sample it_devices it_xdp_around it_context it_drops it_path"
 if [ "${PS_VM_KERNEL:-6.1}" = 5.10 ]; then
-	SMOKE="it_capture it_detach it_position it_sample it_devices"
+	SMOKE="it_capture it_detach it_position it_sample it_devices it_path"
 fi
 
 if [ "${1:-}" != --guest ]; then

@@ -272,10 +272,12 @@ int cap_load_programs(struct ps_cap_kern *k, const struct ps_cap_ifaces *f,
 	if (!lo.paths)
 		pr_info("packet ids: each record's CPU and sequence (--packet-id path follows a "
 			"packet across hooks)\n");
-	else if (k->hooks & (PS_HOOK_BIT(PS_HOOK_XDP) | PS_HOOK_BIT(PS_HOOK_XDP_ENTRY) |
-			     PS_HOOK_BIT(PS_HOOK_XDP_EXIT)))
+	else if (k->hooks & PS_HOOK_BIT(PS_HOOK_XDP))
 		pr_info("packet ids: one a packet at its TC and drop hooks; its XDP records keep "
 			"their own (no skb there yet)\n");
+	else if ((k->hooks & PS_HOOKS_XDP_TRACE) && (k->hooks & ~PS_HOOKS_XDP_TRACE))
+		pr_info("packet ids: one a packet from xdp-entry to xdp-exit, another at its TC "
+			"and drop hooks (no skb at XDP yet)\n");
 	else
 		pr_info("packet ids: one a packet at every hook it meets\n");
 	/* Loaded here, not inside libxdp's attach, so a filter the verifier

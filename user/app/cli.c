@@ -468,9 +468,10 @@ static const struct cli_opt capture_rows[] = {
 		{ "wire", PS_TC_WIRE }),
 	  LIVE },
 	{ "packet-id", 0, required_argument, "MODE",
-	  "path: a packet's id is the same at every hook it meets (TC and drop), cpu: the CPU and "
-	  "its sequence, per record; auto (default): path where a packet can meet two of the "
-	  "capture's hooks (two interfaces, or drop with another hook)",
+	  "path: a packet's id is the same at every hook it meets (TC and drop; xdp-entry and "
+	  "xdp-exit), cpu: the CPU and its sequence, per record; auto (default): path where a "
+	  "packet can meet two of the capture's hooks (two interfaces, drop with another hook, "
+	  "xdp-entry with xdp-exit)",
 	  WORDS("--packet-id", packet_id, { "auto", PS_PKTID_AUTO }, { "path", PS_PKTID_PATH },
 		{ "cpu", PS_PKTID_CPU }),
 	  LIVE },

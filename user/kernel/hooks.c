@@ -44,7 +44,8 @@ bool ps_packet_id_paths(enum ps_packet_id mode, unsigned int hooks, int ifaces)
 {
 	if (mode != PS_PKTID_AUTO)
 		return mode == PS_PKTID_PATH;
-	return ifaces > 1 || ((hooks & PS_HOOKS_DROP) && (hooks & ~PS_HOOKS_DROP));
+	return ifaces > 1 || ((hooks & PS_HOOKS_DROP) && (hooks & ~PS_HOOKS_DROP)) ||
+	       (hooks & PS_HOOKS_XDP_TRACE) == PS_HOOKS_XDP_TRACE;
 }
 
 const char *ps_xdp_verdict_name(int verdict)

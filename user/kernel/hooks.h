@@ -50,9 +50,9 @@ void ps_hooks_format(unsigned int hooks, char *buf, size_t len);
 /*
  * Does a capture of hooks on up to ifaces interfaces at once follow each
  * packet across them (--packet-id mode)? auto: where a packet can meet two
- * of them, on two interfaces or at the drop hook and another; one
- * interface's ingress and egress see a packet once (but where it is sent
- * back out the way it came). Pure.
+ * of them: on two interfaces, at the drop hook and another, at xdp-entry
+ * and xdp-exit; one interface's ingress and egress see a packet once (but
+ * where it is sent back out the way it came). Pure.
  */
 bool ps_packet_id_paths(enum ps_packet_id mode, unsigned int hooks, int ifaces);
 
