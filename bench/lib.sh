@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # What the end-to-end benches share (sourced first by bench/e2e.sh,
 # bench/bulk.sh, bench/soak.sh, bench/context.sh, bench/drops.sh,
-# bench/flight.sh, bench/profile.sh): strict mode, the tree (top),
+# bench/flight.sh, bench/profile.sh, bench/paths.sh): strict mode, the tree (top),
 # testenv (TESTENV) and the helpers below.
 # shellcheck disable=SC2034 # what it sets is the sourcing script's
 set -euo pipefail

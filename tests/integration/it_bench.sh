@@ -4,7 +4,8 @@
 # watches a short flood and reports what a full run would; every capture
 # contender gets every frame, with nothing lost; the summary pairs each
 # round's rates and splits a contender's CPU where it also ran @null and
-# @idle. (Speed is for bench/run.sh to measure, not for a test.)
+# @idle; bench/floor.sh's patch applies; bench/soak.sh and bench/paths.sh run.
+# (Speed is for bench/run.sh to measure, not for a test.)
 source "$(dirname "$0")/lib.sh"
 
 n=20000
@@ -114,3 +115,20 @@ grep -Eq '^\| lost in the perf buffer \| [0-9]+ \|$' "$WORK/soak.md" || fail "so
 [ "$(tail -n +2 "$WORK/soak_rss.csv" | grep -c '^[0-9]*,[0-9][0-9]*,[0-9]*$')" -ge 2 ] ||
 	fail "soak: RSS not sampled: $(cat "$WORK/soak_rss.csv")"
 ok "bench/soak.sh runs: rotates a ring of valid files, samples RSS, states the loss"
+
+# bench/paths.sh, short: each mode runs, its hook's time read, the flood
+# captured whole (1 in 10 with --sample 10), nothing lost.
+FRAMES=20000 ROUNDS=1 "$top/bench/paths.sh" "$build" >"$WORK/paths.md" 2>"$WORK/paths.err" ||
+	fail "bench/paths.sh failed: $(tail -3 "$WORK/paths.err")"
+python3 - "$WORK/paths.md" <<'PY' || fail "bench/paths.sh: $(cat "$WORK/paths.md")"
+import sys
+rows = [[c.strip() for c in l.strip().strip("|").split("|")] for l in open(sys.argv[1])
+        if l.startswith("| ") and not l.startswith("| --packet-id")]
+assert [r[0] for r in rows] == ["cpu", "path", "cpu --sample 10", "path --sample 10"], rows
+for mode, ns, got, lost in rows:
+    assert float(ns) > 0 and lost == "0", (mode, ns, lost)
+    want = 20000 if "sample" not in mode else 2000
+    assert want * 0.6 <= int(got) <= want * 1.4 + 10, (mode, got)
+assert sum(": median " in l for l in open(sys.argv[1])) == 4
+PY
+ok "bench/paths.sh runs: each --packet-id mode, alone and sampled, its hook's time read"
