@@ -78,7 +78,6 @@ static __always_inline __u64 ps_path_bit(const struct ps_meta *m)
 static __noinline enum ps_path_state ps_path_find(PS_CTX *ctx, struct ps_meta *m, __u64 key,
 						  __u32 l3)
 {
-	__u64 bit = ps_path_bit(m);
 	__u32 print, zero = 0;
 	struct ps_scratch *s;
 	struct ps_path *p;
@@ -91,9 +90,10 @@ static __noinline enum ps_path_state ps_path_find(PS_CTX *ctx, struct ps_meta *m
 	print = ps_packet_print(ctx, m, l3, s->data);
 	m->pkt_id = print;
 	p = bpf_map_lookup_elem(&paths, &key);
-	if (!p || p->print != print || (p->seen & bit) || m->ts_ns - p->ts_ns >= PS_PATH_STALE_NS)
+	if (!p || p->print != print || (p->seen & ps_path_bit(m)) ||
+	    m->ts_ns - p->ts_ns >= PS_PATH_STALE_NS)
 		return PS_PATH_FIRST;
-	p->seen |= bit;
+	p->seen |= ps_path_bit(m);
 	p->ts_ns = m->ts_ns;
 	if (!p->kept)
 		return PS_PATH_LEFT;

@@ -7,12 +7,14 @@
 # hook came before and how long before); a ping to an unreachable route
 # and UDP to a closed port of the router's own are written at ingress and
 # at the drop hook under one id; --stats and the closing lines give the
-# time between each pair of hooks; --top-group path has a row a step; a flood of 100,000 identical frames through
-# the router has every id on exactly two records, where each skb's address
-# is taken again by the next; across a bridge of the two, each ping is in
-# at one port and out at the other under one id; --sample and
-# --sample-flows keep a packet at both hooks or at neither; --packet-id cpu
-# gives every record its own.
+# time between each pair of hooks; -r --path prints a line a packet;
+# --top-group path has a row a step; a flood of 100,000 identical frames
+# through the router has every id on exactly two records, where each
+# skb's address is taken again by the next; --sample and --sample-flows
+# keep a packet at both hooks or at neither; across a bridge of the two,
+# each ping is in at one port and out at the other under one id;
+# --packet-id cpu gives every record its own; every hook loads with the
+# most it can be given.
 source "$(dirname "$0")/lib.sh"
 need_tools python3
 
@@ -217,3 +219,13 @@ tshark_q -r "$F" -T fields -e frame.packet_id >"$WORK/ids"
 assert_eq "12 12" "$(grep -c . "$WORK/ids") $(sort -u "$WORK/ids" | grep -c .)" \
 	"--packet-id cpu: 12 records, 12 ids"
 assert_eq 0 "$(count "$F" 'frame.comment contains "prev="')" "--packet-id cpu: no prev words"
+
+# Each hook's program loads with the most it can be given at once: packets
+# followed, flows sampled, a filter (the verifier's 512 bytes of stack for
+# a program and what it calls, as 5.10 and 6.1 count them).
+for hooks in tc-ingress,tc-egress,drop xdp; do
+	in_cap "$PKTSAMPLE" -i "$R_A" --hook "$hooks" --packet-id path --sample-flows 4 \
+		--duration 200ms -w /dev/null 'udp or icmp' 2>"$WORK/load.err" ||
+		fail "--hook $hooks, followed, flows sampled, filtered: $(cat "$WORK/load.err")"
+done
+ok "every hook loads with packets followed, flows sampled and a filter"

@@ -190,6 +190,7 @@ static int read_all(struct ps_capread *r, const struct ps_readfile_cfg *o, struc
 		return ret > 0 ? 0 : print_error(ret);
 	return ret;
 }
+
 int ps_readfile_run(const struct ps_readfile_cfg *o)
 {
 	static struct copy copy = { .out = { .fd = -1 } };

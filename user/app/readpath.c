@@ -49,25 +49,29 @@ static struct rp_pkt **bucket_of(struct ps_readpath *p, uint64_t id)
 	return &p->bucket[(id ^ (id >> 48) * 0x9e3779b1u) & (BUCKETS - 1)];
 }
 
-/* Where rec was written, after the time since the packet's last place. */
+/* Where rec was written, after the time since the packet's last place (as
+ * far as the line has room); a drop ends it. */
 static void add_place(struct rp_pkt *k, const struct ps_capread_rec *rec)
 {
 	const struct ps_capread_if *i = rec->iface;
 	size_t room = sizeof(k->path) - (size_t)k->path_len;
 	int n = 0;
 
-	if (room <= 1)
-		return;
-	if (k->path_len) {
-		uint64_t d = rec->ts_ns > k->last_ns ? rec->ts_ns - k->last_ns : 0;
+	if (room > 1) {
+		if (k->path_len) {
+			uint64_t d = rec->ts_ns > k->last_ns ? rec->ts_ns - k->last_ns : 0;
 
-		n = snprintf(k->path + k->path_len, room, " +%llu.%03lluus ",
-			     (unsigned long long)(d / 1000), (unsigned long long)(d % 1000));
+			n = snprintf(k->path + k->path_len, room, " +%llu.%03lluus ",
+				     (unsigned long long)(d / 1000),
+				     (unsigned long long)(d % 1000));
+		}
+		if (n >= 0 && (size_t)n < room)
+			n += snprintf(k->path + k->path_len + n, room - (size_t)n, "%s%s%s",
+				      i->hook ? i->hook : "", i->hook && i->name[0] ? "@" : "",
+				      i->name);
+		k->path_len = n < 0 || (size_t)n >= room ? (int)sizeof(k->path) - 1 :
+							   k->path_len + n;
 	}
-	if (n >= 0 && (size_t)n < room)
-		n += snprintf(k->path + k->path_len + n, room - (size_t)n, "%s%s%s",
-			      i->hook ? i->hook : "", i->hook && i->name[0] ? "@" : "", i->name);
-	k->path_len = n < 0 || (size_t)n >= room ? (int)sizeof(k->path) - 1 : k->path_len + n;
 	k->last_ns = rec->ts_ns;
 	if (ps_word_get(rec->comment, PS_WORD_DROP, k->verdict, sizeof(k->verdict)))
 		k->ended = true; /* freed: the programs follow it no further */
