@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * -r on an arbitrary file: the pcap/pcapng reader, then every packet
- * through the printer (decoder, timestamps, dumps) as -r -e -X -v would.
- * A file is refused with one line, or read to its end; nothing reads out
- * of bounds.
+ * through the printer (decoder, timestamps, dumps) as -r -e -X -v would,
+ * and as -r --path would (its records joined by id, readpath.h). A file is
+ * refused with one line, or read to its end; nothing reads out of bounds.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "capread.h"
 #include "printer.h"
+#include "readpath.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,6 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ps_capread r;
 	struct ps_capread_rec rec;
 	struct ps_printer pr;
+	struct ps_readpath *rp;
 	FILE *out = fopen("/dev/null", "w");
 	int ret;
 
@@ -30,6 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ps_printer_init(&pr,
 			&(struct ps_print_opts){ .link = true, .hex_ascii = 2, .annotate = true },
 			out);
+	rp = ps_readpath_new(&pr, 0);
+	if (!rp)
+		abort();
 	ret = ps_capread_open(&r, path, err, sizeof(err));
 	while (ret >= 0 && (ret = ps_capread_next(&r, &rec, err, sizeof(err))) > 0) {
 		if (rec.kind != PS_REC_PACKET)
@@ -50,7 +55,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					     .has_id = rec.has_id,
 					     .id = rec.id,
 				     });
+		ps_readpath_add(rp, &rec);
 	}
+	ps_readpath_finish(rp);
+	ps_readpath_free(rp);
 	if (ret < 0 && (!err[0] || strchr(err, '\n')))
 		abort();
 	ps_capread_close(&r);
