@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define PS_PATHTIME_PAIRS 32
-#define PS_PATHTIME_BUCKETS (8 + 61 * 8) /* 0-7 ns exactly, then 8 a doubling to 2^64 */
+#define PS_PATHTIME_BUCKETS (8 + 61 * 8) /* under 8 exact, then 8 a doubling to 2^64 */
 
 struct ps_pathtime_pair {
 	uint32_t from_if, to_if;
