@@ -40,7 +40,7 @@ _pktsample()
 	--flight | --flight-size | --after | --holdoff | --incidents)
 		return ;;
 	--trigger) COMPREPLY=($(compgen -W "drop drop:" -- "$cur")); compopt -o nospace; return ;;
-	--top-group) COMPREPLY=($(compgen -W "process container flow interface drop pod namespace" -- "$cur")); return ;;
+	--top-group) COMPREPLY=($(compgen -W "process container flow interface drop pod namespace path" -- "$cur")); return ;;
 	--top-sort) COMPREPLY=($(compgen -W "bytes packets drops name" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
