@@ -794,7 +794,7 @@ static struct frame *dot3(const uint8_t *dst, const void *llc, size_t n)
 }
 
 /* LLC, SNAP and L2 control (tcpdump's print-llc.c, -stp.c, -cdp.c,
- * -lldp.c). */
+ * -udld.c, -lldp.c, -aoe.c). */
 static void l2_control(void)
 {
 	static const uint8_t stp_mac[6] = { 0x01, 0x80, 0xc2, 0, 0, 0 };
@@ -816,6 +816,11 @@ static void l2_control(void)
 	static const uint8_t xid[] = { 0xf0, 0xf1, 0xbf, 0x81, 0x01, 0x00 };
 	static const uint8_t info[] = { 0x04, 0x05, 0x0a, 0x03, 1, 2, 3 };
 	static const uint8_t rr[] = { 0x04, 0x05, 0x01, 0x05 };
+	static const uint8_t udld[] = { 0xaa, 0xaa, 0x03, 0, 0, 0x0c, 0x01, 0x11, 0x21, 0x03,
+					0x12, 0x34, 0,	  1, 0, 9,    'S',  'W',  '1',	'x',
+					'y',  0,    2,	  0, 8, 'G',  'i',  '1',  '/',	'2' };
+	static const uint8_t udld_flush[] = { 0xaa, 0xaa, 0x03, 0, 0, 0x0c,
+					      0x01, 0x11, 0x23, 0, 0, 0 };
 	static const uint8_t lldp[] = { 0x02, 0x07, 0x04, 2,   0,   0,	  0,	0, 1,
 					0x04, 0x03, 0x05, 'p', '1', 0x06, 0x02, 0, 120,
 					0x0a, 0x05, 'h',  'o', 's', 't',  '1',	0, 0 };
@@ -832,6 +837,8 @@ static void l2_control(void)
 	dot3(MAC_B, info, sizeof(info));
 	dot3(MAC_B, rr, sizeof(rr));
 	dot3(MAC_B, snap_odd, sizeof(snap_odd));
+	dot3(cdp_mac, udld, sizeof(udld));
+	dot3(cdp_mac, udld_flush, sizeof(udld_flush));
 	f = new_frame();
 	bytes(f, MAC_B, 6);
 	bytes(f, MAC_A, 6);
@@ -859,6 +866,22 @@ static void l2_control(void)
 	eth(f, 0x8809);
 	bytes(f, (uint8_t[]){ 9, 1, 2, 3, 4 }, 5);
 	fill(f, 41, 0);
+	/* ATA over Ethernet: a query, an errored response, version 0, and a
+	 * version 1 header too short. */
+	f = new_frame();
+	eth(f, 0x88a2);
+	bytes(f, (uint8_t[]){ 0x10, 0, 0xff, 0xff, 0xff, 0x01, 0, 0, 0, 7 }, 10);
+	fill(f, 36, 0);
+	f = new_frame();
+	eth(f, 0x88a2);
+	bytes(f, (uint8_t[]){ 0x1c, 2, 0, 1, 2, 0, 0, 0, 0, 7 }, 10);
+	fill(f, 36, 0);
+	f = new_frame();
+	eth(f, 0x88a2);
+	bytes(f, (uint8_t[]){ 0x00, 1 }, 2);
+	f = new_frame();
+	eth(f, 0x88a2);
+	bytes(f, (uint8_t[]){ 0x13, 1, 2 }, 3);
 }
 
 /* Encapsulations (tcpdump's print-vxlan.c, -vxlan-gpe.c, -geneve.c,

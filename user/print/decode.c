@@ -19,6 +19,20 @@ void ps_put(struct ps_print_ctx *c, const char *fmt, ...)
 		c->len = c->len + n < c->size ? c->len + n : c->size - 1;
 }
 
+void ps_put_bits(struct ps_print_ctx *c, const struct ps_bit *t, size_t n, uint32_t v,
+		 const char *none)
+{
+	const char *sep = "";
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].bit && (v & t[i].bit) == t[i].bit) {
+			ps_put(c, "%s%s", sep, t[i].name);
+			sep = ", ";
+		}
+	if (!*sep)
+		ps_put(c, "%s", none);
+}
+
 void ps_decoder_init(struct ps_decoder *d, bool link, bool quiet)
 {
 	memset(d, 0, sizeof(*d));

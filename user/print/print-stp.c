@@ -11,24 +11,12 @@
 /* tcpdump's stp_bpdu_flag_values through bittok2str(). */
 static void flags_print(struct ps_print_ctx *c, uint8_t flags)
 {
-	static const struct {
-		uint8_t bit;
-		const char *name;
-	} names[] = {
+	static const struct ps_bit names[] = {
 		{ 0x01, "Topology change" }, { 0x02, "Proposal" },  { 0x10, "Learn" },
 		{ 0x20, "Forward" },	     { 0x40, "Agreement" }, { 0x80, "Topology change ACK" },
 	};
-	const char *sep = "";
-	bool any = false;
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (flags & names[i].bit) {
-			ps_put(c, "%s%s", sep, names[i].name);
-			sep = ", ";
-			any = true;
-		}
-	if (!any)
-		ps_put(c, "none");
+	ps_put_bits(c, names, sizeof(names) / sizeof(names[0]), flags, "none");
 }
 
 static bool config_bpdu(struct ps_print_ctx *c, const uint8_t *p, uint32_t length)

@@ -36,6 +36,16 @@ struct ps_print_ctx {
 /* Append to the line (cut at the buffer's end). */
 __attribute__((format(printf, 2, 3))) void ps_put(struct ps_print_ctx *c, const char *fmt, ...);
 
+/* A bit's name, for ps_put_bits. */
+struct ps_bit {
+	uint32_t bit;
+	const char *name;
+};
+/* tcpdump's bittok2str(): the names of the bits of t set in v, ", "
+ * between them, or none where there is none. */
+void ps_put_bits(struct ps_print_ctx *c, const struct ps_bit *t, size_t n, uint32_t v,
+		 const char *none);
+
 static inline void local_trunc(struct ps_print_ctx *c)
 {
 	ps_put(c, " [|%s]", c->proto);
@@ -198,6 +208,8 @@ int ps_llc_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length, uint
 		 const uint8_t *src, const uint8_t *dst);
 void ps_stp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
 void ps_cdp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
+void ps_udld_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
+void ps_aoe_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
 void ps_lldp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
 void ps_eapol_print(struct ps_print_ctx *c, const uint8_t *p);
 void ps_slow_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
