@@ -794,7 +794,7 @@ static struct frame *dot3(const uint8_t *dst, const void *llc, size_t n)
 }
 
 /* LLC, SNAP and L2 control (tcpdump's print-llc.c, -stp.c, -cdp.c,
- * -udld.c, -lldp.c, -aoe.c). */
+ * -udld.c, -dtp.c, -lldp.c, -aoe.c, -msnlb.c). */
 static void l2_control(void)
 {
 	static const uint8_t stp_mac[6] = { 0x01, 0x80, 0xc2, 0, 0, 0 };
@@ -819,6 +819,9 @@ static void l2_control(void)
 	static const uint8_t udld[] = { 0xaa, 0xaa, 0x03, 0, 0, 0x0c, 0x01, 0x11, 0x21, 0x03,
 					0x12, 0x34, 0,	  1, 0, 9,    'S',  'W',  '1',	'x',
 					'y',  0,    2,	  0, 8, 'G',  'i',  '1',  '/',	'2' };
+	static const uint8_t dtp[] = {
+		0xaa, 0xaa, 0x03, 0, 0, 0x0c, 0x20, 0x04, 1, 0, 1, 0, 5, 'x'
+	};
 	static const uint8_t udld_flush[] = { 0xaa, 0xaa, 0x03, 0, 0, 0x0c,
 					      0x01, 0x11, 0x23, 0, 0, 0 };
 	static const uint8_t lldp[] = { 0x02, 0x07, 0x04, 2,   0,   0,	  0,	0, 1,
@@ -839,6 +842,7 @@ static void l2_control(void)
 	dot3(MAC_B, snap_odd, sizeof(snap_odd));
 	dot3(cdp_mac, udld, sizeof(udld));
 	dot3(cdp_mac, udld_flush, sizeof(udld_flush));
+	dot3(cdp_mac, dtp, sizeof(dtp));
 	f = new_frame();
 	bytes(f, MAC_B, 6);
 	bytes(f, MAC_A, 6);
@@ -882,6 +886,16 @@ static void l2_control(void)
 	f = new_frame();
 	eth(f, 0x88a2);
 	bytes(f, (uint8_t[]){ 0x13, 1, 2 }, 3);
+	/* MS NLB heartbeats: whole, and cut within the host's address. */
+	for (int i = 0; i < 2; i++) {
+		f = new_frame();
+		eth(f, 0x886f);
+		bytes(f, (uint8_t[]){ 0xbf, 1, 0xde, 0xc0, 6, 2,  0,   0, 2, 0,
+				      0,    0, 192,  0,	   2, 80, 192, 0, 2, 82 },
+		      i ? 18 : 20);
+		if (!i)
+			fill(f, 26, 0);
+	}
 }
 
 /* Encapsulations (tcpdump's print-vxlan.c, -vxlan-gpe.c, -geneve.c,

@@ -114,6 +114,9 @@ bool ps_ethertype_print(struct ps_print_ctx *c, uint16_t type, const uint8_t *p,
 	case 0x88a2:
 		ps_aoe_print(c, p, length);
 		return true;
+	case 0x886f:
+		ps_msnlb_print(c, p);
+		return true;
 	default:
 		return false;
 	}

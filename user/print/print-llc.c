@@ -257,6 +257,10 @@ static bool snap_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length
 			ps_udld_print(c, p, length);
 			return true;
 		}
+		if (et == 0x2004) {
+			ps_dtp_print(c, p, length);
+			return true;
+		}
 		break;
 	case 0x0080c2:
 		if (et == 0x0001 || et == 0x0007) { /* bridged Ethernet, 2 bytes of pad */
