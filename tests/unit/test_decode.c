@@ -794,7 +794,7 @@ static struct frame *dot3(const uint8_t *dst, const void *llc, size_t n)
 }
 
 /* LLC, SNAP and L2 control (tcpdump's print-llc.c, -stp.c, -cdp.c,
- * -udld.c, -dtp.c, -lldp.c, -aoe.c, -msnlb.c). */
+ * -udld.c, -dtp.c, -lldp.c, -aoe.c, -msnlb.c, -loopback.c). */
 static void l2_control(void)
 {
 	static const uint8_t stp_mac[6] = { 0x01, 0x80, 0xc2, 0, 0, 0 };
@@ -896,6 +896,24 @@ static void l2_control(void)
 		if (!i)
 			fill(f, 26, 0);
 	}
+	/* Loopback (ethertype 0x9000): forward data, a reply past a skip
+	 * count, a bogus skip count, an unknown function. */
+	f = new_frame();
+	eth(f, 0x9000);
+	bytes(f, (uint8_t[]){ 0, 0, 2, 0, 0x02, 0, 0, 0, 0, 0x0b, 1, 0, 0, 0 }, 14);
+	fill(f, 32, 0);
+	f = new_frame();
+	eth(f, 0x9000);
+	bytes(f, (uint8_t[]){ 8, 0, 1, 2, 3, 4, 5, 6, 7, 8, 1, 0, 7, 0 }, 14);
+	fill(f, 32, 0);
+	f = new_frame();
+	eth(f, 0x9000);
+	bytes(f, (uint8_t[]){ 3, 0, 1, 2, 3, 1, 0, 9, 0 }, 9);
+	fill(f, 37, 0);
+	f = new_frame();
+	eth(f, 0x9000);
+	bytes(f, (uint8_t[]){ 0, 0, 5, 0 }, 4);
+	fill(f, 42, 0);
 }
 
 /* Encapsulations (tcpdump's print-vxlan.c, -vxlan-gpe.c, -geneve.c,

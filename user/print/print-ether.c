@@ -117,6 +117,9 @@ bool ps_ethertype_print(struct ps_print_ctx *c, uint16_t type, const uint8_t *p,
 	case 0x886f:
 		ps_msnlb_print(c, p);
 		return true;
+	case 0x9000:
+		ps_loopback_print(c, p, length);
+		return true;
 	default:
 		return false;
 	}

@@ -211,6 +211,7 @@ void ps_cdp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
 void ps_udld_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
 void ps_dtp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
 void ps_msnlb_print(struct ps_print_ctx *c, const uint8_t *p);
+void ps_loopback_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t len);
 void ps_aoe_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
 void ps_lldp_print(struct ps_print_ctx *c, const uint8_t *p, uint32_t length);
 void ps_eapol_print(struct ps_print_ctx *c, const uint8_t *p);
