@@ -65,8 +65,8 @@ static __always_inline __u64 ps_path_bit(const struct ps_meta *m)
 
 /*
  * What the packet's earlier hooks decided, for a packet this hook's
- * filters chose: key its skb's address (0: this hook has no skb, and the
- * packet is its own). Sets m->ts_ns to now; where KEPT, m->pkt_id to the
+ * filters chose: key its skb's address (xdp-entry and xdp-exit: the
+ * xdp_buff's; 0: this hook has neither, and the packet is its own). Sets m->ts_ns to now; where KEPT, m->pkt_id to the
  * packet's id; where FIRST, m->pkt_id to its fingerprint, which
  * ps_path_begin() keeps.
  *

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pathseen.h"
 #include "readpath.h"
 #include "words.h"
 
@@ -46,7 +47,7 @@ struct ps_readpath *ps_readpath_new(struct ps_printer *pr, uint64_t limit)
 
 static struct rp_pkt **bucket_of(struct ps_readpath *p, uint64_t id)
 {
-	return &p->bucket[(id ^ (id >> 48) * 0x9e3779b1u) & (BUCKETS - 1)];
+	return &p->bucket[ps_packet_id_hash(id) & (BUCKETS - 1)];
 }
 
 /* Where rec was written, after the time since the packet's last place (as

@@ -6,10 +6,7 @@
 bool ps_pathseen_swap(struct ps_pathseen *t, uint64_t id, uint8_t hook, uint32_t ifindex,
 		      uint64_t ts_ns, struct ps_pathseen_slot *prev)
 {
-	/* An id is its first record's CPU << 48 | that CPU's sequence: the
-	 * sequence spreads the packets of a CPU, the CPU those of each. */
-	struct ps_pathseen_slot *s =
-		&t->s[(id ^ (id >> 48) * 0x9e3779b1u) & (PS_PATHSEEN_SLOTS - 1)];
+	struct ps_pathseen_slot *s = &t->s[ps_packet_id_hash(id) & (PS_PATHSEEN_SLOTS - 1)];
 	bool had = s->used && s->id == id;
 
 	if (had)

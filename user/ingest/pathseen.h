@@ -19,6 +19,14 @@
 
 #define PS_PATHSEEN_SLOTS 4096 /* a power of two */
 
+/* A packet id's hash, for a table of ids: an id is its first record's
+ * CPU << 48 | that CPU's sequence, so the sequence spreads the packets of
+ * a CPU, the CPU those of each. */
+static inline uint64_t ps_packet_id_hash(uint64_t id)
+{
+	return id ^ (id >> 48) * 0x9e3779b1u;
+}
+
 struct ps_pathseen_slot {
 	uint64_t id, ts_ns;
 	uint32_t ifindex;
